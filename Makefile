@@ -1,0 +1,28 @@
+# Everyday commands. Each one installs the dependencies first when they are missing.
+.PHONY: install generate lint mock docs test typecheck
+
+NODE_MODULES := node_modules/.package-lock.json
+
+$(NODE_MODULES): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+install: $(NODE_MODULES)
+
+generate: $(NODE_MODULES) ## Contract → generated/ (bundle, types, docs page)
+	npm run --silent generate
+
+lint: $(NODE_MODULES) ## Lint the contract with Redocly
+	npm run --silent lint
+
+mock: $(NODE_MODULES) ## Prism mock of the contract at http://127.0.0.1:4010/v1
+	npm run --silent mock
+
+docs: $(NODE_MODULES) ## Serve the API reference at http://127.0.0.1:4020/v1/docs
+	npm run --silent docs
+
+typecheck: $(NODE_MODULES)
+	npm run --silent typecheck
+
+test: $(NODE_MODULES) ## Freshness of generated/, lint, types, then the test suite
+	npm test

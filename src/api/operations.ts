@@ -1,0 +1,51 @@
+/**
+ * Per-operation types over the generated contract types, so that a handler for an operationId
+ * can only read that operation's parameters and body and can only return a status and body the
+ * contract declares for it.
+ */
+import type { components, operations } from '../../generated/api.js';
+
+export type OperationId = keyof operations;
+export type Schemas = components['schemas'];
+
+type Operation<K extends OperationId> = operations[K];
+type Parameters<K extends OperationId> = Operation<K>['parameters'];
+
+/** Path parameters of an operation (`{}` when it has none). */
+export type PathParams<K extends OperationId> =
+  Parameters<K> extends { path: infer P } ? (P extends Record<string, unknown> ? P : Record<never, never>) : Record<never, never>;
+
+/** Query parameters of an operation, all optional as sent (`{}` when it has none). */
+export type QueryParams<K extends OperationId> =
+  Parameters<K> extends { query?: infer Q } ? (Q extends Record<string, unknown> ? Q : Record<never, never>) : Record<never, never>;
+
+/** The JSON request body of an operation, or `undefined` when it takes none. */
+export type RequestBody<K extends OperationId> =
+  Operation<K> extends { requestBody: { content: { 'application/json': infer B } } }
+    ? B
+    : Operation<K> extends { requestBody?: { content: { 'application/json': infer B } } }
+      ? B | undefined
+      : undefined;
+
+type Responses<K extends OperationId> = Operation<K>['responses'];
+
+type BodyOf<R> = R extends { content: { 'application/json': infer B } }
+  ? B
+  : R extends { content: { 'text/html': infer H } }
+    ? H
+    : undefined;
+
+/** Every response the contract declares for an operation, as `{ status, body }`. */
+export type OperationResponse<K extends OperationId> = {
+  [S in keyof Responses<K>]: { status: S; body: BodyOf<Responses<K>[S]> };
+}[keyof Responses<K>];
+
+/** The successful (2xx) responses of an operation; errors are thrown, not returned. */
+export type SuccessResponse<K extends OperationId> = Extract<OperationResponse<K>, { status: 200 | 201 | 204 }>;
+
+/** What a handler receives: the validated path parameters, query and body of its operation. */
+export interface OperationRequest<K extends OperationId> {
+  params: PathParams<K>;
+  query: QueryParams<K>;
+  body: RequestBody<K>;
+}

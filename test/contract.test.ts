@@ -1,0 +1,137 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { checkResponse, contract, deref, operations, successStatuses } from './support/contract.js';
+
+const referenceOperations = readFileSync(resolve(import.meta.dirname, 'fixtures/reference-operations.txt'), 'utf8')
+  .split('\n')
+  .filter((line) => line.trim() !== '' && !line.startsWith('#'));
+const documentationOperations = ['GET /openapi.json', 'GET /docs'];
+const strictBodies = ['createMeeting', 'updateMeeting', 'setMeetingRating', 'addOrganizationMember'];
+const reference = new Set(documentationOperations);
+
+const label = (op: (typeof operations)[number]) => `${op.method.toUpperCase()} ${op.path}`;
+const schemaAt = (schema: unknown, pointer = '') => deref<OpenAPIV3_1.SchemaObject>(schema as OpenAPIV3_1.SchemaObject, pointer).value;
+const jsonBodySchema = (op: (typeof operations)[number]) => {
+  const body = op.operation.requestBody as OpenAPIV3_1.RequestBodyObject | undefined;
+  const schema = body?.content?.['application/json']?.schema;
+  return schema ? schemaAt(schema) : undefined;
+};
+const branches = (schema: OpenAPIV3_1.SchemaObject) => (schema.oneOf ?? [schema]).map((branch) => schemaAt(branch));
+
+describe('the contract', () => {
+  it('describes exactly the 79 operations of the reference, plus the description and its docs page', () => {
+    expect(referenceOperations).toHaveLength(79);
+    const described = operations.map(label).sort();
+    expect(described).toEqual([...referenceOperations, ...documentationOperations].sort());
+  });
+
+  it('gives every operation a unique camelCase operationId, one declared tag, a summary and a description', () => {
+    const declaredTags = new Set((contract.tags ?? []).map((tag) => tag.name));
+    const ids = new Set<string>();
+    for (const op of operations) {
+      expect(op.operationId, label(op)).toMatch(/^[a-z][a-zA-Z0-9]*$/);
+      expect(ids.has(op.operationId), op.operationId).toBe(false);
+      ids.add(op.operationId);
+      expect(op.operation.tags, op.operationId).toHaveLength(1);
+      expect(declaredTags.has(op.operation.tags![0]!), op.operationId).toBe(true);
+      expect(op.operation.summary, op.operationId).toMatch(/^[A-Z][^.]*[^.\s]$/);
+      expect((op.operation.description ?? '').length, op.operationId).toBeGreaterThan(40);
+    }
+  });
+
+  it('names the scope each operation needs: read for reads, write for changes, platform for platform administration', () => {
+    for (const op of operations) {
+      const expected = reference.has(label(op))
+        ? []
+        : [{ apiKey: [op.path.startsWith('/platform/') ? 'platform' : op.method === 'get' ? 'read' : 'write'] }];
+      expect(op.operation.security, op.operationId).toEqual(expected);
+    }
+  });
+
+  it('pages the paginated lists with limit and cursor and returns small lists whole', () => {
+    for (const op of operations.filter((candidate) => candidate.method === 'get')) {
+      const response = deref<OpenAPIV3_1.ResponseObject>(op.operation.responses!['200']!, '').value;
+      const schema = response.content?.['application/json']?.schema;
+      const nextCursor = schema && schemaAt(schema).properties?.nextCursor;
+      const parameterNames = (op.operation.parameters ?? []).map((parameter) => schemaAt(parameter) as { name?: string }).map((p) => p.name);
+      if (!nextCursor) {
+        expect(parameterNames, op.operationId).not.toContain('limit');
+        continue;
+      }
+      const paginated = schemaAt(nextCursor).type !== 'null';
+      expect(parameterNames.includes('limit') && parameterNames.includes('cursor'), op.operationId).toBe(paginated);
+    }
+  });
+
+  it('refuses unknown fields in exactly the four strict bodies of the reference', () => {
+    const strict = operations
+      .filter((op) => {
+        const schema = jsonBodySchema(op);
+        return schema !== undefined && branches(schema).every((branch) => branch.additionalProperties === false);
+      })
+      .map((op) => op.operationId);
+    expect(strict.sort()).toEqual([...strictBodies].sort());
+  });
+
+  it('makes every PATCH body change at least one field', () => {
+    for (const op of operations.filter((candidate) => candidate.method === 'patch')) {
+      const schema = jsonBodySchema(op);
+      expect(schema, op.operationId).toBeDefined();
+      for (const branch of branches(schema!)) {
+        const needsOne = (branch.minProperties ?? 0) >= 1 || (branch.required ?? []).length >= 1;
+        expect(needsOne, op.operationId).toBe(true);
+      }
+    }
+  });
+
+  it('declares X-Request-Id on every response, and Retry-After on 429', () => {
+    for (const op of operations) {
+      for (const [status, declared] of Object.entries(op.operation.responses ?? {})) {
+        const response = deref<OpenAPIV3_1.ResponseObject>(declared, '').value;
+        expect(Object.keys(response.headers ?? {}), `${op.operationId} ${status}`).toContain('X-Request-Id');
+        if (status === '429') expect(Object.keys(response.headers ?? {})).toContain('Retry-After');
+      }
+    }
+  });
+
+  it('answers errors in the reference format on every operation that needs a key', () => {
+    for (const op of operations.filter((candidate) => !reference.has(label(candidate)))) {
+      const statuses = Object.keys(op.operation.responses ?? {});
+      expect(statuses, op.operationId).toEqual(expect.arrayContaining(['401', '403', '429', '500']));
+      if (op.operation.requestBody) expect(statuses, op.operationId).toEqual(expect.arrayContaining(['413', '415', '422']));
+      for (const status of statuses.filter((code) => Number(code) >= 400)) {
+        const response = deref<OpenAPIV3_1.ResponseObject>(op.operation.responses![status]!, '').value;
+        expect((response.content?.['application/json']?.schema as { $ref?: string }).$ref).toBe('#/components/schemas/Error');
+      }
+    }
+  });
+
+  it('gives every request body and every response body named examples that match their schemas', () => {
+    for (const op of operations) {
+      const body = op.operation.requestBody as OpenAPIV3_1.RequestBodyObject | undefined;
+      if (body) expect(Object.keys(body.content?.['application/json']?.examples ?? {}).length, op.operationId).toBeGreaterThan(0);
+      for (const [status, declared] of Object.entries(op.operation.responses ?? {})) {
+        const response = deref<OpenAPIV3_1.ResponseObject>(declared, '').value;
+        for (const [mediaType, media] of Object.entries(response.content ?? {})) {
+          const examples = Object.entries(media.examples ?? {});
+          expect(examples.length, `${op.operationId} ${status}`).toBeGreaterThan(0);
+          for (const [name, example] of examples) {
+            const { value } = deref<OpenAPIV3_1.ExampleObject>(example, '');
+            const check = checkResponse(op, Number(status), mediaType, value.value);
+            expect(check.problems, `${op.operationId} ${status} example ${name}`).toEqual([]);
+          }
+        }
+      }
+    }
+  });
+
+  it('declares one success status per operation, or 200 and 204 where the reference gives both', () => {
+    for (const op of operations) {
+      const statuses = successStatuses(op);
+      const expected = op.operationId === 'setMeetingRating' ? [200, 204] : statuses.slice(0, 1);
+      expect(statuses, op.operationId).toEqual(expected);
+    }
+  });
+});

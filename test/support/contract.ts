@@ -1,0 +1,112 @@
+/**
+ * The bundled contract as the tests see it: the list of operations and a validator that checks a
+ * response (status and body) against what the contract declares for its operation.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { OpenAPIV3_1 } from 'openapi-types';
+
+export const contractPath = resolve(import.meta.dirname, '../../generated/openapi.json');
+export const contract = JSON.parse(readFileSync(contractPath, 'utf8')) as OpenAPIV3_1.Document;
+
+export const methods = ['get', 'put', 'post', 'delete', 'patch'] as const;
+export type Method = (typeof methods)[number];
+
+export interface ContractOperation {
+  operationId: string;
+  method: Method;
+  path: string;
+  operation: OpenAPIV3_1.OperationObject;
+  pathItem: OpenAPIV3_1.PathItemObject;
+}
+
+export const operations: ContractOperation[] = Object.entries(contract.paths ?? {}).flatMap(([path, pathItem]) =>
+  methods
+    .filter((method) => pathItem?.[method])
+    .map((method) => {
+      const operation = pathItem![method]!;
+      return { operationId: operation.operationId!, method, path, operation, pathItem: pathItem! };
+    }),
+);
+
+export function operationById(operationId: string): ContractOperation {
+  const found = operations.find((op) => op.operationId === operationId);
+  if (!found) throw new Error(`The contract has no operation ${operationId}`);
+  return found;
+}
+
+const pointerEscape = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
+
+/** Follows a local `$ref` to the object it names, returning the object and its JSON pointer. */
+export function deref<T>(value: T | OpenAPIV3_1.ReferenceObject, pointer: string): { value: T; pointer: string } {
+  if (value && typeof value === 'object' && '$ref' in value) {
+    const target = value.$ref.replace(/^#/, '');
+    const resolved = target
+      .split('/')
+      .slice(1)
+      .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key.replaceAll('~1', '/').replaceAll('~0', '~')], contract);
+    return deref(resolved as T, target);
+  }
+  return { value: value as T, pointer };
+}
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats.default(ajv, { mode: 'full' });
+ajv.addSchema(contract as object, 'openapi.json');
+
+const validators = new Map<string, ValidateFunction>();
+function validatorAt(pointer: string): ValidateFunction {
+  let validate = validators.get(pointer);
+  if (!validate) {
+    validate = ajv.compile({ $ref: `openapi.json#${pointer}` });
+    validators.set(pointer, validate);
+  }
+  return validate;
+}
+
+/** The success statuses the contract declares for an operation, lowest first. */
+export function successStatuses(op: ContractOperation): number[] {
+  return Object.keys(op.operation.responses ?? {})
+    .map(Number)
+    .filter((status) => status >= 200 && status < 300)
+    .sort((a, b) => a - b);
+}
+
+export interface ResponseCheck {
+  valid: boolean;
+  problems: string[];
+}
+
+/**
+ * Checks a received response against the contract: the status must be declared for the
+ * operation, and the body must match the declared schema of that status and media type
+ * (no body for responses without content).
+ */
+export function checkResponse(
+  op: ContractOperation,
+  status: number,
+  contentType: string | null,
+  body: unknown,
+): ResponseCheck {
+  const basePointer = `/paths/${pointerEscape(op.path)}/${op.method}/responses/${status}`;
+  const declared = op.operation.responses?.[String(status)];
+  if (!declared) return { valid: false, problems: [`status ${status} is not declared for ${op.operationId}`] };
+  const { value: response, pointer } = deref<OpenAPIV3_1.ResponseObject>(declared, basePointer);
+  const content = response.content ?? {};
+  const mediaTypes = Object.keys(content);
+  if (mediaTypes.length === 0) {
+    const empty = body === undefined || body === '' || body === null;
+    return empty ? { valid: true, problems: [] } : { valid: false, problems: [`status ${status} declares no body`] };
+  }
+  const mediaType = mediaTypes.find((type) => contentType?.startsWith(type));
+  if (!mediaType) {
+    return { valid: false, problems: [`content type ${contentType} is not one of ${mediaTypes.join(', ')}`] };
+  }
+  const validate = validatorAt(`${pointer}/content/${pointerEscape(mediaType)}/schema`);
+  if (validate(body)) return { valid: true, problems: [] };
+  return { valid: false, problems: (validate.errors ?? []).map(describe) };
+}
+
+const describe = (error: ErrorObject) => `${error.instancePath || '(body)'} ${error.message ?? error.keyword}`;

@@ -1520,6 +1520,8 @@ export interface components {
          *     - `invalid_value`: not one of the allowed values (`values` lists them);
          *     - `invalid_format`: malformed day, quarter, instant, e-mail, URL or cursor (`format` names it);
          *     - `too_small` / `too_big`: a bound was crossed (`minimum` / `maximum`, `inclusive`);
+         *     - `not_multiple_of`: a number that must be whole is not;
+         *     - `invalid_key`: a key of an object is too short or too long;
          *     - `unrecognized_keys`: unknown fields in a strict body (`keys` lists them);
          *     - `invalid_union`: the body matches none of the allowed shapes;
          *     - `invalid_json`: the body is not valid JSON.
@@ -2117,6 +2119,7 @@ export interface components {
         } | {
             /** @enum {string} */
             field: "tenYearTarget" | "threeYearPicture" | "oneYearPlan";
+            /** @description Stored exactly as sent, not trimmed. */
             value: string;
         };
         /** @description A seat of the accountability chart. `parentId` links it to the seat above; top-level seats have `parentId: null`. `position` orders seats that share a parent, 1 for the first. */
@@ -5558,7 +5561,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             500: components["responses"]["Internal"];

@@ -1,0 +1,72 @@
+/**
+ * The Express application: request id → body limit → authentication → rate limit → routing and
+ * validation by the contract → typed handler → response, with one error handler for every error.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import express from 'express';
+import { sql, type Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { authenticate } from './auth/authenticate.js';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { NotFound } from './errors.js';
+import { handlers } from './handlers/index.js';
+import type { HandlerMap, PublicOperationId } from './handlers/types.js';
+import { errorHandler } from './http/errorHandler.js';
+import { createRateLimiter } from './http/rateLimit.js';
+import { requestId } from './http/requestId.js';
+import { requestLog } from './http/requestLog.js';
+import { loadContract, operationRoutes } from './http/router.js';
+
+export const contractDocument = JSON.parse(
+  readFileSync(resolve(import.meta.dirname, '../generated/openapi.json'), 'utf8'),
+) as object;
+
+const publicOperations: readonly PublicOperationId[] = ['getOpenApiDocument', 'getApiDocs'];
+
+export interface App {
+  app: express.Express;
+  close(): Promise<void>;
+}
+
+export async function createApp(options: {
+  db: Kysely<Database>;
+  config: Pick<Config, 'rateLimitPerMinute' | 'redisUrl'>;
+  logger: Logger;
+  /** Replaces some handlers (tests use it to reach the 500 path). */
+  handlers?: Partial<HandlerMap>;
+}): Promise<App> {
+  const { db, config, logger } = options;
+  const contract = await loadContract(contractDocument);
+  const rateLimiter = createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl });
+  const routes = { contract, handlers: { ...handlers, ...options.handlers } as HandlerMap, db, logger };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestId);
+  app.use(requestLog(logger));
+
+  app.get('/healthz', async (_req, res) => {
+    try {
+      await sql`select 1`.execute(db);
+      res.json({ status: 'ok' });
+    } catch {
+      res.status(503).json({ status: 'unavailable' });
+    }
+  });
+
+  const v1 = express.Router();
+  v1.use(express.json({ limit: '64kb' }));
+  v1.use(operationRoutes(routes, publicOperations, 'public'));
+  v1.use(authenticate(db, logger));
+  v1.use(rateLimiter.middleware);
+  v1.use(operationRoutes(routes, publicOperations, 'authenticated'));
+  app.use('/v1', v1);
+
+  app.use((_req, _res, next) => next(new NotFound()));
+  app.use(errorHandler(logger));
+
+  return { app, close: () => rateLimiter.close() };
+}

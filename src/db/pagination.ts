@@ -1,0 +1,159 @@
+/**
+ * Keyset (cursor) pagination. A page starts strictly after the sort-key values of the previous
+ * page's last row, so pages stay stable and cheap however deep a client walks, unlike OFFSET, which
+ * rescans skipped rows and repeats or skips rows when the table changes between requests.
+ *
+ * Preconditions for the caller, which this module cannot check:
+ * - the keys identify a row uniquely (end with `id`) and none of them is nullable;
+ * - the query has no ORDER BY of its own;
+ * - `instant` columns hold millisecond precision (e.g. `timestamptz(3)`): a cursor carries a JS `Date`,
+ *   and a stored microsecond remainder would make `col > cursor` true again for the cursor's own row.
+ */
+import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { FormatError } from '../errors.js';
+
+export type SortKeyType = 'string' | 'number' | 'instant' | 'day';
+export type SortValue = string | number | Date;
+
+export interface SortKey<Row> {
+  /** A column reference as used in the query, e.g. `tasks.created_at`. */
+  column: string;
+  direction: 'asc' | 'desc';
+  type: SortKeyType;
+  value: (row: Row) => SortValue;
+}
+
+export const DEFAULT_PAGE_LIMIT = 50;
+
+export const pageLimit = (limit: number | undefined): number => limit ?? DEFAULT_PAGE_LIMIT;
+
+const INSTANT_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+const BASE64URL_PATTERN = /^[A-Za-z0-9_-]+$/;
+
+// A round trip through toISOString rejects values Date.parse would roll over (2026-02-30).
+const isIsoInstant = (value: string): boolean =>
+  INSTANT_PATTERN.test(value) && !Number.isNaN(Date.parse(value)) && new Date(value).toISOString() === value;
+
+// Not time.ts's isDay: its 2000-2100 range guards input, but a stored day outside it must still page.
+const isIsoDay = (value: string): boolean =>
+  DAY_PATTERN.test(value) && !Number.isNaN(Date.parse(value)) && new Date(value).toISOString().slice(0, 10) === value;
+
+const invalidCursor = (): FormatError =>
+  new FormatError([
+    {
+      origin: 'query',
+      code: 'invalid_format',
+      path: ['cursor'],
+      message: 'The cursor is not valid.',
+      format: 'cursor',
+    },
+  ]);
+
+export function encodeCursor(values: readonly SortValue[]): string {
+  const json = JSON.stringify(values.map((value) => (value instanceof Date ? value.toISOString() : value)));
+  return Buffer.from(json, 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string, types: readonly SortKeyType[]): SortValue[] {
+  // Buffer's decoder skips characters outside the alphabet, so the alphabet is checked first.
+  if (!BASE64URL_PATTERN.test(cursor)) throw invalidCursor();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidCursor();
+  }
+  if (!Array.isArray(parsed) || parsed.length !== types.length) throw invalidCursor();
+  return types.map((type, index) => {
+    const value: unknown = parsed[index];
+    switch (type) {
+      case 'string':
+        if (typeof value === 'string') return value;
+        break;
+      case 'number':
+        if (typeof value === 'number' && Number.isFinite(value)) return value;
+        break;
+      case 'instant':
+        if (typeof value === 'string' && isIsoInstant(value)) return new Date(value);
+        break;
+      case 'day':
+        if (typeof value === 'string' && isIsoDay(value)) return value;
+        break;
+    }
+    throw invalidCursor();
+  });
+}
+
+/**
+ * The cursor form of a row's key, checked against the key's declared type so that a wrong `value`
+ * accessor fails on the first page instead of producing a cursor the next request rejects.
+ */
+function cursorValue<Row>(key: SortKey<Row>, row: Row): SortValue {
+  const value = key.value(row);
+  switch (key.type) {
+    case 'string':
+      if (typeof value === 'string') return value;
+      break;
+    case 'number':
+      if (typeof value === 'number' && Number.isFinite(value)) return value;
+      break;
+    case 'instant':
+      if (value instanceof Date && !Number.isNaN(value.getTime())) return value;
+      break;
+    case 'day':
+      if (typeof value === 'string' && isIsoDay(value)) return value;
+      break;
+  }
+  throw new TypeError(`Sort key ${key.column} is declared ${key.type} but the row holds ${String(value)}`);
+}
+
+/** The condition "the row sorts strictly after the cursor" for these keys. */
+function afterCursor<Row>(order: readonly SortKey<Row>[], values: readonly SortValue[]): Expression<SqlBool> {
+  const refs = order.map((key) => sql.ref(key.column));
+  const vals = values.map((value) => sql.val(value));
+  const comparator = (key: SortKey<Row>) => sql.raw(key.direction === 'asc' ? '>' : '<');
+
+  // One direction: a row-value comparison, which PostgreSQL can answer with a single index range scan.
+  const first = order[0];
+  if (first !== undefined && order.every((key) => key.direction === first.direction)) {
+    return sql<SqlBool>`(${sql.join(refs)}) ${comparator(first)} (${sql.join(vals)})`;
+  }
+
+  // Mixed directions have no row-value form: k1 > v1 OR (k1 = v1 AND k2 < v2) OR ...
+  const branches = order.map((key, index) => {
+    const equalities = refs.slice(0, index).map((ref, i) => sql`${ref} = ${vals[i]}`);
+    const strict = sql`${refs[index]} ${comparator(key)} ${vals[index]}`;
+    return sql`(${sql.join([...equalities, strict], sql` and `)})`;
+  });
+  return sql<SqlBool>`(${sql.join(branches, sql` or `)})`;
+}
+
+export async function paginate<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  options: { order: SortKey<O>[]; limit: number; cursor?: string },
+): Promise<{ rows: O[]; nextCursor: string | null }> {
+  const { order, limit, cursor } = options;
+  if (order.length === 0) throw new RangeError('paginate needs at least one sort key');
+  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`Invalid page limit: ${limit}`);
+
+  let paged = query;
+  if (cursor !== undefined) {
+    const values = decodeCursor(
+      cursor,
+      order.map((key) => key.type),
+    );
+    paged = paged.where(afterCursor(order, values));
+  }
+  for (const key of order) paged = paged.orderBy(sql.ref(key.column), key.direction);
+
+  // One extra row tells whether a next page exists without a separate count query.
+  const fetched = await paged.limit(limit + 1).execute();
+  const rows = fetched.slice(0, limit);
+  const last = rows[rows.length - 1];
+  const nextCursor =
+    fetched.length > limit && last !== undefined
+      ? encodeCursor(order.map((key) => cursorValue(key, last)))
+      : null;
+  return { rows, nextCursor };
+}

@@ -1,0 +1,132 @@
+/**
+ * The few named errors services and handlers throw. `errorTable` maps each to its HTTP status
+ * and error code; the one Express error handler (src/http/errorHandler.ts) answers with it.
+ */
+import type { components } from '../generated/api.js';
+
+export type ErrorCode = components['schemas']['ErrorCode'];
+export type ValidationIssue = components['schemas']['ValidationIssue'];
+
+/** `notImplemented` answers only stubs (501) and is deliberately not part of the contract. */
+export type AnyErrorCode = ErrorCode | 'notImplemented';
+
+abstract class ApiError extends Error {
+  abstract readonly code: AnyErrorCode;
+}
+
+/** Missing, malformed, expired or revoked key. */
+export class Unauthenticated extends ApiError {
+  readonly code = 'unauthenticated';
+  constructor(message = 'A valid API key is required.') {
+    super(message);
+  }
+}
+
+/** The caller's roles do not allow access or this change. */
+export class Forbidden extends ApiError {
+  readonly code = 'forbidden';
+  constructor(message = 'Your role does not allow this.') {
+    super(message);
+  }
+}
+
+/** The key's scopes do not allow the operation. */
+export class InsufficientScope extends ApiError {
+  readonly code = 'insufficientScope';
+  constructor(message = 'The scopes of this API key do not allow this operation.') {
+    super(message);
+  }
+}
+
+/** The item does not exist or is not visible to the caller; also unknown paths. */
+export class NotFound extends ApiError {
+  readonly code = 'notFound';
+  constructor(message = 'Not found.') {
+    super(message);
+  }
+}
+
+export class MethodNotAllowed extends ApiError {
+  readonly code = 'methodNotAllowed';
+  constructor(readonly allowed: string[]) {
+    super(`This path does not accept this method; it accepts ${allowed.join(', ')}.`);
+  }
+}
+
+export class OrgSuspended extends ApiError {
+  readonly code = 'orgSuspended';
+  constructor(message = 'The organization is suspended; changes are not allowed.') {
+    super(message);
+  }
+}
+
+export class RatingClosed extends ApiError {
+  readonly code = 'ratingClosed';
+  constructor(message = 'This meeting cannot be rated now.') {
+    super(message);
+  }
+}
+
+export class PayloadTooLarge extends ApiError {
+  readonly code = 'payloadTooLarge';
+  constructor(message = 'The request body is larger than 64 KB.') {
+    super(message);
+  }
+}
+
+export class UnsupportedMediaType extends ApiError {
+  readonly code = 'unsupportedMediaType';
+  constructor(message = 'The request body must be sent as application/json.') {
+    super(message);
+  }
+}
+
+/** A format error: the shape of the request is wrong; every problem is listed in `issues`. */
+export class FormatError extends ApiError {
+  readonly code = 'invalid';
+  constructor(
+    readonly issues: ValidationIssue[],
+    message = 'The request is not valid.',
+  ) {
+    super(message);
+  }
+}
+
+/** A rule violation: the request is well-formed but breaks a rule of the operation (no `issues`). */
+export class RuleViolation extends ApiError {
+  readonly code = 'invalid';
+}
+
+export class RateLimited extends ApiError {
+  readonly code = 'rateLimited';
+  constructor(readonly retryAfterSeconds: number) {
+    super(`Too many requests; try again in ${retryAfterSeconds} seconds.`);
+  }
+}
+
+/** Answered by the stub of an operation no backend developer has implemented yet (501; outside the contract). */
+export class NotImplemented extends ApiError {
+  readonly code = 'notImplemented';
+  constructor(operationId: string) {
+    super(`${operationId} is not implemented yet.`);
+  }
+}
+
+export { ApiError };
+
+/** Each error class's HTTP status. `internal` (500) is the answer to anything else. */
+export const errorTable: Record<AnyErrorCode, number> = {
+  unauthenticated: 401,
+  forbidden: 403,
+  insufficientScope: 403,
+  notFound: 404,
+  methodNotAllowed: 405,
+  orgSuspended: 409,
+  ratingClosed: 409,
+  payloadTooLarge: 413,
+  unsupportedMediaType: 415,
+  invalid: 422,
+  rateLimited: 429,
+  internal: 500,
+  notImplemented: 501,
+};

@@ -1,0 +1,37 @@
+/**
+ * The shape of a handler: one per operationId, typed from the contract, so `tsc` fails when an
+ * operation has no handler or a handler returns a status or body its operation does not declare.
+ */
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { OperationId, OperationRequest, SuccessResponse } from '../api/operations.js';
+import type { Caller } from '../auth/authenticate.js';
+import type { Database } from '../db/database.js';
+import { NotImplemented } from '../errors.js';
+
+/** Operations anyone may call without a key (the contract gives them `security: []`). */
+export type PublicOperationId = 'getOpenApiDocument' | 'getApiDocs';
+
+export interface PublicContext {
+  db: Kysely<Database>;
+  requestId: string;
+  logger: Logger;
+}
+
+export interface RequestContext extends PublicContext {
+  caller: Caller;
+}
+
+export type Handler<K extends OperationId> = (
+  request: OperationRequest<K>,
+  context: K extends PublicOperationId ? PublicContext : RequestContext,
+) => Promise<SuccessResponse<K>>;
+
+export type HandlerMap = { [K in OperationId]: Handler<K> };
+
+/** The stub `npm run stubs` writes for an operation nobody has implemented yet: 501 notImplemented. */
+export function notImplemented<K extends OperationId>(operationId: K): Handler<K> {
+  return async () => {
+    throw new NotImplemented(operationId);
+  };
+}

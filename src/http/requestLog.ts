@@ -1,0 +1,23 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+
+/** One log line per request: method, route template, status, duration, request id and key id — never the key. */
+export function requestLog(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      logger.info(
+        {
+          method: req.method,
+          route: (res.locals.route as string | undefined) ?? null,
+          status: res.statusCode,
+          durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+          requestId: req.requestId,
+          keyId: req.caller?.keyId ?? null,
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * Routes /v1 requests to the handler of their operation, as the contract describes them: Express
+ * routes built from the contract's paths (literal segments before parameters), 405 for a known path
+ * with another method, then per request: media type, scope, body preparation and validation with
+ * openapi-backend (Ajv 2020, all errors), the handler, and the response it returns.
+ */
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { OpenAPIBackend, type Operation } from 'openapi-backend';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { OperationId } from '../api/operations.js';
+import { scopeAllows, type Scope } from '../auth/scopes.js';
+import type { Database } from '../db/database.js';
+import { InsufficientScope, MethodNotAllowed, UnsupportedMediaType } from '../errors.js';
+import type { HandlerMap, PublicOperationId } from '../handlers/types.js';
+import { prepareBody } from './requestBody.js';
+import { validationError } from './validation.js';
+
+type AnyHandler = (request: unknown, context: unknown) => Promise<{ status: number; body: unknown }>;
+
+export interface Contract {
+  api: OpenAPIBackend;
+  operations: Operation[];
+}
+
+export async function loadContract(document: object): Promise<Contract> {
+  const api = new OpenAPIBackend({
+    definition: structuredClone(document) as never,
+    apiRoot: '/',
+    // The definition check of openapi-backend only knows OpenAPI 3.0; Redocly lints the contract instead.
+    quick: true,
+    validate: true,
+    coerceTypes: true,
+    ajvOpts: { allErrors: true, verbose: true, strict: false },
+    customizeAjv: (_default, options) => {
+      const ajv = new Ajv2020({ ...options, allErrors: true, verbose: true, strict: false });
+      addFormats.default(ajv, { mode: 'full' });
+      return ajv as never;
+    },
+  });
+  await api.init();
+  return { api, operations: api.getOperations() };
+}
+
+const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+
+/** Literal segments sort before parameters, so `/meetings/{id}/ratings/me` wins over `/{userId}`. */
+const specificity = (path: string) =>
+  path
+    .split('/')
+    .map((segment) => (segment.startsWith('{') ? '1' : '0'))
+    .join('');
+
+function neededScope(operation: Operation): Scope | undefined {
+  const requirement = operation.security?.[0] as Record<string, string[]> | undefined;
+  return requirement?.apiKey?.[0] as Scope | undefined;
+}
+
+function hasBody(req: Request): boolean {
+  return Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+}
+
+function successMediaType(operation: Operation): string | undefined {
+  for (const [status, response] of Object.entries(operation.responses ?? {})) {
+    if (status.startsWith('2') && 'content' in response && response.content) return Object.keys(response.content)[0];
+  }
+  return undefined;
+}
+
+export interface RouterOptions {
+  contract: Contract;
+  handlers: HandlerMap;
+  db: Kysely<Database>;
+  logger: Logger;
+}
+
+/** One request handler per operation; `publicOnly` picks the operations that need no key. */
+export function operationRoutes(options: RouterOptions, publicOperations: readonly PublicOperationId[], which: 'public' | 'authenticated') {
+  const { contract, handlers, db, logger } = options;
+  const router = express.Router();
+  const selected = contract.operations
+    .filter((operation) => publicOperations.includes(operation.operationId as PublicOperationId) === (which === 'public'))
+    .sort((a, b) => specificity(a.path).localeCompare(specificity(b.path)));
+
+  for (const operation of selected) {
+    const operationId = operation.operationId as OperationId;
+    const handler = handlers[operationId] as unknown as AnyHandler;
+    const scope = neededScope(operation);
+    const bodySchema = (operation.requestBody as { content?: Record<string, { schema?: object }> } | undefined)?.content?.[
+      'application/json'
+    ]?.schema;
+    const mediaType = successMediaType(operation);
+
+    router[operation.method as 'get' | 'post' | 'put' | 'patch' | 'delete'](
+      expressPath(operation.path),
+      async (req: Request, res: Response, next: NextFunction) => {
+        res.locals.route = `/v1${operation.path}`;
+        if (bodySchema && hasBody(req) && !req.is('application/json')) return next(new UnsupportedMediaType());
+        if (scope && !scopeAllows(req.caller!.scopes, scope, req.caller!.systemRole)) return next(new InsufficientScope());
+
+        const body = bodySchema ? prepareBody(bodySchema as never, req.body) : undefined;
+        const result = contract.api.validator.validateRequest(
+          { method: req.method, path: req.path, headers: req.headers as Record<string, string>, query: { ...req.query } as never, body },
+          operation,
+        );
+        if (!result.valid) return next(validationError(result.errors ?? []));
+
+        const context = { db, logger, requestId: req.requestId, caller: req.caller };
+        const answer = await handler({ params: { ...req.params }, query: result.coerced?.query ?? {}, body }, context);
+        res.status(answer.status);
+        if (answer.status === 204) res.end();
+        else if (mediaType === 'text/html') res.type('html').send(answer.body);
+        else res.json(answer.body);
+      },
+    );
+  }
+
+  if (which === 'authenticated') {
+    const methodsByPath = new Map<string, string[]>();
+    for (const operation of selected) {
+      methodsByPath.set(operation.path, [...(methodsByPath.get(operation.path) ?? []), operation.method.toUpperCase()]);
+    }
+    for (const [path, methods] of [...methodsByPath].sort(([a], [b]) => specificity(a).localeCompare(specificity(b)))) {
+      router.all(expressPath(path), (_req: Request, _res: Response, next: NextFunction) => next(new MethodNotAllowed(methods)));
+    }
+  }
+  return router;
+}

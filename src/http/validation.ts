@@ -1,0 +1,157 @@
+/**
+ * Turns Ajv's errors for one request into the reference's 422 `invalid`: problems of shape
+ * become a FormatError listing every issue; a request whose only problems are bounds inside the
+ * body (lengths, ranges, sizes) becomes a RuleViolation without issues, as the reference's split
+ * of 422 errors asks. oneOf bodies are judged by the branch the request came closest to.
+ */
+import type { ErrorObject } from 'ajv';
+import { FormatError, RuleViolation, type ValidationIssue } from '../errors.js';
+
+const boundKeywords = new Set([
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'maxProperties',
+]);
+
+type Origin = ValidationIssue['origin'];
+const origins: Record<string, Origin> = { requestBody: 'body', query: 'query', path: 'path' };
+
+const unescape = (segment: string) => segment.replaceAll('~1', '/').replaceAll('~0', '~');
+
+function location(instancePath: string): { origin: Origin; path: string[] } {
+  const [first = '', ...rest] = instancePath.split('/').slice(1).map(unescape);
+  return { origin: origins[first] ?? 'body', path: rest };
+}
+
+/** A bound crossed inside the body; keys of objects have only length bounds (propertyNames). */
+function isBodyBound(error: ErrorObject): boolean {
+  if (!error.instancePath.startsWith('/requestBody')) return false;
+  return boundKeywords.has(error.keyword) || error.keyword === 'propertyNames';
+}
+
+const isShape = (error: ErrorObject) => !isBodyBound(error);
+
+const formatNames: Record<string, string> = { date: 'day', 'date-time': 'instant', email: 'email', uri: 'url' };
+
+function formatOf(error: ErrorObject): string {
+  const parent = (error.parentSchema ?? {}) as { format?: string; pattern?: string };
+  if (error.keyword === 'format') return formatNames[String(error.params.format)] ?? String(error.params.format);
+  if (parent.format) return formatNames[parent.format] ?? parent.format;
+  if (parent.pattern?.includes('Q[1-4]')) return 'quarter';
+  if (parent.pattern?.startsWith('^[Hh][Tt]')) return 'url';
+  return 'pattern';
+}
+
+function describeBound(error: ErrorObject): Pick<ValidationIssue, 'code' | 'message' | 'minimum' | 'maximum' | 'inclusive'> {
+  const limit = Number(error.params.limit);
+  const unit =
+    error.keyword.endsWith('Length') ? ' characters' : error.keyword.endsWith('Items') ? ' items' : error.keyword.endsWith('Properties') ? ' entries' : '';
+  switch (error.keyword) {
+    case 'minLength':
+    case 'minItems':
+    case 'minimum':
+    case 'minProperties':
+      return { code: 'too_small', message: `Must be at least ${limit}${unit}.`, minimum: limit, inclusive: true };
+    case 'exclusiveMinimum':
+      return { code: 'too_small', message: `Must be greater than ${limit}.`, minimum: limit, inclusive: false };
+    case 'exclusiveMaximum':
+      return { code: 'too_big', message: `Must be less than ${limit}.`, maximum: limit, inclusive: false };
+    case 'multipleOf':
+      return { code: 'not_multiple_of', message: 'Must be a whole number.' };
+    default:
+      return { code: 'too_big', message: `Must be at most ${limit}${unit}.`, maximum: limit, inclusive: true };
+  }
+}
+
+export function toIssue(error: ErrorObject): ValidationIssue {
+  if (error.keyword === 'required') {
+    const missing = String(error.params.missingProperty);
+    if (error.instancePath === '' && missing === 'requestBody') {
+      return { origin: 'body', code: 'invalid_type', path: [], message: 'A JSON request body is required.' };
+    }
+    const { origin, path } = location(error.instancePath);
+    return { origin, code: 'invalid_type', path: [...path, missing], message: 'Required field is missing.' };
+  }
+  const { origin, path } = location(error.instancePath);
+  switch (error.keyword) {
+    case 'type':
+      return { origin, code: 'invalid_type', path, message: `Expected ${String(error.params.type).replace(',', ' or ')}.` };
+    case 'enum':
+      return { origin, code: 'invalid_value', path, message: 'Not one of the allowed values.', values: error.params.allowedValues as unknown[] };
+    case 'const':
+      return { origin, code: 'invalid_value', path, message: 'Not the allowed value.', values: [error.params.allowedValue] };
+    case 'format':
+    case 'pattern': {
+      const format = formatOf(error);
+      return { origin, code: 'invalid_format', path, message: `Not a valid ${format}.`, format };
+    }
+    case 'additionalProperties': {
+      const key = String(error.params.additionalProperty);
+      return { origin, code: 'unrecognized_keys', path, message: `Unknown field "${key}".`, keys: [key] };
+    }
+    case 'minProperties':
+      return { origin, code: 'too_small', path, message: 'At least one known field is required.', minimum: Number(error.params.limit), inclusive: true };
+    case 'propertyNames':
+      return { origin, code: 'invalid_key', path, message: `The key "${String(error.params.propertyName)}" is too short or too long.` };
+    case 'oneOf':
+      return { origin, code: 'invalid_union', path, message: 'Matches none of the allowed shapes of this body.' };
+    case 'parse':
+      return { origin: 'body', code: 'invalid_json', path: [], message: 'The request body is not valid JSON.' };
+    default:
+      if (boundKeywords.has(error.keyword)) return { origin, path, ...describeBound(error) };
+      return { origin, code: error.keyword, path, message: error.message ?? 'Not valid.' };
+  }
+}
+
+/**
+ * Keeps, for every failed oneOf, only the errors of the branch the request came closest to
+ * (fewest problems of shape, then fewest problems at all). The oneOf error itself stays only
+ * when that branch has problems of shape, or when several branches matched.
+ */
+function narrowOneOf(errors: ErrorObject[]): ErrorObject[] {
+  const oneOfs = errors.filter((error) => error.keyword === 'oneOf');
+  let kept = errors;
+  for (const oneOf of oneOfs) {
+    const prefix = `${oneOf.schemaPath}/`;
+    const byBranch = new Map<string, ErrorObject[]>();
+    for (const error of kept) {
+      if (!error.schemaPath.startsWith(prefix)) continue;
+      const branch = error.schemaPath.slice(prefix.length).split('/')[0]!;
+      byBranch.set(branch, [...(byBranch.get(branch) ?? []), error]);
+    }
+    const ranked = [...byBranch.values()].sort(
+      (a, b) => a.filter(isShape).length - b.filter(isShape).length || a.length - b.length,
+    );
+    const best = ranked[0] ?? [];
+    const severalMatched = oneOf.params.passingSchemas != null;
+    kept = kept.filter(
+      (error) =>
+        (error === oneOf && (severalMatched || best.some(isShape))) ||
+        (error !== oneOf && (!error.schemaPath.startsWith(prefix) || best.includes(error))),
+    );
+  }
+  return kept;
+}
+
+const sameIssue = (a: ValidationIssue, b: ValidationIssue) =>
+  a.origin === b.origin && a.code === b.code && a.path.join('/') === b.path.join('/');
+
+/** The error to answer for a request Ajv rejected. */
+export function validationError(errors: ErrorObject[]): FormatError | RuleViolation {
+  const relevant = narrowOneOf(errors);
+  if (relevant.length > 0 && relevant.every(isBodyBound)) {
+    const first = relevant[0]!;
+    const field = location(first.instancePath).path.join('.') || 'The body';
+    return new RuleViolation(`${field}: ${describeBound(first).message}`);
+  }
+  const issues: ValidationIssue[] = [];
+  for (const issue of relevant.map(toIssue)) if (!issues.some((seen) => sameIssue(seen, issue))) issues.push(issue);
+  return new FormatError(issues);
+}

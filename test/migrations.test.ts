@@ -1,0 +1,1212 @@
+import { randomBytes } from 'node:crypto';
+import { PGlite } from '@electric-sql/pglite';
+import {
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  sql,
+  type InsertType,
+  type MigrationResultSet,
+  type SelectType,
+} from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type {
+  AiProviderType,
+  ApiKeyScope,
+  Database,
+  NewAiProvider,
+  NewApiKey,
+  NewPeopleReview,
+} from '../src/db/database.js';
+import * as initial from '../src/db/migrations/0001_initial.js';
+
+// ---------------------------------------------------------------------------------------------------
+// Databases to run on: an in-memory PGlite always, PostgreSQL when TEST_DATABASE_URL is set.
+
+interface OpenDatabase {
+  db: Kysely<any>;
+  close(): Promise<void>;
+}
+
+interface DatabaseUnderTest {
+  name: string;
+  open(): Promise<OpenDatabase>;
+}
+
+async function openPglite(): Promise<OpenDatabase> {
+  const db = new Kysely<any>({ dialect: new PGliteDialect(new PGlite()) });
+  return { db, close: () => db.destroy() };
+}
+
+/** A fresh throwaway database `teamos_mig_<random>` on the server of `url`, dropped on close. */
+async function openPostgres(url: string): Promise<OpenDatabase> {
+  const name = `teamos_mig_${randomBytes(6).toString('hex')}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create database "${name}"`);
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  const db = new Kysely<any>({
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: target.toString(), max: 3 }) }),
+  });
+  return {
+    db,
+    close: async () => {
+      try {
+        await db.destroy();
+      } finally {
+        await admin(`drop database if exists "${name}" with (force)`);
+      }
+    },
+  };
+}
+
+const databases: DatabaseUnderTest[] = [{ name: 'PGlite', open: openPglite }];
+const postgresUrl = process.env.TEST_DATABASE_URL;
+if (postgresUrl) databases.push({ name: 'PostgreSQL', open: () => openPostgres(postgresUrl) });
+
+function migratorFor(db: Kysely<any>): Migrator {
+  return new Migrator({ db, provider: { getMigrations: async () => ({ '0001_initial': initial }) } });
+}
+
+function expectSuccess(result: MigrationResultSet, direction: 'Up' | 'Down'): void {
+  expect(result.error).toBeUndefined();
+  expect(result.results).toEqual([{ migrationName: '0001_initial', direction, status: 'Success' }]);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// What the database must look like. The column facts are checked by the compiler against the
+// Database interface (kind of value, nullability, default) and at run time against the database, so
+// the interface and the migration cannot drift apart.
+
+type Presence<C> = null extends SelectType<C> ? 'nullable' : undefined extends InsertType<C> ? 'defaulted' : 'required';
+type SqlTypeOf<S> = [S] extends [Date]
+  ? 'timestamptz'
+  : [S] extends [number]
+    ? 'integer'
+    : [S] extends [boolean]
+      ? 'boolean'
+      : [S] extends [string[]]
+        ? 'text[]'
+        : [S] extends [string]
+          ? 'text' | 'date'
+          : 'jsonb';
+type ColumnFact<C> = `${SqlTypeOf<NonNullable<SelectType<C>>>} ${Presence<C>}`;
+type SchemaFacts = { [T in keyof Database]: { [C in keyof Database[T]]-?: ColumnFact<Database[T][C]> } };
+
+const schema: SchemaFacts = {
+  users: {
+    id: 'text defaulted',
+    email: 'text required',
+    name: 'text required',
+    timezone: 'text nullable',
+    locale: 'text defaulted',
+    system_role: 'text defaulted',
+    password_hash: 'text nullable',
+    external_only: 'boolean defaulted',
+    created_at: 'timestamptz defaulted',
+  },
+  api_keys: {
+    id: 'text defaulted',
+    user_id: 'text required',
+    name: 'text required',
+    prefix: 'text required',
+    key_hash: 'text required',
+    scopes: 'text[] required',
+    expires_at: 'timestamptz required',
+    revoked_at: 'timestamptz nullable',
+    last_used_at: 'timestamptz nullable',
+    created_at: 'timestamptz defaulted',
+  },
+  organizations: {
+    id: 'text defaulted',
+    name: 'text required',
+    slug: 'text required',
+    status: 'text defaulted',
+    timezone: 'text required',
+    default_locale: 'text required',
+    created_at: 'timestamptz defaulted',
+  },
+  organization_members: {
+    org_id: 'text required',
+    user_id: 'text required',
+    role: 'text required',
+    joined_at: 'timestamptz defaulted',
+  },
+  teams: {
+    id: 'text defaulted',
+    org_id: 'text required',
+    name: 'text required',
+    slug: 'text required',
+    is_leadership: 'boolean defaulted',
+    meeting_duration_min: 'integer defaulted',
+    meeting_warning_min: 'integer defaulted',
+    created_at: 'timestamptz defaulted',
+  },
+  team_members: {
+    team_id: 'text required',
+    user_id: 'text required',
+    role: 'text required',
+    joined_at: 'timestamptz defaulted',
+  },
+  meetings: {
+    id: 'text defaulted',
+    team_id: 'text required',
+    date: 'date required',
+    status: 'text required',
+    started_at: 'timestamptz nullable',
+    ended_at: 'timestamptz nullable',
+    duration_min: 'integer nullable',
+    created_by_id: 'text required',
+    notes: 'text nullable',
+    ratings_revealed_at: 'timestamptz nullable',
+    created_at: 'timestamptz defaulted',
+  },
+  meeting_ratings: {
+    meeting_id: 'text required',
+    user_id: 'text required',
+    rating: 'integer required',
+    absent: 'boolean defaulted',
+    created_at: 'timestamptz defaulted',
+    updated_at: 'timestamptz defaulted',
+  },
+  segues: {
+    id: 'text defaulted',
+    meeting_id: 'text required',
+    user_id: 'text required',
+    content: 'text required',
+    created_at: 'timestamptz defaulted',
+  },
+  headlines: {
+    id: 'text defaulted',
+    meeting_id: 'text required',
+    user_id: 'text required',
+    type: 'text required',
+    content: 'text required',
+    created_at: 'timestamptz defaulted',
+  },
+  cascading_messages: {
+    id: 'text defaulted',
+    meeting_id: 'text required',
+    org_id: 'text required',
+    user_id: 'text required',
+    content: 'text required',
+    created_at: 'timestamptz defaulted',
+  },
+  message_acknowledgements: {
+    message_id: 'text required',
+    user_id: 'text required',
+    acknowledged_at: 'timestamptz defaulted',
+  },
+  tasks: {
+    id: 'text defaulted',
+    team_id: 'text required',
+    title: 'text required',
+    owner_id: 'text required',
+    due_date: 'date required',
+    completed: 'boolean defaulted',
+    completed_at: 'timestamptz nullable',
+    meeting_id: 'text nullable',
+    created_at: 'timestamptz defaulted',
+  },
+  issues: {
+    id: 'text defaulted',
+    team_id: 'text required',
+    title: 'text required',
+    description: 'text nullable',
+    priority: 'text defaulted',
+    status: 'text defaulted',
+    meeting_id: 'text nullable',
+    created_by_id: 'text required',
+    resolved_at: 'timestamptz nullable',
+    created_at: 'timestamptz defaulted',
+  },
+  goals: {
+    id: 'text defaulted',
+    team_id: 'text required',
+    org_id: 'text required',
+    title: 'text required',
+    description: 'text nullable',
+    owner_id: 'text required',
+    quarter: 'text required',
+    level: 'text defaulted',
+    status: 'text defaulted',
+    created_at: 'timestamptz defaulted',
+  },
+  milestones: {
+    id: 'text defaulted',
+    goal_id: 'text required',
+    title: 'text required',
+    due_date: 'date nullable',
+    completed: 'boolean defaulted',
+    created_at: 'timestamptz defaulted',
+  },
+  metrics: {
+    id: 'text defaulted',
+    team_id: 'text required',
+    title: 'text required',
+    goal: 'text required',
+    owner_id: 'text required',
+    unit: 'text nullable',
+    description: 'text nullable',
+    position: 'integer required',
+    created_at: 'timestamptz defaulted',
+  },
+  metric_values: {
+    metric_id: 'text required',
+    week: 'date required',
+    value: 'text required',
+    on_track: 'boolean required',
+    entered_by_id: 'text required',
+    created_at: 'timestamptz defaulted',
+    updated_at: 'timestamptz defaulted',
+  },
+  visions: {
+    id: 'text defaulted',
+    team_id: 'text required',
+    core_values: 'text nullable',
+    core_focus: 'text nullable',
+    ten_year_target: 'text nullable',
+    marketing_strategy: 'text nullable',
+    three_year_picture: 'text nullable',
+    one_year_plan: 'text nullable',
+    quarterly_rocks: 'text nullable',
+    issues_list: 'text nullable',
+    created_at: 'timestamptz defaulted',
+    updated_at: 'timestamptz defaulted',
+  },
+  seats: {
+    id: 'text defaulted',
+    team_id: 'text required',
+    parent_id: 'text nullable',
+    user_id: 'text nullable',
+    title: 'text required',
+    responsibilities: 'text nullable',
+    position: 'integer required',
+    created_at: 'timestamptz defaulted',
+  },
+  people_reviews: {
+    id: 'text defaulted',
+    team_id: 'text required',
+    user_id: 'text required',
+    evaluator_id: 'text required',
+    quarter: 'text required',
+    core_values_scores: 'jsonb required',
+    gwc: 'jsonb required',
+    notes: 'text nullable',
+    created_at: 'timestamptz defaulted',
+    updated_at: 'timestamptz defaulted',
+  },
+  documents: {
+    id: 'text defaulted',
+    team_id: 'text required',
+    name: 'text required',
+    url: 'text required',
+    type: 'text defaulted',
+    created_by_id: 'text required',
+    created_at: 'timestamptz defaulted',
+  },
+  ai_providers: {
+    id: 'text defaulted',
+    type: 'text required',
+    api_key_encrypted: 'text required',
+    api_key_last4: 'text required',
+    default_model: 'text required',
+    is_active: 'boolean defaulted',
+    created_at: 'timestamptz defaulted',
+    updated_at: 'timestamptz defaulted',
+  },
+  ai_prompts: {
+    id: 'text defaulted',
+    input_type: 'text required',
+    system_prompt: 'text required',
+    provider_id: 'text nullable',
+    model_override: 'text nullable',
+    is_active: 'boolean defaulted',
+    created_at: 'timestamptz defaulted',
+    updated_at: 'timestamptz defaulted',
+  },
+};
+
+const tableNames = Object.keys(schema).sort();
+
+/**
+ * Every foreign key as `table(columns) -> table on delete rule`. People are referenced without cascade
+ * (their history stays); only a person's keys, memberships and acknowledgements go with the person.
+ */
+const foreignKeys = [
+  'ai_prompts(provider_id) -> ai_providers set null',
+  'api_keys(user_id) -> users cascade',
+  'cascading_messages(meeting_id) -> meetings cascade',
+  'cascading_messages(org_id) -> organizations cascade',
+  'cascading_messages(user_id) -> users no action',
+  'documents(created_by_id) -> users no action',
+  'documents(team_id) -> teams cascade',
+  'goals(org_id) -> organizations cascade',
+  'goals(owner_id) -> users no action',
+  'goals(team_id) -> teams cascade',
+  'headlines(meeting_id) -> meetings cascade',
+  'headlines(user_id) -> users no action',
+  'issues(created_by_id) -> users no action',
+  'issues(meeting_id) -> meetings set null',
+  'issues(team_id) -> teams cascade',
+  'meeting_ratings(meeting_id) -> meetings cascade',
+  'meeting_ratings(user_id) -> users no action',
+  'meetings(created_by_id) -> users no action',
+  'meetings(team_id) -> teams cascade',
+  'message_acknowledgements(message_id) -> cascading_messages cascade',
+  'message_acknowledgements(user_id) -> users cascade',
+  'metric_values(entered_by_id) -> users no action',
+  'metric_values(metric_id) -> metrics cascade',
+  'metrics(owner_id) -> users no action',
+  'metrics(team_id) -> teams cascade',
+  'milestones(goal_id) -> goals cascade',
+  'organization_members(org_id) -> organizations cascade',
+  'organization_members(user_id) -> users cascade',
+  'people_reviews(evaluator_id) -> users no action',
+  'people_reviews(team_id) -> teams cascade',
+  'people_reviews(user_id) -> users no action',
+  'seats(parent_id) -> seats cascade',
+  'seats(team_id) -> teams cascade',
+  'seats(user_id) -> users no action',
+  'segues(meeting_id) -> meetings cascade',
+  'segues(user_id) -> users no action',
+  'tasks(meeting_id) -> meetings set null',
+  'tasks(owner_id) -> users no action',
+  'tasks(team_id) -> teams cascade',
+  'team_members(team_id) -> teams cascade',
+  'team_members(user_id) -> users cascade',
+  'teams(org_id) -> organizations cascade',
+  'visions(team_id) -> teams cascade',
+];
+
+/** Every index as `table(columns) [unique] [where predicate]`, primary keys and unique constraints included. */
+const indexes = [
+  'ai_prompts(id) unique',
+  'ai_prompts(input_type) unique',
+  'ai_prompts(provider_id)',
+  'ai_providers(created_at, id)',
+  'ai_providers(id) unique',
+  'ai_providers(type) unique',
+  'api_keys(id) unique',
+  'api_keys(key_hash) unique',
+  'api_keys(user_id, created_at DESC, id DESC)',
+  'cascading_messages(id) unique',
+  'cascading_messages(meeting_id, created_at, id)',
+  'cascading_messages(org_id)',
+  'documents(id) unique',
+  'documents(team_id, created_at, id)',
+  "goals(org_id, created_at, id) where level = 'COMPANY'",
+  "goals(org_id, quarter, created_at, id) where level = 'COMPANY'",
+  'goals(org_id)',
+  'goals(id) unique',
+  'goals(team_id, created_at, id)',
+  'goals(team_id, level, created_at, id)',
+  'goals(team_id, quarter, created_at, id)',
+  'goals(team_id, status, created_at, id)',
+  'headlines(id) unique',
+  'headlines(meeting_id, created_at, id)',
+  'issues(id) unique',
+  'issues(meeting_id)',
+  'issues(team_id, created_at, id)',
+  'issues(team_id, priority, created_at, id)',
+  'issues(team_id, resolved_at)',
+  'issues(team_id, status, created_at, id)',
+  'meeting_ratings(meeting_id, user_id) unique',
+  'meetings(id) unique',
+  'meetings(team_id, date DESC, created_at DESC, id DESC)',
+  'meetings(team_id, started_at)',
+  'meetings(team_id, status, date DESC, created_at DESC, id DESC)',
+  'message_acknowledgements(message_id, user_id) unique',
+  'message_acknowledgements(user_id)',
+  'metric_values(metric_id, week) unique',
+  'metrics(id) unique',
+  'metrics(team_id, "position") unique',
+  'milestones(goal_id, created_at, id)',
+  'milestones(id) unique',
+  'organization_members(org_id, joined_at, user_id)',
+  'organization_members(org_id, user_id) unique',
+  'organization_members(user_id)',
+  'organizations(created_at, id)',
+  'organizations(id) unique',
+  'organizations(slug) unique',
+  'people_reviews(id) unique',
+  'people_reviews(team_id, quarter DESC, user_id, evaluator_id) unique',
+  'seats(id) unique',
+  'seats(parent_id)',
+  'seats(team_id, parent_id, "position")',
+  'segues(id) unique',
+  'segues(meeting_id, created_at, id)',
+  'tasks(id) unique',
+  'tasks(meeting_id)',
+  'tasks(team_id, completed, created_at, id)',
+  'tasks(team_id, created_at, id)',
+  'tasks(team_id, owner_id, created_at, id)',
+  'team_members(team_id, joined_at, user_id)',
+  'team_members(team_id, user_id) unique',
+  'team_members(user_id)',
+  'teams(id) unique',
+  'teams(org_id, name, id)',
+  'teams(org_id, slug) unique',
+  'users(created_at, id)',
+  'users(id) unique',
+  'users(lower(email)) unique',
+  'visions(id) unique',
+  'visions(team_id) unique',
+];
+
+// ---------------------------------------------------------------------------------------------------
+// Reading the catalog
+
+const kysely = new Set(['kysely_migration', 'kysely_migration_lock']);
+
+async function listTables(db: Kysely<any>): Promise<string[]> {
+  const { rows } = await sql<{ table_name: string }>`
+    select table_name from information_schema.tables
+    where table_schema = 'public' and table_type = 'BASE TABLE'
+  `.execute(db);
+  return rows.map((row) => row.table_name).filter((name) => !kysely.has(name)).sort();
+}
+
+const sqlTypes: Record<string, string> = {
+  text: 'text',
+  date: 'date',
+  timestamptz: 'timestamptz',
+  int4: 'integer',
+  bool: 'boolean',
+  _text: 'text[]',
+  jsonb: 'jsonb',
+};
+
+async function describeColumns(db: Kysely<any>): Promise<Record<string, Record<string, string>>> {
+  const { rows } = await sql<{
+    table_name: string;
+    column_name: string;
+    udt_name: string;
+    is_nullable: 'YES' | 'NO';
+    column_default: string | null;
+  }>`
+    select table_name, column_name, udt_name, is_nullable, column_default
+    from information_schema.columns
+    where table_schema = 'public'
+    order by table_name, ordinal_position
+  `.execute(db);
+  const tables: Record<string, Record<string, string>> = {};
+  for (const row of rows) {
+    if (kysely.has(row.table_name)) continue;
+    const presence = row.is_nullable === 'YES' ? 'nullable' : row.column_default !== null ? 'defaulted' : 'required';
+    (tables[row.table_name] ??= {})[row.column_name] = `${sqlTypes[row.udt_name] ?? row.udt_name} ${presence}`;
+  }
+  return tables;
+}
+
+async function describeForeignKeys(db: Kysely<any>): Promise<string[]> {
+  const rules: Record<string, string> = {
+    a: 'no action',
+    r: 'restrict',
+    c: 'cascade',
+    n: 'set null',
+    d: 'set default',
+  };
+  const { rows } = await sql<{ source: string; columns: string[]; target: string; rule: string }>`
+    select c.conrelid::regclass::text as source,
+           array(select a.attname::text
+                 from unnest(c.conkey) with ordinality as k(attnum, n)
+                 join pg_attribute a on a.attrelid = c.conrelid and a.attnum = k.attnum
+                 order by k.n) as columns,
+           c.confrelid::regclass::text as target,
+           c.confdeltype::text as rule
+    from pg_constraint c
+    where c.contype = 'f' and c.connamespace = 'public'::regnamespace
+  `.execute(db);
+  return rows
+    .map((row) => `${row.source}(${row.columns.join(', ')}) -> ${row.target} ${rules[row.rule] ?? row.rule}`)
+    .sort();
+}
+
+async function describeIndexes(db: Kysely<any>): Promise<string[]> {
+  const { rows } = await sql<{ source: string; definition: string }>`
+    select tablename as source, indexdef as definition
+    from pg_indexes
+    where schemaname = 'public' and tablename not in ('kysely_migration', 'kysely_migration_lock')
+  `.execute(db);
+  // "CREATE [UNIQUE] INDEX name ON public.table USING btree (columns) [WHERE (predicate)]"
+  const shape = /^CREATE (UNIQUE )?INDEX \S+ ON (?:public\.)?\S+ USING btree \((.*?)\)(?: WHERE \((.*)\))?$/;
+  return rows
+    .map((row) => {
+      const match = shape.exec(row.definition);
+      if (!match) return `unexpected: ${row.definition}`;
+      const [, unique, columns, predicate] = match;
+      const where = predicate ? ` where ${predicate.replace(/::text/g, '')}` : '';
+      return `${row.source}(${columns})${unique ? ' unique' : ''}${where}`;
+    })
+    .sort();
+}
+
+/** Whether an index starts with exactly the given columns (in any order): usable for `where col = $1`. */
+function isCovered(columns: string[], indexList: string[], table: string): boolean {
+  return indexList.some((index) => {
+    const match = /^(\w+)\((.*?)\)( unique)?$/.exec(index);
+    if (!match || match[1] !== table) return false;
+    const leading = match[2]!
+      .split(', ')
+      .slice(0, columns.length)
+      .map((column) => column.replace(/"/g, '').split(' ')[0]);
+    return leading.length === columns.length && columns.every((column) => leading.includes(column));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Rows for the tests
+
+function apiKey(userId: string, keyHash: string, scopes: ApiKeyScope[] = ['read']): NewApiKey {
+  return {
+    user_id: userId,
+    name: 'Integration',
+    prefix: keyHash.slice(0, 8),
+    key_hash: keyHash,
+    scopes,
+    expires_at: '2030-01-01T00:00:00.000Z',
+  };
+}
+
+function aiProvider(type: AiProviderType): NewAiProvider {
+  return { type, api_key_encrypted: 'payload', api_key_last4: 'abcd', default_model: 'model' };
+}
+
+/** A small organization with one team that has a row in every team-owned table. */
+interface Seeded {
+  orgId: string;
+  teamId: string;
+  userIds: [string, string];
+  meetingId: string;
+  metricIds: [string, string];
+}
+
+async function seed(db: Kysely<Database>, tag: string): Promise<Seeded> {
+  const users = await db
+    .insertInto('users')
+    .values([
+      { email: `owner-${tag}@example.test`, name: 'Owner' },
+      { email: `member-${tag}@example.test`, name: 'Member', external_only: true },
+    ])
+    .returning('id')
+    .execute();
+  const [owner, member] = users.map((user) => user.id) as [string, string];
+  await db.insertInto('api_keys').values(apiKey(owner, `hash-${tag}`, ['read', 'write'])).execute();
+  const { id: orgId } = await db
+    .insertInto('organizations')
+    .values({ name: `Org ${tag}`, slug: `org-${tag}`, timezone: 'Europe/Bratislava', default_locale: 'en' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await db
+    .insertInto('organization_members')
+    .values([
+      { org_id: orgId, user_id: owner, role: 'OWNER' },
+      { org_id: orgId, user_id: member, role: 'MEMBER' },
+    ])
+    .execute();
+  const { id: teamId } = await db
+    .insertInto('teams')
+    .values({ org_id: orgId, name: 'Sales', slug: 'sales' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await db
+    .insertInto('team_members')
+    .values([
+      { team_id: teamId, user_id: owner, role: 'OWNER' },
+      { team_id: teamId, user_id: member, role: 'MEMBER' },
+    ])
+    .execute();
+  const { id: meetingId } = await db
+    .insertInto('meetings')
+    .values({
+      team_id: teamId,
+      date: '2026-11-16',
+      status: 'IN_PROGRESS',
+      started_at: new Date(),
+      created_by_id: owner,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await db
+    .insertInto('meeting_ratings')
+    .values([
+      { meeting_id: meetingId, user_id: member, rating: 9 },
+      { meeting_id: meetingId, user_id: owner, rating: 0, absent: true },
+    ])
+    .execute();
+  await db.insertInto('segues').values({ meeting_id: meetingId, user_id: member, content: 'Good week' }).execute();
+  await db
+    .insertInto('headlines')
+    .values({ meeting_id: meetingId, user_id: member, type: 'CUSTOMER', content: 'Signed Acme' })
+    .execute();
+  const { id: messageId } = await db
+    .insertInto('cascading_messages')
+    .values({ meeting_id: meetingId, org_id: orgId, user_id: owner, content: 'Office closed Friday' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await db.insertInto('message_acknowledgements').values({ message_id: messageId, user_id: member }).execute();
+  await db
+    .insertInto('tasks')
+    .values({ team_id: teamId, title: 'Call Acme', owner_id: member, due_date: '2026-11-23', meeting_id: meetingId })
+    .execute();
+  await db
+    .insertInto('issues')
+    .values({ team_id: teamId, title: 'Late deliveries', meeting_id: meetingId, created_by_id: member })
+    .execute();
+  const { id: goalId } = await db
+    .insertInto('goals')
+    .values({ team_id: teamId, org_id: orgId, title: 'Sign 5 customers', owner_id: member, quarter: '2026-Q4' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await db.insertInto('milestones').values({ goal_id: goalId, title: 'First customer', due_date: null }).execute();
+  const metrics = await db
+    .insertInto('metrics')
+    .values([
+      { team_id: teamId, title: 'Leads', goal: '>=25', owner_id: member, position: 1 },
+      { team_id: teamId, title: 'On-time delivery', goal: '>=95', owner_id: member, unit: '%', position: 2 },
+    ])
+    .returning('id')
+    .execute();
+  const metricIds = metrics.map((metric) => metric.id) as [string, string];
+  await db
+    .insertInto('metric_values')
+    .values({ metric_id: metricIds[0], week: '2026-11-16', value: '27', on_track: true, entered_by_id: member })
+    .execute();
+  await db
+    .insertInto('visions')
+    .values({ team_id: teamId, core_values: JSON.stringify(['Do the right thing']) })
+    .execute();
+  const { id: topSeat } = await db
+    .insertInto('seats')
+    .values({ team_id: teamId, title: 'Visionary', user_id: owner, position: 1 })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await db.insertInto('seats').values({ team_id: teamId, parent_id: topSeat, title: 'Sales', position: 1 }).execute();
+  await db
+    .insertInto('people_reviews')
+    .values({
+      team_id: teamId,
+      user_id: member,
+      evaluator_id: owner,
+      quarter: '2026-Q4',
+      core_values_scores: JSON.stringify({ 'Do the right thing': true }),
+      gwc: JSON.stringify({ getsIt: true, wantsIt: true, capacityToDoIt: false }),
+    })
+    .execute();
+  await db
+    .insertInto('documents')
+    .values({ team_id: teamId, name: 'Handbook', url: 'https://example.test/handbook', created_by_id: owner })
+    .execute();
+  return { orgId, teamId, userIds: [owner, member], meetingId, metricIds };
+}
+
+/** Tables whose rows belong to a team, directly or through a parent. */
+const teamData = [
+  'meetings',
+  'meeting_ratings',
+  'segues',
+  'headlines',
+  'cascading_messages',
+  'message_acknowledgements',
+  'tasks',
+  'issues',
+  'goals',
+  'milestones',
+  'metrics',
+  'metric_values',
+  'visions',
+  'seats',
+  'people_reviews',
+  'documents',
+] as const;
+
+async function countRows(db: Kysely<any>, table: string): Promise<number> {
+  const { count } = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<string | number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+async function countAll(db: Kysely<any>, tables: readonly string[]): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const table of tables) counts[table] = await countRows(db, table);
+  return counts;
+}
+
+/** The rows `seed` creates for its team in each team-owned table. */
+const rowsPerSeededTeam: Record<(typeof teamData)[number], number> = {
+  meetings: 1,
+  meeting_ratings: 2,
+  segues: 1,
+  headlines: 1,
+  cascading_messages: 1,
+  message_acknowledgements: 1,
+  tasks: 1,
+  issues: 1,
+  goals: 1,
+  milestones: 1,
+  metrics: 2,
+  metric_values: 1,
+  visions: 1,
+  seats: 2,
+  people_reviews: 1,
+  documents: 1,
+};
+
+function difference(after: Record<string, number>, before: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(after).map(([table, count]) => [table, count - (before[table] ?? 0)]));
+}
+
+function pick(counts: Record<string, number>, tables: readonly string[]): Record<string, number> {
+  return Object.fromEntries(tables.map((table) => [table, counts[table] ?? 0]));
+}
+
+async function rejectsWithCode(promise: Promise<unknown>, code: string): Promise<void> {
+  await expect(promise).rejects.toMatchObject({ code });
+}
+
+const UNIQUE_VIOLATION = '23505';
+const FOREIGN_KEY_VIOLATION = '23503';
+const CHECK_VIOLATION = '23514';
+
+// ---------------------------------------------------------------------------------------------------
+
+describe.each(databases)('the initial migration on $name', ({ open }) => {
+  let database: OpenDatabase;
+  let db: Kysely<Database>;
+  let migrator: Migrator;
+
+  beforeAll(async () => {
+    database = await open();
+    db = database.db;
+    migrator = migratorFor(database.db);
+  });
+
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it('creates every table of the data model', async () => {
+    expectSuccess(await migrator.migrateToLatest(), 'Up');
+    expect(await listTables(db)).toEqual(tableNames);
+  });
+
+  it('gives every column the kind, nullability and default that the Database interface declares', async () => {
+    expect(await describeColumns(db)).toEqual(schema);
+  });
+
+  it('references people without cascade and cascades everything a team or organization owns', async () => {
+    expect(await describeForeignKeys(db)).toEqual([...foreignKeys].sort());
+  });
+
+  it('has an index for every list order, filter and unique rule, and no other', async () => {
+    expect(await describeIndexes(db)).toEqual([...indexes].sort());
+  });
+
+  it('indexes every foreign key that cascades or sets null', async () => {
+    const indexList = await describeIndexes(db);
+    const uncovered = (await describeForeignKeys(db))
+      .map((key) => /^(\w+)\((.*)\) -> (\w+) (.*)$/.exec(key)!)
+      .filter(([, , , , rule]) => rule === 'cascade' || rule === 'set null')
+      .filter(([, table, columns]) => !isCovered(columns!.split(', '), indexList, table!))
+      .map(([key]) => key);
+    expect(uncovered).toEqual([]);
+  });
+
+  it('accepts a row in every table through the types of the Database interface', async () => {
+    const seeded = await seed(db, 'types');
+    const review = await db
+      .selectFrom('people_reviews')
+      .select(['core_values_scores', 'gwc', 'quarter'])
+      .where('team_id', '=', seeded.teamId)
+      .executeTakeFirstOrThrow();
+    // JSON text goes in, parsed objects come out.
+    expect(review).toEqual({
+      core_values_scores: { 'Do the right thing': true },
+      gwc: { getsIt: true, wantsIt: true, capacityToDoIt: false },
+      quarter: '2026-Q4',
+    });
+    const key = await db
+      .selectFrom('api_keys')
+      .select(['scopes', 'expires_at', 'revoked_at'])
+      .where('key_hash', '=', 'hash-types')
+      .executeTakeFirstOrThrow();
+    expect(key).toEqual({ scopes: ['read', 'write'], expires_at: new Date('2030-01-01T00:00:00.000Z'), revoked_at: null });
+    const team = await db.selectFrom('teams').selectAll().where('id', '=', seeded.teamId).executeTakeFirstOrThrow();
+    expect(team).toMatchObject({ is_leadership: false, meeting_duration_min: 90, meeting_warning_min: 80 });
+    expect(team.created_at).toBeInstanceOf(Date);
+    const user = await db.selectFrom('users').selectAll().where('id', '=', seeded.userIds[0]).executeTakeFirstOrThrow();
+    expect(user).toMatchObject({ locale: 'en', system_role: 'USER', external_only: false, timezone: null });
+    expect(user.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  it("deletes all of a team's data with the team, and keeps the people and the organization", async () => {
+    await seed(db, 'kept');
+    const before = await countAll(db, ['users', 'organizations', 'organization_members', ...teamData]);
+    const doomed = await seed(db, 'doomed');
+    expect(difference(await countAll(db, teamData), before)).toEqual(rowsPerSeededTeam);
+    await db.deleteFrom('teams').where('id', '=', doomed.teamId).execute();
+    expect(await countAll(db, teamData)).toEqual(pick(before, teamData));
+    expect(difference(await countAll(db, ['users', 'organizations', 'organization_members']), before)).toEqual({
+      users: 2,
+      organizations: 1,
+      organization_members: 2,
+    });
+  });
+
+  it('deletes the teams and all their data with the organization, and keeps the people', async () => {
+    const tables = [...teamData, 'teams', 'team_members', 'organizations', 'organization_members'];
+    const before = await countAll(db, [...tables, 'users', 'api_keys']);
+    const doomed = await seed(db, 'org-doomed');
+    await db.insertInto('teams').values({ org_id: doomed.orgId, name: 'Empty', slug: 'empty' }).execute();
+    await db.deleteFrom('organizations').where('id', '=', doomed.orgId).execute();
+    expect(await countAll(db, tables)).toEqual(pick(before, tables));
+    expect(difference(await countAll(db, ['users', 'api_keys']), before)).toEqual({ users: 2, api_keys: 1 });
+  });
+
+  it('keeps the tasks and issues of a deleted meeting, no longer linked to it', async () => {
+    const seeded = await seed(db, 'meeting-deleted');
+    await db.deleteFrom('meetings').where('id', '=', seeded.meetingId).execute();
+    const tasks = await db.selectFrom('tasks').select('meeting_id').where('team_id', '=', seeded.teamId).execute();
+    const issues = await db.selectFrom('issues').select('meeting_id').where('team_id', '=', seeded.teamId).execute();
+    expect(tasks).toEqual([{ meeting_id: null }]);
+    expect(issues).toEqual([{ meeting_id: null }]);
+  });
+
+  it('deletes the seats below a deleted seat', async () => {
+    const seeded = await seed(db, 'seats');
+    const top = await db
+      .selectFrom('seats')
+      .select('id')
+      .where('team_id', '=', seeded.teamId)
+      .where('parent_id', 'is', null)
+      .executeTakeFirstOrThrow();
+    await db.deleteFrom('seats').where('id', '=', top.id).execute();
+    expect(await db.selectFrom('seats').select('id').where('team_id', '=', seeded.teamId).execute()).toEqual([]);
+  });
+
+  it("keeps a removed member's history and refuses to delete a person who has any", async () => {
+    const seeded = await seed(db, 'history');
+    const [, member] = seeded.userIds;
+    await db.deleteFrom('team_members').where('team_id', '=', seeded.teamId).where('user_id', '=', member).execute();
+    await db.deleteFrom('organization_members').where('org_id', '=', seeded.orgId).where('user_id', '=', member).execute();
+    expect(await db.selectFrom('tasks').select('id').where('owner_id', '=', member).execute()).toHaveLength(1);
+    await rejectsWithCode(db.deleteFrom('users').where('id', '=', member).execute(), FOREIGN_KEY_VIOLATION);
+  });
+
+  it("deletes a person's keys, memberships and acknowledgements with the person", async () => {
+    const seeded = await seed(db, 'leaver');
+    const { id: userId } = await db
+      .insertInto('users')
+      .values({ email: 'leaver@example.test', name: 'Leaver' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const message = await db
+      .selectFrom('cascading_messages')
+      .select('id')
+      .where('org_id', '=', seeded.orgId)
+      .executeTakeFirstOrThrow();
+    await db.insertInto('api_keys').values(apiKey(userId, 'hash-leaver-own')).execute();
+    await db.insertInto('organization_members').values({ org_id: seeded.orgId, user_id: userId, role: 'MEMBER' }).execute();
+    await db.insertInto('team_members').values({ team_id: seeded.teamId, user_id: userId, role: 'VIEWER' }).execute();
+    await db.insertInto('message_acknowledgements').values({ message_id: message.id, user_id: userId }).execute();
+    await db.deleteFrom('users').where('id', '=', userId).execute();
+    for (const table of ['api_keys', 'organization_members', 'team_members', 'message_acknowledgements'] as const) {
+      expect(await db.selectFrom(table).select('user_id').where('user_id', '=', userId).execute(), table).toEqual([]);
+    }
+  });
+
+  it('keeps the prompts of a deleted AI provider, with no provider', async () => {
+    const { id: providerId } = await db
+      .insertInto('ai_providers')
+      .values(aiProvider('OPENAI'))
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await db
+      .insertInto('ai_prompts')
+      .values({ input_type: 'HEADLINE', system_prompt: 'Be brief', provider_id: providerId })
+      .execute();
+    await db.deleteFrom('ai_providers').where('id', '=', providerId).execute();
+    expect(await db.selectFrom('ai_prompts').select(['input_type', 'provider_id', 'is_active']).execute()).toEqual([
+      { input_type: 'HEADLINE', provider_id: null, is_active: true },
+    ]);
+  });
+
+  it('treats e-mail addresses that differ only in letter case as the same account', async () => {
+    await db.insertInto('users').values({ email: 'Case.Test@Example.test', name: 'A' }).execute();
+    await rejectsWithCode(
+      db.insertInto('users').values({ email: 'case.test@example.TEST', name: 'B' }).execute(),
+      UNIQUE_VIOLATION,
+    );
+  });
+
+  it('enforces every other unique rule', async () => {
+    const seeded = await seed(db, 'unique');
+    const other = await seed(db, 'unique-other');
+    const [owner, member] = seeded.userIds;
+    const { orgId, teamId, meetingId } = seeded;
+    // The same team slug is fine in another organization.
+    await db.insertInto('teams').values({ org_id: orgId, name: 'Ops', slug: 'ops' }).execute();
+    await db.insertInto('teams').values({ org_id: other.orgId, name: 'Ops', slug: 'ops' }).execute();
+    await db.insertInto('ai_providers').values(aiProvider('ANTHROPIC')).execute();
+    await db.insertInto('ai_prompts').values({ input_type: 'VTO_CONTENT', system_prompt: 'Write clearly' }).execute();
+    const message = await db
+      .selectFrom('cascading_messages')
+      .select('id')
+      .where('org_id', '=', orgId)
+      .executeTakeFirstOrThrow();
+    const review: NewPeopleReview = {
+      team_id: teamId,
+      user_id: member,
+      evaluator_id: owner,
+      quarter: '2026-Q4',
+      core_values_scores: '{}',
+      gwc: '{"getsIt":false,"wantsIt":false,"capacityToDoIt":false}',
+    };
+    const attempts: Array<[string, () => Promise<unknown>]> = [
+      [
+        'organization slug',
+        () =>
+          db
+            .insertInto('organizations')
+            .values({ name: 'X', slug: 'org-unique', timezone: 'UTC', default_locale: 'sk' })
+            .execute(),
+      ],
+      ['team slug', () => db.insertInto('teams').values({ org_id: orgId, name: 'Ops 2', slug: 'ops' }).execute()],
+      ['api key hash', () => db.insertInto('api_keys').values(apiKey(member, 'hash-unique')).execute()],
+      [
+        'organization membership',
+        () => db.insertInto('organization_members').values({ org_id: orgId, user_id: member, role: 'ADMIN' }).execute(),
+      ],
+      [
+        'team membership',
+        () => db.insertInto('team_members').values({ team_id: teamId, user_id: member, role: 'ADMIN' }).execute(),
+      ],
+      ['vision per team', () => db.insertInto('visions').values({ team_id: teamId }).execute()],
+      [
+        'rating per meeting and person',
+        () => db.insertInto('meeting_ratings').values({ meeting_id: meetingId, user_id: member, rating: 5 }).execute(),
+      ],
+      [
+        'value per metric and week',
+        () =>
+          db
+            .insertInto('metric_values')
+            .values({
+              metric_id: seeded.metricIds[0],
+              week: '2026-11-16',
+              value: '1',
+              on_track: false,
+              entered_by_id: owner,
+            })
+            .execute(),
+      ],
+      ['people review per member, evaluator and quarter', () => db.insertInto('people_reviews').values(review).execute()],
+      [
+        'acknowledgement per message and person',
+        () => db.insertInto('message_acknowledgements').values({ message_id: message.id, user_id: member }).execute(),
+      ],
+      ['AI provider per type', () => db.insertInto('ai_providers').values(aiProvider('ANTHROPIC')).execute()],
+      [
+        'AI prompt per input type',
+        () => db.insertInto('ai_prompts').values({ input_type: 'VTO_CONTENT', system_prompt: 'Again' }).execute(),
+      ],
+    ];
+    for (const [rule, attempt] of attempts) {
+      await expect(attempt(), rule).rejects.toMatchObject({ code: UNIQUE_VIOLATION });
+    }
+    // Reviews of another quarter, by another evaluator or of another person are separate.
+    await db
+      .insertInto('people_reviews')
+      .values([
+        { ...review, quarter: '2027-Q1' },
+        { ...review, evaluator_id: member },
+        { ...review, user_id: owner },
+      ])
+      .execute();
+  });
+
+  it('replaces a people review through an upsert on member, evaluator and quarter', async () => {
+    const seeded = await seed(db, 'upsert');
+    const [owner, member] = seeded.userIds;
+    await db
+      .insertInto('people_reviews')
+      .values({
+        team_id: seeded.teamId,
+        user_id: member,
+        evaluator_id: owner,
+        quarter: '2026-Q4',
+        core_values_scores: JSON.stringify({ Honesty: false }),
+        gwc: JSON.stringify({ getsIt: false, wantsIt: true, capacityToDoIt: true }),
+        notes: 'Replaced',
+      })
+      .onConflict((conflict) =>
+        conflict.columns(['team_id', 'user_id', 'evaluator_id', 'quarter']).doUpdateSet((eb) => ({
+          core_values_scores: eb.ref('excluded.core_values_scores'),
+          gwc: eb.ref('excluded.gwc'),
+          notes: eb.ref('excluded.notes'),
+          updated_at: sql<Date>`now()`,
+        })),
+      )
+      .execute();
+    const reviews = await db
+      .selectFrom('people_reviews')
+      .select(['core_values_scores', 'gwc', 'notes'])
+      .where('team_id', '=', seeded.teamId)
+      .execute();
+    expect(reviews).toEqual([
+      {
+        core_values_scores: { Honesty: false },
+        gwc: { getsIt: false, wantsIt: true, capacityToDoIt: true },
+        notes: 'Replaced',
+      },
+    ]);
+  });
+
+  it('lets two metrics swap positions in one transaction and refuses a duplicate position at commit', async () => {
+    const seeded = await seed(db, 'positions');
+    const [first, second] = seeded.metricIds;
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('metrics').set({ position: 2 }).where('id', '=', first).execute();
+      await trx.updateTable('metrics').set({ position: 1 }).where('id', '=', second).execute();
+    });
+    const order = await db
+      .selectFrom('metrics')
+      .select('id')
+      .where('team_id', '=', seeded.teamId)
+      .orderBy('position')
+      .execute();
+    expect(order.map((metric) => metric.id)).toEqual([second, first]);
+    await rejectsWithCode(
+      db.transaction().execute(async (trx) => {
+        await trx.updateTable('metrics').set({ position: 1 }).where('id', '=', first).execute();
+      }),
+      UNIQUE_VIOLATION,
+    );
+  });
+
+  it('refuses values outside the allowed sets and ranges, and accepts the limits', async () => {
+    const seeded = await seed(db, 'checks');
+    const [owner, member] = seeded.userIds;
+    const { orgId, teamId, meetingId, metricIds } = seeded;
+    // Casts smuggle values past the Database types, which would refuse them.
+    const value = (metricId: string, week: string) =>
+      db
+        .insertInto('metric_values')
+        .values({ metric_id: metricId, week, value: '1', on_track: true, entered_by_id: member })
+        .execute();
+    const organization = (slug: string, status: string, locale: string) =>
+      db
+        .insertInto('organizations')
+        .values({ name: 'S', slug, status: status as 'ACTIVE', timezone: 'UTC', default_locale: locale as 'en' })
+        .execute();
+    const team = (duration: number, warning: number) =>
+      db
+        .updateTable('teams')
+        .set({ meeting_duration_min: duration, meeting_warning_min: warning })
+        .where('id', '=', teamId)
+        .execute();
+    const rating = (score: number, absent: boolean) =>
+      db
+        .updateTable('meeting_ratings')
+        .set({ rating: score, absent })
+        .where('meeting_id', '=', meetingId)
+        .where('user_id', '=', member)
+        .execute();
+    const goals = db.updateTable('goals').where('team_id', '=', teamId);
+    const issues = db.updateTable('issues').where('team_id', '=', teamId);
+    const attempts: Array<[string, () => Promise<unknown>]> = [
+      ['locale', () => db.insertInto('users').values({ email: 'de@x.test', name: 'D', locale: 'de' as 'en' }).execute()],
+      [
+        'system role',
+        () => db.insertInto('users').values({ email: 'r@x.test', name: 'R', system_role: 'ADMIN' as 'USER' }).execute(),
+      ],
+      ['unknown key scope', () => db.insertInto('api_keys').values(apiKey(owner, 'h1', ['admin' as 'read'])).execute()],
+      ['no key scope', () => db.insertInto('api_keys').values(apiKey(owner, 'h2', [])).execute()],
+      ['lowercase organization status', () => organization('status', 'active', 'en')],
+      ['organization locale', () => organization('locale', 'ACTIVE', 'cs')],
+      [
+        'organization role',
+        () => db.updateTable('organization_members').set({ role: 'VIEWER' as 'MEMBER' }).where('org_id', '=', orgId).execute(),
+      ],
+      [
+        'team role',
+        () => db.updateTable('team_members').set({ role: 'IMPLEMENTER' as 'MEMBER' }).where('team_id', '=', teamId).execute(),
+      ],
+      ['meeting duration below 10', () => team(9, 5)],
+      ['meeting duration above 300', () => team(301, 80)],
+      ['warning at the end of the meeting', () => team(90, 90)],
+      ['warning before the start', () => team(90, 0)],
+      [
+        'meeting status',
+        () => db.updateTable('meetings').set({ status: 'CANCELLED' as 'COMPLETED' }).where('id', '=', meetingId).execute(),
+      ],
+      ['rating above 10', () => rating(11, false)],
+      ['rating below 0', () => rating(-1, false)],
+      ['absent with a rating', () => rating(9, true)],
+      [
+        'headline type',
+        () =>
+          db.updateTable('headlines').set({ type: 'PARTNER' as 'CUSTOMER' }).where('meeting_id', '=', meetingId).execute(),
+      ],
+      ['issue priority', () => issues.set({ priority: 'URGENT' as 'HIGH' }).execute()],
+      ['issue status', () => issues.set({ status: 'CLOSED' as 'SOLVED' }).execute()],
+      ['goal quarter', () => goals.set({ quarter: '2026-Q5' }).execute()],
+      ['goal quarter with more around it', () => goals.set({ quarter: '2026-Q4x' }).execute()],
+      ['goal level', () => goals.set({ level: 'TEAM' as 'COMPANY' }).execute()],
+      ['goal status', () => goals.set({ status: 'LATE' as 'DONE' }).execute()],
+      ['metric week on a Tuesday', () => value(metricIds[1], '2026-11-17')],
+      ['metric week on a Sunday', () => value(metricIds[1], '2026-11-22')],
+      [
+        'people review quarter',
+        () => db.updateTable('people_reviews').set({ quarter: '2026-4' }).where('team_id', '=', teamId).execute(),
+      ],
+      [
+        'document type',
+        () => db.updateTable('documents').set({ type: 'IMAGE' as 'FILE' }).where('team_id', '=', teamId).execute(),
+      ],
+      ['AI provider type', () => db.insertInto('ai_providers').values(aiProvider('GEMINI' as 'OPENAI')).execute()],
+      [
+        'AI input type',
+        () => db.insertInto('ai_prompts').values({ input_type: 'SEGUE' as 'HEADLINE', system_prompt: 'p' }).execute(),
+      ],
+    ];
+    for (const [rule, attempt] of attempts) {
+      await expect(attempt(), rule).rejects.toMatchObject({ code: CHECK_VIOLATION });
+    }
+    await team(10, 9);
+    await team(300, 1);
+    await rating(10, false);
+    await rating(0, true);
+    await value(metricIds[1], '2026-11-23');
+    await db.insertInto('api_keys').values(apiKey(owner, 'h3', ['read', 'write', 'platform'])).execute();
+    await organization('limits', 'SUSPENDED', 'sk');
+  });
+
+  it('removes every table when migrated down', async () => {
+    expectSuccess(await migrator.migrateDown(), 'Down');
+    expect(await listTables(db)).toEqual([]);
+    expect(await describeIndexes(db)).toEqual([]);
+  });
+
+  it('creates every table again when migrated up after down', async () => {
+    expectSuccess(await migrator.migrateToLatest(), 'Up');
+    expect(await listTables(db)).toEqual(tableNames);
+    expect(await describeColumns(db)).toEqual(schema);
+    expect(await describeForeignKeys(db)).toEqual([...foreignKeys].sort());
+    expect(await describeIndexes(db)).toEqual([...indexes].sort());
+    expect(await countRows(db, 'users')).toBe(0);
+  });
+});

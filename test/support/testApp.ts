@@ -1,0 +1,119 @@
+/**
+ * The real app over real HTTP on a real database, and a client that checks every response it
+ * receives against the contract: the status must be declared for the operation (or be an error
+ * in the reference's format for paths outside the contract), the body must match its schema,
+ * and X-Request-Id must be present. A response outside the contract fails the test.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { pino } from 'pino';
+import { expect } from 'vitest';
+import { createApp } from '../../src/app.js';
+import type { HandlerMap } from '../../src/handlers/types.js';
+import { checkResponse, contract, operations, type ContractOperation } from './contract.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  key?: string;
+  body?: unknown;
+  /** A raw body sent as is (with its own content type header). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+const templates = operations.map((op) => ({
+  op,
+  pattern: new RegExp(`^/v1${op.path.replace(/\{\w+\}/g, '[^/]+')}$`),
+  literal: op.path.split('/').filter((segment) => !segment.startsWith('{')).length,
+}));
+
+/** The contract operation a request goes to (literal segments win, as in the server). */
+export function operationFor(method: string, path: string): ContractOperation | undefined {
+  const pathname = new URL(path, 'http://x').pathname;
+  return templates
+    .filter((candidate) => candidate.op.method === method.toLowerCase() && candidate.pattern.test(pathname))
+    .sort((a, b) => b.literal - a.literal)[0]?.op;
+}
+
+const errorSchemaOperation: ContractOperation = {
+  ...operations.find((op) => op.operationId === 'getMe')!,
+};
+
+export function assertMatchesContract(method: string, path: string, response: ApiResponse): void {
+  expect(response.headers.get('x-request-id'), `${method} ${path}: X-Request-Id`).toBeTruthy();
+  const op = operationFor(method, path);
+  const contentType = response.headers.get('content-type');
+  if (op) {
+    const check = checkResponse(op, response.status, contentType, response.body);
+    expect(check.problems, `${method} ${path} → ${response.status} ${response.text.slice(0, 300)}`).toEqual([]);
+    return;
+  }
+  // Outside the contract's operations (unknown path, other method): an error in the reference's format.
+  expect(response.status, `${method} ${path}`).toBeGreaterThanOrEqual(400);
+  const check = checkResponse(errorSchemaOperation, 401, contentType, response.body);
+  expect(check.problems, `${method} ${path} error body`).toEqual([]);
+}
+
+export interface TestApp {
+  url: string;
+  database: TestDatabase;
+  db: TestDatabase['db'];
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  close(): Promise<void>;
+}
+
+export async function send(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  let body: string | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = JSON.stringify(options.body);
+  }
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+  const text = await response.text();
+  const isJson = response.headers.get('content-type')?.includes('json');
+  return { status: response.status, headers: response.headers, text, body: isJson && text ? JSON.parse(text) : text || undefined };
+}
+
+export async function startTestApp(
+  options: { rateLimitPerMinute?: number; redisUrl?: string; handlers?: Partial<HandlerMap>; database?: TestDatabase } = {},
+): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase());
+  const logger = pino({ level: 'silent' });
+  const { app, close } = await createApp({
+    db: database.db,
+    config: { rateLimitPerMinute: options.rateLimitPerMinute ?? 10_000, redisUrl: options.redisUrl },
+    logger,
+    handlers: options.handlers,
+  });
+  const server: Server = await new Promise((listening) => {
+    const started = app.listen(0, '127.0.0.1', () => listening(started));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    database,
+    db: database.db,
+    request: async (method, path, requestOptions) => {
+      const response = await send(url, method, path, requestOptions);
+      assertMatchesContract(method, path, response);
+      return response;
+    },
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((closed) => server.close(closed));
+      await close();
+      if (!options.database) await database.close();
+    },
+  };
+}
+
+export { contract };

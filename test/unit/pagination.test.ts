@@ -1,0 +1,299 @@
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, sql } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FormatError } from '../../src/errors.js';
+import { decodeCursor, encodeCursor, pageLimit, paginate, type SortKey } from '../../src/db/pagination.js';
+
+interface ItemsTable {
+  id: number;
+  name: string;
+  grp: number;
+  created_at: Date;
+  day: string;
+  flag: boolean;
+}
+
+interface TestDatabase {
+  items: ItemsTable;
+}
+
+type Item = ItemsTable;
+
+const ROW_COUNT = 250;
+const BASE = Date.parse('2026-11-16T09:00:00.000Z');
+const DATE_OID = 1082;
+
+// Spread so that every sort key has plenty of ties and none follows insertion order.
+const items: Item[] = Array.from({ length: ROW_COUNT }, (_, i) => ({
+  id: i + 1,
+  name: `n${String((i * 37) % ROW_COUNT).padStart(3, '0')}`,
+  grp: (i * 7) % 5,
+  created_at: new Date(BASE + ((i * 7919) % 50) * 60_000 + (i % 3) * 1),
+  day: new Date(Date.UTC(2026, 10, 16 + ((i * 11) % 20))).toISOString().slice(0, 10),
+  flag: i % 3 === 0,
+}));
+
+const key = {
+  id: (direction: 'asc' | 'desc' = 'asc'): SortKey<Item> => ({
+    column: 'items.id',
+    direction,
+    type: 'number',
+    value: (row) => row.id,
+  }),
+  name: (direction: 'asc' | 'desc' = 'asc'): SortKey<Item> => ({
+    column: 'items.name',
+    direction,
+    type: 'string',
+    value: (row) => row.name,
+  }),
+  grp: (direction: 'asc' | 'desc' = 'asc'): SortKey<Item> => ({
+    column: 'items.grp',
+    direction,
+    type: 'number',
+    value: (row) => row.grp,
+  }),
+  createdAt: (direction: 'asc' | 'desc' = 'asc'): SortKey<Item> => ({
+    column: 'items.created_at',
+    direction,
+    type: 'instant',
+    value: (row) => row.created_at,
+  }),
+  day: (direction: 'asc' | 'desc' = 'asc'): SortKey<Item> => ({
+    column: 'items.day',
+    direction,
+    type: 'day',
+    value: (row) => row.day,
+  }),
+};
+
+/** The order the database should produce, computed independently in JS. */
+function sorted(rows: Item[], order: SortKey<Item>[]): number[] {
+  const comparable = (value: string | number | Date) => (value instanceof Date ? value.getTime() : value);
+  return [...rows]
+    .sort((a, b) => {
+      for (const k of order) {
+        const x = comparable(k.value(a));
+        const y = comparable(k.value(b));
+        if (x !== y) return (x < y ? -1 : 1) * (k.direction === 'asc' ? 1 : -1);
+      }
+      return 0;
+    })
+    .map((row) => row.id);
+}
+
+const invalidCursorIssues = [
+  {
+    origin: 'query',
+    code: 'invalid_format',
+    path: ['cursor'],
+    message: 'The cursor is not valid.',
+    format: 'cursor',
+  },
+];
+
+let pglite: PGlite;
+let db: Kysely<TestDatabase>;
+const executed: string[] = [];
+
+beforeAll(async () => {
+  // Days come back as 'YYYY-MM-DD' strings, as the application's own type parser arranges.
+  pglite = new PGlite({ parsers: { [DATE_OID]: (value: string) => value } });
+  db = new Kysely<TestDatabase>({
+    dialect: new PGliteDialect(pglite),
+    log: (event) => {
+      if (event.level === 'query') executed.push(event.query.sql);
+    },
+  });
+  await sql`
+    create table items (
+      id int primary key,
+      name text not null unique,
+      grp int not null,
+      created_at timestamptz(3) not null,
+      day date not null,
+      flag boolean not null
+    )
+  `.execute(db);
+  await db.insertInto('items').values(items).execute();
+});
+
+afterAll(async () => {
+  await db.destroy();
+});
+
+/** Follows nextCursor to the end; the page sizes show where each page stopped. */
+async function walk(order: SortKey<Item>[], limit: number, onlyFlagged = false) {
+  const ids: number[] = [];
+  const pageSizes: number[] = [];
+  let cursor: string | undefined;
+  for (let guard = 0; guard < 1000; guard++) {
+    let query = db.selectFrom('items').selectAll('items');
+    if (onlyFlagged) query = query.where('items.flag', '=', true);
+    const page = await paginate(query, { order, limit, cursor });
+    ids.push(...page.rows.map((row) => row.id));
+    pageSizes.push(page.rows.length);
+    if (page.nextCursor === null) return { ids, pageSizes };
+    cursor = page.nextCursor;
+  }
+  throw new Error('The walk did not end');
+}
+
+describe('keyset pagination', () => {
+  it('walks 250 rows seven at a time, returning each row once in order', async () => {
+    const order = [key.createdAt(), key.id()];
+    const { ids, pageSizes } = await walk(order, 7);
+    expect(ids).toEqual(sorted(items, order));
+    expect(new Set(ids).size).toBe(ROW_COUNT);
+    expect(pageSizes).toEqual([...Array<number>(35).fill(7), 5]);
+  });
+
+  it('breaks ties in the first key with the second', async () => {
+    const order = [key.grp(), key.name()];
+    const { ids } = await walk(order, 7);
+    expect(ids).toEqual(sorted(items, order));
+    // The ties really are there: 50 rows per group.
+    expect(new Set(items.map((row) => row.grp)).size).toBe(5);
+  });
+
+  it('walks in descending order', async () => {
+    const order = [key.createdAt('desc'), key.id('desc')];
+    const { ids } = await walk(order, 7);
+    expect(ids).toEqual(sorted(items, order));
+  });
+
+  it('walks with mixed directions', async () => {
+    const order = [key.day('asc'), key.createdAt('desc'), key.id('asc')];
+    const { ids } = await walk(order, 7);
+    expect(ids).toEqual(sorted(items, order));
+
+    const reversed = [key.grp('desc'), key.name('asc')];
+    expect((await walk(reversed, 7)).ids).toEqual(sorted(items, reversed));
+  });
+
+  it('combines a filter with the cursor', async () => {
+    const order = [key.day('desc'), key.name('desc')];
+    const { ids } = await walk(order, 7, true);
+    const flagged = items.filter((row) => row.flag);
+    expect(ids).toEqual(sorted(flagged, order));
+    expect(ids).toHaveLength(84);
+  });
+
+  it('compares row values when all keys share a direction and expands the comparison otherwise', async () => {
+    const first = await paginate(db.selectFrom('items').selectAll('items'), {
+      order: [key.createdAt(), key.id()],
+      limit: 3,
+    });
+    executed.length = 0;
+    await paginate(db.selectFrom('items').selectAll('items'), {
+      order: [key.createdAt(), key.id()],
+      limit: 3,
+      cursor: first.nextCursor ?? undefined,
+    });
+    expect(executed[0]).toContain('("items"."created_at", "items"."id") > ($1, $2)');
+    expect(executed[0]).toContain('order by "items"."created_at" asc, "items"."id" asc limit $3');
+    expect(executed[0]).not.toMatch(/offset/i);
+
+    executed.length = 0;
+    await paginate(db.selectFrom('items').selectAll('items'), {
+      order: [key.createdAt('desc'), key.id('desc')],
+      limit: 3,
+      cursor: first.nextCursor ?? undefined,
+    });
+    expect(executed[0]).toContain('("items"."created_at", "items"."id") < ($1, $2)');
+
+    executed.length = 0;
+    await paginate(db.selectFrom('items').selectAll('items'), {
+      order: [key.createdAt('desc'), key.id('asc')],
+      limit: 3,
+      cursor: first.nextCursor ?? undefined,
+    });
+    expect(executed[0]).toContain(
+      '(("items"."created_at" < $1) or ("items"."created_at" = $2 and "items"."id" > $3))',
+    );
+  });
+
+  it('returns exactly limit rows and a null nextCursor when the last page is full', async () => {
+    const query = () => db.selectFrom('items').selectAll('items').where('items.flag', '=', true);
+    const order = [key.id()];
+
+    const whole = await paginate(query(), { order, limit: 84 });
+    expect(whole.rows).toHaveLength(84);
+    expect(whole.nextCursor).toBeNull();
+
+    const almost = await paginate(query(), { order, limit: 83 });
+    expect(almost.rows).toHaveLength(83);
+    expect(almost.nextCursor).not.toBeNull();
+    const rest = await paginate(query(), { order, limit: 83, cursor: almost.nextCursor ?? undefined });
+    expect(rest.rows.map((row) => row.id)).toEqual([250]);
+    expect(rest.nextCursor).toBeNull();
+
+    const roomy = await paginate(query(), { order, limit: 500 });
+    expect(roomy.rows).toHaveLength(84);
+    expect(roomy.nextCursor).toBeNull();
+  });
+
+  it('returns an empty last page when nothing matches', async () => {
+    const page = await paginate(db.selectFrom('items').selectAll('items').where('items.id', '<', 0), {
+      order: [key.id()],
+      limit: 7,
+    });
+    expect(page).toEqual({ rows: [], nextCursor: null });
+  });
+
+  it('rejects a cursor that is not valid with the cursor FormatError', async () => {
+    const order = [key.createdAt(), key.id()];
+    const b64 = (text: string) => Buffer.from(text).toString('base64url');
+    const bad = [
+      'garbage!',
+      '',
+      'a b',
+      b64('not json'),
+      b64('{"createdAt":"2026-11-16T09:00:00.000Z","id":1}'),
+      b64('null'),
+      encodeCursor([new Date(BASE)]),
+      encodeCursor([new Date(BASE), 1, 2]),
+      encodeCursor([1, 1]),
+      encodeCursor([new Date(BASE), '1']),
+      b64('["2026-11-16 09:00:00+00",1]'),
+      b64('["2026-02-30T09:00:00.000Z",1]'),
+      b64('["2026-11-16T09:00:00.000Z",null]'),
+    ];
+    for (const cursor of bad) {
+      const attempt = paginate(db.selectFrom('items').selectAll('items'), { order, limit: 7, cursor });
+      await expect(attempt, cursor).rejects.toBeInstanceOf(FormatError);
+      await expect(attempt, cursor).rejects.toMatchObject({ code: 'invalid', issues: invalidCursorIssues });
+    }
+  });
+});
+
+describe('cursors', () => {
+  it('round-trip every key type, bringing instants back as Dates', () => {
+    const values = [new Date('2026-11-16T09:00:00.123Z'), 'Kováčová "J"', 42.5, '2028-02-29'];
+    const cursor = encodeCursor(values);
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(decodeCursor(cursor, ['instant', 'string', 'number', 'day'])).toEqual(values);
+  });
+
+  it('refuses a day that does not exist and a number that is not finite', () => {
+    expect(() => decodeCursor(encodeCursor(['2026-02-30']), ['day'])).toThrow(FormatError);
+    expect(() => decodeCursor(Buffer.from('[1e999]').toString('base64url'), ['number'])).toThrow(FormatError);
+  });
+
+  it('carries the issue the API reports', () => {
+    try {
+      decodeCursor('%%%', ['string']);
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(FormatError);
+      expect((error as FormatError).issues).toEqual(invalidCursorIssues);
+    }
+  });
+});
+
+describe('pageLimit', () => {
+  it('defaults to 50 and keeps a given limit', () => {
+    expect(pageLimit(undefined)).toBe(50);
+    expect(pageLimit(7)).toBe(7);
+  });
+});

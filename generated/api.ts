@@ -2378,6 +2378,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Invalid parameters or body; nothing was changed (`invalid`). Format errors list every problem in `issues`; rule violations carry no `issues`. */
+        Invalid: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description More requests than allowed in this minute (`rateLimited`); retry after `Retry-After` seconds. */
         RateLimited: {
             headers: {
@@ -2433,16 +2443,6 @@ export interface components {
         };
         /** @description The request body is not sent as `application/json` (`unsupportedMediaType`). */
         UnsupportedMediaType: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description Invalid parameters or body; nothing was changed (`invalid`). Format errors list every problem in `issues`; rule violations carry no `issues`. */
-        Invalid: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
@@ -2521,6 +2521,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2548,6 +2549,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2582,6 +2584,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2826,6 +2829,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2946,6 +2950,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -2979,6 +2984,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3141,6 +3147,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3308,6 +3315,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3341,6 +3349,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3503,6 +3512,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3536,6 +3546,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3700,6 +3711,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3733,6 +3745,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3850,6 +3863,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -3926,6 +3940,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -4001,6 +4016,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -4252,6 +4268,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -4623,6 +4640,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -4690,6 +4708,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -4725,6 +4744,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -4801,6 +4821,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -4876,6 +4897,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -5120,6 +5142,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -5295,6 +5318,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -5327,6 +5351,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -5354,6 +5379,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -5566,6 +5592,7 @@ export interface operations {
                     };
                 };
             };
+            422: components["responses"]["Invalid"];
             500: components["responses"]["Internal"];
         };
     };
@@ -5588,6 +5615,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            422: components["responses"]["Invalid"];
             500: components["responses"]["Internal"];
         };
     };

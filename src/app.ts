@@ -1,6 +1,7 @@
 /**
- * The Express application: request id → body limit → authentication → rate limit → routing and
- * validation by the contract → typed handler → response, with one error handler for every error.
+ * The Express application: request id → authentication → rate limit → routing by the contract →
+ * media type and body (64 KB) → scope → validation → typed handler → response, with one error
+ * handler for every error. The body is read only for a routed, authenticated request.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -58,7 +59,6 @@ export async function createApp(options: {
   });
 
   const v1 = express.Router();
-  v1.use(express.json({ limit: '64kb' }));
   v1.use(operationRoutes(routes, publicOperations, 'public'));
   v1.use(authenticate(db, logger));
   v1.use(rateLimiter.middleware);

@@ -1,15 +1,26 @@
 /**
- * Authentication of every /v1 request but the two public documents: the bearer key is looked up
- * by its hash together with its owner, on every request, so a revocation or a change of roles
- * takes effect at once. `lastUsedAt` is written at most about once a minute per key.
+ * Authentication of every /v1 request but the two public documents. One query finds the key by its
+ * hash together with its owner and the owner's current organization memberships — read on every
+ * request, so a revocation or a change of roles takes effect at once, and the one round trip keeps
+ * every request cheap. `lastUsedAt` is written at most about once a minute per key.
  */
 import type { NextFunction, Request, Response } from 'express';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Database } from '../db/database.js';
+import type { Database, Locale, OrganizationRole, OrganizationStatus } from '../db/database.js';
 import { Unauthenticated } from '../errors.js';
 import { hashKey, keyPattern, keyStatus } from './apiKeys.js';
 import type { Scope, SystemRole } from './scopes.js';
+
+/** An organization the caller belongs to, with the caller's role in it, as read on this request. */
+export interface Membership {
+  id: string;
+  name: string;
+  status: OrganizationStatus;
+  role: OrganizationRole;
+  timezone: string;
+  defaultLocale: Locale;
+}
 
 export interface Caller {
   keyId: string;
@@ -17,10 +28,48 @@ export interface Caller {
   keyExpiresAt: Date;
   scopes: Scope[];
   userId: string;
+  email: string;
+  name: string;
+  timezone: string | null;
   systemRole: SystemRole;
+  /** The caller's organizations, by name. */
+  organizations: Membership[];
 }
 
 const touchEveryMs = 60_000;
+
+function findKey(db: Kysely<Database>, keyHash: string) {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('users', 'users.id', 'api_keys.user_id')
+    .select((eb) => [
+      'api_keys.id',
+      'api_keys.name',
+      'api_keys.scopes',
+      'api_keys.expires_at',
+      'api_keys.revoked_at',
+      'api_keys.last_used_at',
+      'users.id as user_id',
+      'users.email',
+      'users.name as user_name',
+      'users.timezone',
+      'users.system_role',
+      eb
+        .selectFrom('organization_members')
+        .innerJoin('organizations', 'organizations.id', 'organization_members.org_id')
+        .whereRef('organization_members.user_id', '=', 'users.id')
+        .select(
+          sql<Membership[]>`coalesce(json_agg(json_build_object(
+            'id', organizations.id, 'name', organizations.name, 'status', organizations.status,
+            'role', organization_members.role, 'timezone', organizations.timezone,
+            'defaultLocale', organizations.default_locale
+          ) order by organizations.name, organizations.id), '[]'::json)`.as('organizations'),
+        )
+        .as('organizations'),
+    ])
+    .where('api_keys.key_hash', '=', keyHash)
+    .executeTakeFirst();
+}
 
 export function authenticate(db: Kysely<Database>, logger: Logger) {
   return async (req: Request, _res: Response, next: NextFunction) => {
@@ -28,21 +77,7 @@ export function authenticate(db: Kysely<Database>, logger: Logger) {
     const key = match?.[1];
     if (!key || !keyPattern.test(key)) return next(new Unauthenticated());
 
-    const row = await db
-      .selectFrom('api_keys')
-      .innerJoin('users', 'users.id', 'api_keys.user_id')
-      .select([
-        'api_keys.id',
-        'api_keys.name',
-        'api_keys.scopes',
-        'api_keys.expires_at',
-        'api_keys.revoked_at',
-        'api_keys.last_used_at',
-        'users.id as user_id',
-        'users.system_role',
-      ])
-      .where('api_keys.key_hash', '=', hashKey(key))
-      .executeTakeFirst();
+    const row = await findKey(db, hashKey(key));
     const now = new Date();
     if (!row || keyStatus(row, now) !== 'active') return next(new Unauthenticated());
 
@@ -61,7 +96,11 @@ export function authenticate(db: Kysely<Database>, logger: Logger) {
       keyExpiresAt: row.expires_at,
       scopes: row.scopes as Scope[],
       userId: row.user_id,
+      email: row.email,
+      name: row.user_name,
+      timezone: row.timezone,
       systemRole: row.system_role as SystemRole,
+      organizations: row.organizations ?? [],
     };
     next();
   };

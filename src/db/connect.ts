@@ -6,7 +6,8 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect } from 'kysely';
+import { createHash } from 'node:crypto';
+import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import lockfile from 'proper-lockfile';
@@ -31,6 +32,37 @@ export class DataDirectoryLocked extends Error {
   }
 }
 
+const preparable = /^\s*(select|insert|update|delete|with)\b/i;
+const statementNames = new Map<string, string>();
+
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `teamos_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+/**
+ * Runs Kysely's queries as named prepared statements, so PostgreSQL parses and plans each query
+ * shape once per connection instead of on every request (planning cost more than executing our
+ * indexed lookups). Query shapes are fixed by the code, so the set of statements stays small.
+ */
+function preparingPool(pool: pg.Pool): PostgresPool {
+  return {
+    connect: async () => {
+      const client = await pool.connect();
+      const query = (textOrCursor: unknown, parameters?: readonly unknown[]): unknown =>
+        typeof textOrCursor === 'string' && preparable.test(textOrCursor)
+          ? client.query({ name: statementName(textOrCursor), text: textOrCursor, values: parameters as unknown[] })
+          : client.query(textOrCursor as never, parameters as never);
+      return { query: query as PostgresPoolClient['query'], release: () => client.release() };
+    },
+    end: () => pool.end(),
+  };
+}
+
 export async function openPostgres(databaseUrl: string): Promise<OpenDatabase> {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
@@ -39,7 +71,10 @@ export async function openPostgres(databaseUrl: string): Promise<OpenDatabase> {
         oid === DATE_OID ? keepText : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // An idle client whose connection the server ended is dropped by the pool; without a listener the
+  // error event would end the process.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
   return { db, kind: 'postgres', close: () => db.destroy() };
 }
 

@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import type { OperationId } from '../api/operations.js';
 import { scopeAllows, type Scope } from '../auth/scopes.js';
 import type { Database } from '../db/database.js';
-import { InsufficientScope, MethodNotAllowed, UnsupportedMediaType } from '../errors.js';
+import { FormatError, InsufficientScope, MethodNotAllowed, PayloadTooLarge, UnsupportedMediaType } from '../errors.js';
 import type { HandlerMap, PublicOperationId } from '../handlers/types.js';
 import { prepareBody } from './requestBody.js';
 import { validationError } from './validation.js';
@@ -69,6 +69,32 @@ function successMediaType(operation: Operation): string | undefined {
   return undefined;
 }
 
+const invalidJson = () =>
+  new FormatError([{ origin: 'body', code: 'invalid_json', path: [], message: 'The request body is not valid JSON.' }], 'The request body is not valid JSON.');
+
+const parseJson = express.json({ limit: '64kb' });
+
+/**
+ * Reads a JSON body of at most 64 KB once the request has been authenticated and routed. A body
+ * too large is refused at once (413); a body that is not valid JSON is remembered and reported as
+ * a format error after the scope check, in the documented order of checks.
+ */
+function readBody(req: Request, res: Response, next: NextFunction) {
+  parseJson(req, res, (error?: unknown) => {
+    if (!error) return next();
+    const { type, status } = error as { type?: string; status?: number };
+    if (type === 'entity.too.large') return next(new PayloadTooLarge());
+    if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
+      return next(new UnsupportedMediaType('The request body must be JSON in UTF-8, without an unknown content encoding.'));
+    }
+    if (type === 'entity.parse.failed' || (status !== undefined && status >= 400 && status < 500)) {
+      res.locals.invalidJson = true;
+      return next();
+    }
+    next(error);
+  });
+}
+
 export interface RouterOptions {
   contract: Contract;
   handlers: HandlerMap;
@@ -76,7 +102,10 @@ export interface RouterOptions {
   logger: Logger;
 }
 
-/** One request handler per operation; `publicOnly` picks the operations that need no key. */
+/**
+ * The routes of one group of operations: `public` ones need no key and are mounted before
+ * authentication; `authenticated` ones after it, followed by the 405 answers of every path.
+ */
 export function operationRoutes(options: RouterOptions, publicOperations: readonly PublicOperationId[], which: 'public' | 'authenticated') {
   const { contract, handlers, db, logger } = options;
   const router = express.Router();
@@ -93,12 +122,19 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
     ]?.schema;
     const mediaType = successMediaType(operation);
 
+    const route = `/v1${operation.path}`;
+    const checkMediaType = (req: Request, res: Response, next: NextFunction) => {
+      res.locals.route = route;
+      if (bodySchema && hasBody(req) && !req.is('application/json')) return next(new UnsupportedMediaType());
+      next();
+    };
     router[operation.method as 'get' | 'post' | 'put' | 'patch' | 'delete'](
       expressPath(operation.path),
+      checkMediaType,
+      ...(bodySchema ? [readBody] : []),
       async (req: Request, res: Response, next: NextFunction) => {
-        res.locals.route = `/v1${operation.path}`;
-        if (bodySchema && hasBody(req) && !req.is('application/json')) return next(new UnsupportedMediaType());
         if (scope && !scopeAllows(req.caller!.scopes, scope, req.caller!.systemRole)) return next(new InsufficientScope());
+        if (res.locals.invalidJson) return next(invalidJson());
 
         const body = bodySchema ? prepareBody(bodySchema as never, req.body) : undefined;
         const result = contract.api.validator.validateRequest(
@@ -118,8 +154,9 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
   }
 
   if (which === 'authenticated') {
+    // Every path of the contract, the public ones included, answers 405 to a method it does not have.
     const methodsByPath = new Map<string, string[]>();
-    for (const operation of selected) {
+    for (const operation of contract.operations) {
       methodsByPath.set(operation.path, [...(methodsByPath.get(operation.path) ?? []), operation.method.toUpperCase()]);
     }
     for (const [path, methods] of [...methodsByPath].sort(([a], [b]) => specificity(a).localeCompare(specificity(b)))) {

@@ -151,7 +151,18 @@ export function validationError(errors: ErrorObject[]): FormatError | RuleViolat
     const field = location(first.instancePath).path.join('.') || 'The body';
     return new RuleViolation(`${field}: ${describeBound(first).message}`);
   }
+  // An enum that tells oneOf branches apart (the vision `field`) allows the values of every branch.
+  const allowed = new Map<string, unknown[]>();
+  for (const error of errors.filter((candidate) => candidate.keyword === 'enum')) {
+    const values = allowed.get(error.instancePath) ?? [];
+    for (const value of error.params.allowedValues as unknown[]) if (!values.includes(value)) values.push(value);
+    allowed.set(error.instancePath, values);
+  }
   const issues: ValidationIssue[] = [];
-  for (const issue of relevant.map(toIssue)) if (!issues.some((seen) => sameIssue(seen, issue))) issues.push(issue);
+  for (const error of relevant) {
+    const issue = toIssue(error);
+    if (error.keyword === 'enum') issue.values = allowed.get(error.instancePath);
+    if (!issues.some((seen) => sameIssue(seen, issue))) issues.push(issue);
+  }
   return new FormatError(issues);
 }

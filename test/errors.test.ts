@@ -1,0 +1,489 @@
+/**
+ * The request pipeline's errors, as the reference's "Errors" section and the contract's "Order of
+ * checks", "Errors" and "Requests" describe them: each error class with its exact body, the
+ * X-Request-Id header on every response, and which check answers first.
+ *
+ * Most operations are still stubs answering 501, so valid requests go only to implemented
+ * operations; stubs receive only requests refused before their handler runs.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseLabel } from './support/database.js';
+import { createCaller } from './support/factories.js';
+import { operations } from './support/contract.js';
+import { assertMatchesContract, send, startTestApp, type ApiResponse, type RequestOptions, type TestApp } from './support/testApp.js';
+
+let app: TestApp;
+let writeKey: string;
+let readKey: string;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  writeKey = (await createCaller(app.db, { scopes: ['write'] })).key;
+  readKey = (await createCaller(app.db, { scopes: ['read'] })).key;
+});
+afterAll(() => app.close());
+
+/** Ids in paths: validation answers before any handler looks them up, so they need not exist. */
+const teamId = '00000000-0000-4000-8000-00000000a001';
+const taskId = '00000000-0000-4000-8000-00000000a002';
+const meetingId = '00000000-0000-4000-8000-00000000a003';
+const userId = '00000000-0000-4000-8000-00000000a004';
+const orgId = '00000000-0000-4000-8000-00000000a005';
+
+const tasksPath = `/v1/teams/${teamId}/tasks`;
+const taskPath = `/v1/tasks/${taskId}`;
+const meetingsPath = `/v1/teams/${teamId}/meetings`;
+const ratingPath = `/v1/meetings/${meetingId}/ratings/${userId}`;
+const visionPath = `/v1/teams/${teamId}/vision`;
+const orgMembersPath = `/v1/orgs/${orgId}/members`;
+
+const validTask = { title: 'Send the quarterly report', ownerId: userId, dueDate: '2026-03-31' };
+
+/** A send that also checks the response against the contract, for raw requests `app.request` cannot make. */
+async function sendChecked(method: string, path: string, options: RequestOptions): Promise<ApiResponse> {
+  const response = await send(app.url, method, path, options);
+  assertMatchesContract(method, path, response);
+  return response;
+}
+
+const issue = (fields: Record<string, unknown>) => ({ message: expect.any(String), ...fields });
+
+/** A format error: 422 `invalid` listing exactly these issues (messages are English text and may change). */
+function expectFormatError(response: ApiResponse, issues: Record<string, unknown>[]) {
+  expect(response.status).toBe(422);
+  expect(response.body).toEqual({ error: { code: 'invalid', message: expect.any(String), issues: issues.map(issue) } });
+}
+
+/** A format error listing at least these issues, in any order. */
+function expectFormatErrorWith(response: ApiResponse, issues: Record<string, unknown>[]) {
+  expect(response.status).toBe(422);
+  expect(response.body).toEqual({
+    error: { code: 'invalid', message: expect.any(String), issues: expect.arrayContaining(issues.map(issue)) },
+  });
+}
+
+/** A rule violation: 422 `invalid` with a message and without `issues`. */
+function expectRuleViolation(response: ApiResponse) {
+  expect(response.status).toBe(422);
+  expect(response.body).toEqual({ error: { code: 'invalid', message: expect.any(String) } });
+  expect(response.body.error.message.length).toBeGreaterThan(0);
+}
+
+function expectError(response: ApiResponse, status: number, code: string) {
+  expect(response.status).toBe(status);
+  expect(response.body).toEqual({ error: { code, message: expect.any(String) } });
+}
+
+describe(`format errors: 422 invalid with issues (${databaseLabel})`, () => {
+  it('a missing required field is an invalid_type issue at its path in the body', async () => {
+    const { title: _title, ...withoutTitle } = validTask;
+    const response = await app.request('POST', tasksPath, { key: writeKey, body: withoutTitle });
+    expectFormatError(response, [{ origin: 'body', code: 'invalid_type', path: ['title'] }]);
+  });
+
+  it('a value of the wrong JSON type is an invalid_type issue', async () => {
+    const response = await app.request('POST', tasksPath, { key: writeKey, body: { ...validTask, title: 42 } });
+    expectFormatError(response, [{ origin: 'body', code: 'invalid_type', path: ['title'] }]);
+  });
+
+  it('an unknown enum value is an invalid_value issue that lists the allowed values', async () => {
+    const response = await app.request('POST', orgMembersPath, { key: writeKey, body: { email: 'eva@example.com', role: 'KING' } });
+    expectFormatError(response, [
+      { origin: 'body', code: 'invalid_value', path: ['role'], values: ['OWNER', 'ADMIN', 'MEMBER', 'IMPLEMENTER'] },
+    ]);
+  });
+
+  it('a day that does not exist (2026-02-30) is an invalid_format issue with format day', async () => {
+    const response = await app.request('POST', tasksPath, { key: writeKey, body: { ...validTask, dueDate: '2026-02-30' } });
+    expectFormatError(response, [{ origin: 'body', code: 'invalid_format', path: ['dueDate'], format: 'day' }]);
+  });
+
+  it('an instant where a day is expected is an invalid_format issue with format day', async () => {
+    const response = await app.request('POST', tasksPath, {
+      key: writeKey,
+      body: { ...validTask, dueDate: '2026-03-31T00:00:00Z' },
+    });
+    expectFormatError(response, [{ origin: 'body', code: 'invalid_format', path: ['dueDate'], format: 'day' }]);
+  });
+
+  it('a malformed quarter is an invalid_format issue with format quarter', async () => {
+    const response = await app.request('GET', `/v1/teams/${teamId}/goals?quarter=2026-Q5`, { key: writeKey });
+    expectFormatError(response, [{ origin: 'query', code: 'invalid_format', path: ['quarter'], format: 'quarter' }]);
+  });
+
+  it('an empty PATCH body {} is a too_small issue for the body as a whole (minProperties)', async () => {
+    const response = await app.request('PATCH', taskPath, { key: writeKey, body: {} });
+    expectFormatError(response, [{ origin: 'body', code: 'too_small', path: [], minimum: 1, inclusive: true }]);
+  });
+
+  it('a PATCH body with only unknown fields counts as empty', async () => {
+    const response = await app.request('PATCH', taskPath, { key: writeKey, body: { colour: 'red', priority: 'HIGH' } });
+    expectFormatError(response, [{ origin: 'body', code: 'too_small', path: [], minimum: 1, inclusive: true }]);
+  });
+
+  it('several problems at once are all listed', async () => {
+    const response = await app.request('POST', tasksPath, { key: writeKey, body: { title: 7, dueDate: 'tomorrow' } });
+    expect(response.body.error.issues).toHaveLength(3);
+    expectFormatErrorWith(response, [
+      { origin: 'body', code: 'invalid_type', path: ['title'] },
+      { origin: 'body', code: 'invalid_type', path: ['ownerId'] },
+      { origin: 'body', code: 'invalid_format', path: ['dueDate'], format: 'day' },
+    ]);
+  });
+
+  it('limit=0 is a too_small issue of the query with minimum 1, inclusive', async () => {
+    const response = await app.request('GET', `${tasksPath}?limit=0`, { key: writeKey });
+    expectFormatError(response, [{ origin: 'query', code: 'too_small', path: ['limit'], minimum: 1, inclusive: true }]);
+  });
+
+  it('limit=201 is a too_big issue of the query with maximum 200, inclusive', async () => {
+    const response = await app.request('GET', `${tasksPath}?limit=201`, { key: writeKey });
+    expectFormatError(response, [{ origin: 'query', code: 'too_big', path: ['limit'], maximum: 200, inclusive: true }]);
+  });
+
+  it('limit=abc is an invalid_type issue of the query', async () => {
+    const response = await app.request('GET', `${tasksPath}?limit=abc`, { key: writeKey });
+    expectFormatError(response, [{ origin: 'query', code: 'invalid_type', path: ['limit'] }]);
+  });
+
+  it('completed=maybe is an invalid_type issue of the query', async () => {
+    const response = await app.request('GET', `${tasksPath}?completed=maybe`, { key: writeKey });
+    expectFormatError(response, [{ origin: 'query', code: 'invalid_type', path: ['completed'] }]);
+  });
+
+  it('a query parameter the operation does not declare is refused, so a misspelt filter never returns an unfiltered list', async () => {
+    const response = await app.request('GET', `${tasksPath}?complete=true`, { key: writeKey });
+    expectFormatError(response, [{ origin: 'query', code: 'unrecognized_keys', path: [], keys: ['complete'] }]);
+  });
+
+  it('an unknown field in a strict body is an unrecognized_keys issue naming it', async () => {
+    const response = await app.request('POST', orgMembersPath, {
+      key: writeKey,
+      body: { email: 'eva@example.com', role: 'MEMBER', colour: 'red' },
+    });
+    expectFormatError(response, [{ origin: 'body', code: 'unrecognized_keys', path: [], keys: ['colour'] }]);
+  });
+
+  it('a strict oneOf body matching none of its shapes is an invalid_union issue', async () => {
+    const response = await app.request('POST', meetingsPath, { key: writeKey, body: { date: '2026-03-02', durationMin: 60 } });
+    expectFormatErrorWith(response, [
+      { origin: 'body', code: 'invalid_union', path: [] },
+      { origin: 'body', code: 'unrecognized_keys', path: [], keys: ['durationMin'] },
+    ]);
+  });
+
+  it('a rating body of the wrong type matches no shape of PUT /meetings/{id}/ratings/{userId}', async () => {
+    const response = await app.request('PUT', ratingPath, { key: writeKey, body: { rating: 'high' } });
+    expectFormatErrorWith(response, [
+      { origin: 'body', code: 'invalid_union', path: [] },
+      { origin: 'body', code: 'invalid_type', path: ['rating'] },
+    ]);
+  });
+
+  it('an unknown value of the vision `field`, which picks the shape, is an invalid_value issue listing every allowed field', async () => {
+    const response = await app.request('PATCH', visionPath, { key: writeKey, body: { field: 'mission', value: ['Move goods'] } });
+    expect(response.status).toBe(422);
+    const fieldIssue = response.body.error.issues.find((found: { path: string[] }) => found.path.join('.') === 'field');
+    expect(fieldIssue).toMatchObject({ origin: 'body', code: 'invalid_value' });
+    expect([...fieldIssue.values].sort()).toEqual(
+      ['coreValues', 'quarterlyRocks', 'issuesList', 'coreFocus', 'marketingStrategy', 'tenYearTarget', 'threeYearPicture', 'oneYearPlan'].sort(),
+    );
+  });
+
+  it('a body that is not valid JSON is an invalid_json issue', async () => {
+    const response = await app.request('POST', tasksPath, {
+      key: writeKey,
+      rawBody: '{"title": "Send the report",',
+      headers: { 'content-type': 'application/json' },
+    });
+    expectFormatError(response, [{ origin: 'body', code: 'invalid_json', path: [] }]);
+  });
+
+  it('a missing body on an operation that needs one is an invalid_type issue for the body as a whole', async () => {
+    const response = await app.request('POST', tasksPath, { key: writeKey });
+    expectFormatError(response, [{ origin: 'body', code: 'invalid_type', path: [] }]);
+  });
+});
+
+describe(`rule violations: 422 invalid without issues (${databaseLabel})`, () => {
+  it('a task title over 500 characters', async () => {
+    const response = await app.request('POST', tasksPath, { key: writeKey, body: { ...validTask, title: 'x'.repeat(501) } });
+    expectRuleViolation(response);
+  });
+
+  it('a title of only spaces, empty after trimming', async () => {
+    const response = await app.request('POST', tasksPath, { key: writeKey, body: { ...validTask, title: '    ' } });
+    expectRuleViolation(response);
+  });
+
+  it('a PATCH title of only spaces, empty after trimming', async () => {
+    const response = await app.request('PATCH', taskPath, { key: writeKey, body: { title: ' \t ' } });
+    expectRuleViolation(response);
+  });
+
+  it('a rating of 11', async () => {
+    const response = await app.request('PUT', ratingPath, { key: writeKey, body: { rating: 11 } });
+    expectRuleViolation(response);
+  });
+
+  it('a rating of 7.5, not an integer', async () => {
+    const response = await app.request('PUT', ratingPath, { key: writeKey, body: { rating: 7.5 } });
+    expectRuleViolation(response);
+  });
+
+  it('durationMin 700 when recording a past meeting (1-600)', async () => {
+    const response = await app.request('POST', meetingsPath, {
+      key: writeKey,
+      body: { startedAt: '2026-01-05T09:00:00Z', durationMin: 700 },
+    });
+    expectRuleViolation(response);
+  });
+
+  it('a vision list item over 1000 characters', async () => {
+    const response = await app.request('PATCH', visionPath, {
+      key: writeKey,
+      body: { field: 'coreValues', value: ['Customers first', 'y'.repeat(1001)] },
+    });
+    expectRuleViolation(response);
+  });
+});
+
+describe(`text is trimmed before its limits are checked (${databaseLabel})`, () => {
+  it('a title of 500 characters with surrounding spaces is not a length violation (it reaches the handler)', async () => {
+    const response = await send(app.url, 'POST', tasksPath, {
+      key: writeKey,
+      body: { ...validTask, title: `   ${'t'.repeat(500)}   ` },
+    });
+    // createTask is still a stub: reaching it (501) shows validation accepted the trimmed title.
+    expect(response.status).toBe(501);
+  });
+});
+
+describe(`the other error classes (${databaseLabel})`, () => {
+  const authenticated = operations.filter((op) => !['getOpenApiDocument', 'getApiDocs'].includes(op.operationId));
+
+  it.each(authenticated.map((op) => [op.method.toUpperCase(), op.path] as const))(
+    '%s %s without a key gets 401 unauthenticated',
+    async (method, template) => {
+      const path = `/v1${template.replace(/\{\w+\}/g, '00000000-0000-4000-8000-00000000b001')}`;
+      const response = await app.request(method, path);
+      expectError(response, 401, 'unauthenticated');
+    },
+  );
+
+  it('an unknown path gets 404 notFound', async () => {
+    const response = await app.request('GET', '/v1/nothing-here', { key: writeKey });
+    expectError(response, 404, 'notFound');
+  });
+
+  it('an unknown path outside /v1 gets 404 notFound', async () => {
+    const response = await app.request('GET', '/v2/me', { key: writeKey });
+    expectError(response, 404, 'notFound');
+  });
+
+  it('a known path with another method gets 405 methodNotAllowed with an Allow header', async () => {
+    const response = await app.request('DELETE', '/v1/me', { key: writeKey });
+    expectError(response, 405, 'methodNotAllowed');
+    expect(response.headers.get('allow')).toBe('GET');
+  });
+
+  it('the Allow header of a 405 lists every method of the path', async () => {
+    const response = await app.request('PUT', tasksPath, { key: writeKey });
+    expectError(response, 405, 'methodNotAllowed');
+    expect(response.headers.get('allow')?.split(/,\s*/).sort()).toEqual(['GET', 'POST']);
+  });
+
+  it('the public documents\' paths too answer another method with 405 methodNotAllowed', async () => {
+    const response = await app.request('POST', '/v1/openapi.json', { key: writeKey });
+    expectError(response, 405, 'methodNotAllowed');
+    expect(response.headers.get('allow')).toBe('GET');
+  });
+
+  it('a JSON body over 64 KB gets 413 payloadTooLarge', async () => {
+    const response = await app.request('POST', tasksPath, { key: writeKey, body: { ...validTask, title: 'x'.repeat(70_000) } });
+    expectError(response, 413, 'payloadTooLarge');
+  });
+
+  it('a JSON body of exactly 64 KB is not too large (the title rule answers instead)', async () => {
+    const overhead = JSON.stringify({ ...validTask, title: '' }).length;
+    const body = { ...validTask, title: 'x'.repeat(64 * 1024 - overhead) };
+    expect(Buffer.byteLength(JSON.stringify(body))).toBe(64 * 1024);
+    const response = await app.request('POST', tasksPath, { key: writeKey, body });
+    expectRuleViolation(response);
+  });
+
+  it('a text/plain body on an operation that takes a body gets 415 unsupportedMediaType', async () => {
+    const response = await app.request('POST', tasksPath, {
+      key: writeKey,
+      rawBody: 'title=Send the report',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expectError(response, 415, 'unsupportedMediaType');
+  });
+});
+
+describe(`500 internal (${databaseLabel})`, () => {
+  let failing: TestApp;
+  let failingKey: string;
+
+  beforeAll(async () => {
+    failing = await startTestApp({
+      handlers: {
+        getMe: async () => {
+          throw new Error('boom');
+        },
+        // An unexpected error that happens to carry an HTTP-like status, as errors of client libraries do.
+        listOrganizations: async () => {
+          throw Object.assign(new Error('upstream said 404'), { status: 404, statusCode: 404 });
+        },
+      },
+    });
+    failingKey = (await createCaller(failing.db)).key;
+  });
+  afterAll(() => failing.close());
+
+  it('an unexpected error gets 500 internal with only a code and a message, no details', async () => {
+    const response = await failing.request('GET', '/v1/me', { key: failingKey });
+    expect(response.status).toBe(500);
+    expect(response.body).toEqual({ error: { code: 'internal', message: expect.any(String) } });
+    expect(response.text).not.toMatch(/boom/i);
+  });
+
+  it('an unexpected error carrying a 4xx status is still 500 internal, not a client error', async () => {
+    const response = await failing.request('GET', '/v1/orgs', { key: failingKey });
+    expect(response.status).toBe(500);
+    expect(response.body).toEqual({ error: { code: 'internal', message: expect.any(String) } });
+    expect(response.text).not.toContain('upstream');
+  });
+
+  it('a 500 response carries X-Request-Id too', async () => {
+    const response = await failing.request('GET', '/v1/me', { key: failingKey });
+    expect(response.status).toBe(500);
+    expect(response.headers.get('x-request-id')).toMatch(/^[A-Za-z0-9._-]{1,128}$/);
+  });
+});
+
+describe(`X-Request-Id (${databaseLabel})`, () => {
+  const kinds: [string, () => Promise<ApiResponse>, number][] = [
+    ['200', () => app.request('GET', '/v1/me', { key: writeKey }), 200],
+    ['401', () => app.request('GET', '/v1/me'), 401],
+    ['403', () => app.request('POST', tasksPath, { key: readKey, body: validTask }), 403],
+    ['404', () => app.request('GET', '/v1/nothing-here', { key: writeKey }), 404],
+    ['405', () => app.request('DELETE', '/v1/me', { key: writeKey }), 405],
+    ['413', () => app.request('POST', tasksPath, { key: writeKey, body: { ...validTask, title: 'x'.repeat(70_000) } }), 413],
+    [
+      '415',
+      () => app.request('POST', tasksPath, { key: writeKey, rawBody: 'title', headers: { 'content-type': 'text/plain' } }),
+      415,
+    ],
+    ['422', () => app.request('PATCH', taskPath, { key: writeKey, body: {} }), 422],
+    ['the docs page', () => app.request('GET', '/v1/docs'), 200],
+    ['the OpenAPI document', () => app.request('GET', '/v1/openapi.json'), 200],
+    ['/healthz', () => send(app.url, 'GET', '/healthz'), 200],
+  ];
+
+  it.each(kinds)('a %s response carries X-Request-Id', async (_kind, request, status) => {
+    const response = await request();
+    expect(response.status).toBe(status);
+    expect(response.headers.get('x-request-id')).toMatch(/^[A-Za-z0-9._-]{1,128}$/);
+  });
+
+  it('each response gets its own generated X-Request-Id', async () => {
+    const first = await app.request('GET', '/v1/me', { key: writeKey });
+    const second = await app.request('GET', '/v1/me', { key: writeKey });
+    expect(first.headers.get('x-request-id')).not.toBe(second.headers.get('x-request-id'));
+  });
+
+  it.each(['client-42.retry_1', 'a'.repeat(128), '3f1c9a52-7d0e-4b8a-9c61-5e2f0a4d8b17'])(
+    'a well-formed incoming X-Request-Id (%s) is echoed',
+    async (incoming) => {
+      const response = await app.request('GET', '/v1/me', { key: writeKey, headers: { 'x-request-id': incoming } });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-request-id')).toBe(incoming);
+    },
+  );
+
+  it('a well-formed incoming X-Request-Id is echoed on errors too', async () => {
+    const response = await app.request('GET', '/v1/me', { headers: { 'x-request-id': 'trace.401' } });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('x-request-id')).toBe('trace.401');
+  });
+
+  it.each([
+    ['300 characters', 'r'.repeat(300)],
+    ['129 characters', 'r'.repeat(129)],
+    ['spaces', 'my request id'],
+    ['a slash', 'abc/def'],
+  ])('a malformed incoming X-Request-Id (%s) is replaced by a generated one', async (_why, incoming) => {
+    const response = await app.request('GET', '/v1/me', { key: writeKey, headers: { 'x-request-id': incoming } });
+    expect(response.status).toBe(200);
+    const answered = response.headers.get('x-request-id');
+    expect(answered).not.toBe(incoming);
+    expect(answered).toMatch(/^[A-Za-z0-9._-]{1,128}$/);
+  });
+});
+
+describe(`order of checks (${databaseLabel})`, () => {
+  it('without a key, an invalid body gets 401, not 422', async () => {
+    const response = await app.request('POST', tasksPath, { body: { title: 7 } });
+    expectError(response, 401, 'unauthenticated');
+  });
+
+  it('without a key, a body that is not valid JSON gets 401, not 422', async () => {
+    const response = await sendChecked('POST', tasksPath, { rawBody: '{"title": ', headers: { 'content-type': 'application/json' } });
+    expectError(response, 401, 'unauthenticated');
+  });
+
+  it('without a key, a body over 64 KB gets 401, not 413', async () => {
+    const response = await sendChecked('POST', tasksPath, { body: { ...validTask, title: 'x'.repeat(70_000) } });
+    expectError(response, 401, 'unauthenticated');
+  });
+
+  it('without a key, a text/plain body gets 401, not 415', async () => {
+    const response = await app.request('POST', tasksPath, { rawBody: 'title', headers: { 'content-type': 'text/plain' } });
+    expectError(response, 401, 'unauthenticated');
+  });
+
+  it('without a key, an unknown path gets 401, not 404', async () => {
+    const response = await app.request('GET', '/v1/nothing-here');
+    expectError(response, 401, 'unauthenticated');
+  });
+
+  it('without a key, a known path with another method gets 401, not 405', async () => {
+    const response = await app.request('DELETE', '/v1/me');
+    expectError(response, 401, 'unauthenticated');
+  });
+
+  it('an unknown path gets 404 even when its body is not valid JSON', async () => {
+    const response = await sendChecked('POST', '/v1/nothing-here', {
+      key: writeKey,
+      rawBody: '{"title": ',
+      headers: { 'content-type': 'application/json' },
+    });
+    expectError(response, 404, 'notFound');
+  });
+
+  it('a read-only key sending an invalid body to a write operation gets 403 insufficientScope, not 422', async () => {
+    const response = await app.request('POST', tasksPath, { key: readKey, body: { title: 7 } });
+    expectError(response, 403, 'insufficientScope');
+  });
+
+  it('a read-only key sending a body that is not valid JSON to a write operation gets 403 insufficientScope, not 422', async () => {
+    const response = await sendChecked('POST', tasksPath, {
+      key: readKey,
+      rawBody: '{"title": ',
+      headers: { 'content-type': 'application/json' },
+    });
+    expectError(response, 403, 'insufficientScope');
+  });
+
+  it('a read-only key sending a text/plain body to a write operation gets 415, media type before scope', async () => {
+    const response = await app.request('POST', tasksPath, { key: readKey, rawBody: 'title', headers: { 'content-type': 'text/plain' } });
+    expectError(response, 415, 'unsupportedMediaType');
+  });
+
+  it('a read-only key sending a body over 64 KB to a write operation gets 413, body size before scope', async () => {
+    const response = await app.request('POST', tasksPath, { key: readKey, body: { ...validTask, title: 'x'.repeat(70_000) } });
+    expectError(response, 413, 'payloadTooLarge');
+  });
+});

@@ -1,5 +1,5 @@
 # Everyday commands. Each one installs the dependencies first when they are missing.
-.PHONY: install generate lint mock docs test typecheck
+.PHONY: install generate lint mock docs test typecheck run bench stubs
 
 NODE_MODULES := node_modules/.package-lock.json
 
@@ -8,6 +8,16 @@ $(NODE_MODULES): package.json package-lock.json
 	@touch $@
 
 install: $(NODE_MODULES)
+
+run: $(NODE_MODULES) ## The server on the embedded database at http://127.0.0.1:3000/v1 (demo data on first start)
+	npm run --silent generate
+	scripts/run.sh
+
+bench: $(NODE_MODULES) ## Throughput of /v1/me on PostgreSQL next to a bare Express route
+	npm run --silent bench
+
+stubs: $(NODE_MODULES) ## A 501 stub for every operation without a handler
+	npm run --silent stubs
 
 generate: $(NODE_MODULES) ## Contract → generated/ (bundle, types, docs page)
 	npm run --silent generate

@@ -5,7 +5,7 @@
  * every request cheap. `lastUsedAt` is written at most about once a minute per key.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database, Locale, OrganizationRole, OrganizationStatus } from '../db/database.js';
 import { Unauthenticated } from '../errors.js';
@@ -38,7 +38,7 @@ export interface Caller {
 
 const touchEveryMs = 60_000;
 
-function findKey(db: Kysely<Database>, keyHash: string) {
+function keyQuery(db: Kysely<Database>, keyHash: string) {
   return db
     .selectFrom('api_keys')
     .innerJoin('users', 'users.id', 'api_keys.user_id')
@@ -67,17 +67,26 @@ function findKey(db: Kysely<Database>, keyHash: string) {
         )
         .as('organizations'),
     ])
-    .where('api_keys.key_hash', '=', keyHash)
-    .executeTakeFirst();
+    .where('api_keys.key_hash', '=', keyHash);
+}
+
+type KeyRow = Awaited<ReturnType<ReturnType<typeof keyQuery>['executeTakeFirstOrThrow']>>;
+
+/** The query is built and compiled once; each request only binds the hash (it runs on every request). */
+function keyFinder(db: Kysely<Database>) {
+  const { sql: text } = keyQuery(db, '').compile();
+  return async (keyHash: string): Promise<KeyRow | undefined> =>
+    (await db.executeQuery<KeyRow>(CompiledQuery.raw(text, [keyHash]))).rows[0];
 }
 
 export function authenticate(db: Kysely<Database>, logger: Logger) {
+  const findKey = keyFinder(db);
   return async (req: Request, _res: Response, next: NextFunction) => {
     const match = /^Bearer (\S+)$/.exec(req.get('authorization') ?? '');
     const key = match?.[1];
     if (!key || !keyPattern.test(key)) return next(new Unauthenticated());
 
-    const row = await findKey(db, hashKey(key));
+    const row = await findKey(hashKey(key));
     const now = new Date();
     if (!row || keyStatus(row, now) !== 'active') return next(new Unauthenticated());
 

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# `make run`: the server on the embedded database for a newcomer. On the first start (no data
+# directory yet) it fills the database with the demo organization and keeps the demo keys in
+# $DATA_DIR/demo-keys.txt (readable only by you), so there is a key to try at once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+data_dir=${DATA_DIR:-./data}
+port=${PORT:-3000}
+host=${HOST:-127.0.0.1}
+keys_file="$data_dir/demo-keys.txt"
+
+if [ -z "${DATABASE_URL:-}" ] && [ ! -e "$data_dir" ]; then
+  echo "First start: creating the embedded database in $data_dir with the demo organization…"
+  keys=$(DATA_DIR="$data_dir" npm run --silent admin -- seed-demo)
+  (umask 077 && printf '%s\n' "$keys" > "$keys_file")
+fi
+
+base="http://$host:$port"
+echo
+echo "  API      $base/v1"
+echo "  Docs     $base/v1/docs"
+if [ -f "$keys_file" ]; then
+  echo "  Keys     $keys_file (one demo key per role), e.g."
+  echo "           curl -H \"Authorization: Bearer \$(awk -F'\\t' '\$1==\"ORG_OWNER\"{print \$3}' $keys_file)\" $base/v1/me"
+else
+  echo "  Keys     stop the server, then: npm run --silent admin -- create-key --email YOU --scopes write"
+fi
+echo
+exec env DATA_DIR="$data_dir" PORT="$port" HOST="$host" LOG_PRETTY=1 npm run --silent start

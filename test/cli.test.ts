@@ -5,17 +5,17 @@
  * other: the seeded demo people are used by the later commands.
  */
 import { execFile } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Kysely } from 'kysely';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../src/auth/apiKeys.js';
 import { DataDirectoryLocked, openDatabase } from '../src/db/connect.js';
 import type { Database } from '../src/db/database.js';
+import { createPostgresDatabase, postgresUrl } from './support/database.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -27,36 +27,24 @@ const SLOW = 120_000;
 // ---------------------------------------------------------------------------------------------------
 // The database under test
 
-const postgresUrl = process.env.TEST_DATABASE_URL;
 let workDir: string;
 let dataDir: string;
 let databaseUrl: string | undefined;
 
-async function onServer(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: postgresUrl });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
-const databaseName = `teamos_cli_${randomBytes(6).toString('hex')}`;
+let dropDatabase: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'teamos-cli-'));
   dataDir = join(workDir, 'data');
   if (postgresUrl) {
-    await onServer(`create database "${databaseName}"`);
-    const target = new URL(postgresUrl);
-    target.pathname = `/${databaseName}`;
-    databaseUrl = target.toString();
+    const created = await createPostgresDatabase('teamos_cli');
+    databaseUrl = created.url;
+    dropDatabase = created.drop;
   }
 });
 
 afterAll(async () => {
-  if (postgresUrl) await onServer(`drop database if exists "${databaseName}" with (force)`);
+  await dropDatabase?.();
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });
 

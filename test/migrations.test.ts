@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import {
   Kysely,
@@ -21,6 +20,7 @@ import type {
   NewPeopleReview,
 } from '../src/db/database.js';
 import * as initial from '../src/db/migrations/0001_initial.js';
+import { createPostgresDatabase, postgresUrl } from './support/database.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Databases to run on: an in-memory PGlite always, PostgreSQL when TEST_DATABASE_URL is set.
@@ -40,23 +40,11 @@ async function openPglite(): Promise<OpenDatabase> {
   return { db, close: () => db.destroy() };
 }
 
-/** A fresh throwaway database `teamos_mig_<random>` on the server of `url`, dropped on close. */
-async function openPostgres(url: string): Promise<OpenDatabase> {
-  const name = `teamos_mig_${randomBytes(6).toString('hex')}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create database "${name}"`);
-  const target = new URL(url);
-  target.pathname = `/${name}`;
+/** A fresh throwaway PostgreSQL database, dropped on close. */
+async function openPostgres(): Promise<OpenDatabase> {
+  const created = await createPostgresDatabase('teamos_mig');
   const db = new Kysely<any>({
-    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: target.toString(), max: 3 }) }),
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: created.url, max: 3 }) }),
   });
   return {
     db,
@@ -64,15 +52,14 @@ async function openPostgres(url: string): Promise<OpenDatabase> {
       try {
         await db.destroy();
       } finally {
-        await admin(`drop database if exists "${name}" with (force)`);
+        await created.drop();
       }
     },
   };
 }
 
 const databases: DatabaseUnderTest[] = [{ name: 'PGlite', open: openPglite }];
-const postgresUrl = process.env.TEST_DATABASE_URL;
-if (postgresUrl) databases.push({ name: 'PostgreSQL', open: () => openPostgres(postgresUrl) });
+if (postgresUrl) databases.push({ name: 'PostgreSQL', open: openPostgres });
 
 function migratorFor(db: Kysely<any>): Migrator {
   return new Migrator({ db, provider: { getMigrations: async () => ({ '0001_initial': initial }) } });

@@ -93,7 +93,9 @@ export async function openPglite(dataDir: string): Promise<OpenDatabase> {
     }
   }
   try {
-    const pglite = await PGlite.create(inMemory ? undefined : resolve(dataDir), { parsers: { [DATE_OID]: keepText } });
+    // Options go in one object: PGlite.create(undefined, options) ignores the options.
+    const parsers = { [DATE_OID]: keepText };
+    const pglite = await PGlite.create(inMemory ? { parsers } : { dataDir: resolve(dataDir), parsers });
     const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
     return {
       db,

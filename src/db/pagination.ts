@@ -39,6 +39,20 @@ const isIsoInstant = (value: string): boolean =>
 const isIsoDay = (value: string): boolean =>
   DAY_PATTERN.test(value) && !Number.isNaN(Date.parse(value)) && new Date(value).toISOString().slice(0, 10) === value;
 
+/** Whether a value is of a sort key's declared type (instants as Date, days as `YYYY-MM-DD`). */
+function isSortValue(type: SortKeyType, value: unknown): value is SortValue {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'instant':
+      return value instanceof Date && !Number.isNaN(value.getTime());
+    case 'day':
+      return typeof value === 'string' && isIsoDay(value);
+  }
+}
+
 const invalidCursor = (): FormatError =>
   new FormatError([
     {
@@ -67,21 +81,10 @@ export function decodeCursor(cursor: string, types: readonly SortKeyType[]): Sor
   if (!Array.isArray(parsed) || parsed.length !== types.length) throw invalidCursor();
   return types.map((type, index) => {
     const value: unknown = parsed[index];
-    switch (type) {
-      case 'string':
-        if (typeof value === 'string') return value;
-        break;
-      case 'number':
-        if (typeof value === 'number' && Number.isFinite(value)) return value;
-        break;
-      case 'instant':
-        if (typeof value === 'string' && isIsoInstant(value)) return new Date(value);
-        break;
-      case 'day':
-        if (typeof value === 'string' && isIsoDay(value)) return value;
-        break;
-    }
-    throw invalidCursor();
+    // Instants travel as ISO text and come back as Date.
+    const decoded = type === 'instant' && typeof value === 'string' && isIsoInstant(value) ? new Date(value) : value;
+    if (!isSortValue(type, decoded)) throw invalidCursor();
+    return decoded;
   });
 }
 
@@ -91,20 +94,7 @@ export function decodeCursor(cursor: string, types: readonly SortKeyType[]): Sor
  */
 function cursorValue<Row>(key: SortKey<Row>, row: Row): SortValue {
   const value = key.value(row);
-  switch (key.type) {
-    case 'string':
-      if (typeof value === 'string') return value;
-      break;
-    case 'number':
-      if (typeof value === 'number' && Number.isFinite(value)) return value;
-      break;
-    case 'instant':
-      if (value instanceof Date && !Number.isNaN(value.getTime())) return value;
-      break;
-    case 'day':
-      if (typeof value === 'string' && isIsoDay(value)) return value;
-      break;
-  }
+  if (isSortValue(key.type, value)) return value;
   throw new TypeError(`Sort key ${key.column} is declared ${key.type} but the row holds ${String(value)}`);
 }
 

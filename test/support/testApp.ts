@@ -6,7 +6,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { expect } from 'vitest';
 import { createApp } from '../../src/app.js';
 import type { HandlerMap } from '../../src/handlers/types.js';
@@ -84,10 +84,16 @@ export async function send(baseUrl: string, method: string, path: string, option
 }
 
 export async function startTestApp(
-  options: { rateLimitPerMinute?: number; redisUrl?: string; handlers?: Partial<HandlerMap>; database?: TestDatabase } = {},
+  options: {
+    rateLimitPerMinute?: number;
+    redisUrl?: string;
+    handlers?: Partial<HandlerMap>;
+    database?: TestDatabase;
+    logger?: Logger;
+  } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
-  const logger = pino({ level: 'silent' });
+  const logger = options.logger ?? pino({ level: 'silent' });
   const { app, close } = await createApp({
     db: database.db,
     config: { rateLimitPerMinute: options.rateLimitPerMinute ?? 10_000, redisUrl: options.redisUrl },

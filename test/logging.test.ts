@@ -1,0 +1,65 @@
+import { Writable } from 'node:stream';
+import { sql } from 'kysely';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseLabel } from './support/database.js';
+import { createCaller } from './support/factories.js';
+import { startTestApp, type TestApp } from './support/testApp.js';
+
+const lines: Record<string, unknown>[] = [];
+const sink = new Writable({
+  write(chunk, _encoding, done) {
+    for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+    done();
+  },
+});
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp({ logger: pino({ level: 'info' }, sink) });
+});
+afterAll(() => app.close());
+
+describe(`the request log (${databaseLabel})`, () => {
+  it('writes one line per request with method, route template, status, duration, request id and key id — never the key', async () => {
+    const { key, keyRow } = await createCaller(app.db, { scopes: ['read'] });
+    const response = await app.request('GET', '/v1/orgs/some-organization', { key, headers: { 'x-request-id': 'log-test-1' } });
+    await new Promise((settle) => setImmediate(settle));
+
+    const line = lines.find((entry) => entry.requestId === 'log-test-1');
+    expect(response.status).toBe(404);
+    expect(line).toMatchObject({ method: 'GET', route: '/v1/orgs/{orgId}', status: 404, keyId: keyRow.id });
+    expect(typeof line!.durationMs).toBe('number');
+    expect(JSON.stringify(lines)).not.toContain(key);
+    expect(JSON.stringify(lines)).not.toContain(keyRow.key_hash);
+  });
+
+  it('logs an unexpected error with its request id, and never a key sent with it', async () => {
+    const failing = await startTestApp({
+      database: app.database,
+      logger: pino({ level: 'info' }, sink),
+      handlers: {
+        getMe: async () => {
+          throw new Error('database exploded');
+        },
+      },
+    });
+    try {
+      const { key } = await createCaller(app.db);
+      const response = await failing.request('GET', '/v1/me', { key, headers: { 'x-request-id': 'log-test-2' } });
+      expect(response.status).toBe(500);
+      const error = lines.find((entry) => entry.requestId === 'log-test-2' && entry.msg === 'internal error');
+      expect(error).toBeDefined();
+      expect(JSON.stringify(lines)).not.toContain(key);
+    } finally {
+      await failing.close();
+    }
+  });
+});
+
+describe(`days from the database (${databaseLabel})`, () => {
+  it('come back as the YYYY-MM-DD text that was stored, never shifted by a time zone', async () => {
+    const { rows } = await sql<{ day: unknown }>`select '2026-03-29'::date as day`.execute(app.db);
+    expect(rows[0]!.day).toBe('2026-03-29');
+  });
+});

@@ -7,20 +7,14 @@
 import type { NextFunction, Request, Response } from 'express';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Database, Locale, OrganizationRole, OrganizationStatus } from '../db/database.js';
+import type { Schemas } from '../api/operations.js';
+import type { Database } from '../db/database.js';
 import { Unauthenticated } from '../errors.js';
 import { hashKey, keyPattern, keyStatus } from './apiKeys.js';
 import type { Scope, SystemRole } from './scopes.js';
 
 /** An organization the caller belongs to, with the caller's role in it, as read on this request. */
-export interface Membership {
-  id: string;
-  name: string;
-  status: OrganizationStatus;
-  role: OrganizationRole;
-  timezone: string;
-  defaultLocale: Locale;
-}
+export type Membership = Schemas['Organization'];
 
 export interface Caller {
   keyId: string;
@@ -103,12 +97,12 @@ export function authenticate(db: Kysely<Database>, logger: Logger) {
       keyId: row.id,
       keyName: row.name,
       keyExpiresAt: row.expires_at,
-      scopes: row.scopes as Scope[],
+      scopes: row.scopes,
       userId: row.user_id,
       email: row.email,
       name: row.user_name,
       timezone: row.timezone,
-      systemRole: row.system_role as SystemRole,
+      systemRole: row.system_role,
       organizations: row.organizations ?? [],
     };
     next();

@@ -1,6 +1,8 @@
 /** Which key scopes allow which operations; the operation's scope comes from its contract security requirement. */
-export type Scope = 'read' | 'write' | 'platform';
-export type SystemRole = 'USER' | 'SUPERADMIN';
+import type { ApiKeyScope, SystemRole } from '../db/database.js';
+
+export type Scope = ApiKeyScope;
+export type { SystemRole };
 
 /**
  * `write` includes `read`; `platform` allows only platform operations, and only while the key's

@@ -36,9 +36,9 @@ export function prepareBody(schema: Schema | undefined, value: unknown): unknown
   if (!isObject(value) || !schema) return value;
 
   if (schema.oneOf) {
-    const strict = schema.oneOf.every((branch) => branch.additionalProperties === false);
     const branch = chooseBranch(schema.oneOf, value);
-    if (branch) return prepareBody(strict ? branch : { ...branch, additionalProperties: undefined }, value);
+    if (branch) return prepareBody(branch, value);
+    const strict = schema.oneOf.every((candidate) => candidate.additionalProperties === false);
     const known = new Set(schema.oneOf.flatMap((candidate) => Object.keys(candidate.properties ?? {})));
     return Object.fromEntries(
       Object.entries(value)

@@ -31,12 +31,6 @@ export const operations: ContractOperation[] = Object.entries(contract.paths ?? 
     }),
 );
 
-export function operationById(operationId: string): ContractOperation {
-  const found = operations.find((op) => op.operationId === operationId);
-  if (!found) throw new Error(`The contract has no operation ${operationId}`);
-  return found;
-}
-
 const pointerEscape = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
 
 /** Follows a local `$ref` to the object it names, returning the object and its JSON pointer. */

@@ -9,6 +9,7 @@ import express from 'express';
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { authenticate } from './auth/authenticate.js';
+import type { SecretBox } from './auth/secrets.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { NotFound } from './errors.js';
@@ -35,13 +36,15 @@ export async function createApp(options: {
   db: Kysely<Database>;
   config: Pick<Config, 'rateLimitPerMinute' | 'redisUrl'>;
   logger: Logger;
+  /** Seals the secrets handlers store (AI provider keys). */
+  secrets: SecretBox;
   /** Replaces some handlers (tests use it to reach the 500 path). */
   handlers?: Partial<HandlerMap>;
 }): Promise<App> {
-  const { db, config, logger } = options;
+  const { db, config, logger, secrets } = options;
   const contract = await loadContract(contractDocument);
   const rateLimiter = createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl });
-  const routes = { contract, handlers: { ...handlers, ...options.handlers } as HandlerMap, db, logger };
+  const routes = { contract, handlers: { ...handlers, ...options.handlers } as HandlerMap, db, logger, secrets };
 
   const app = express();
   app.disable('x-powered-by');

@@ -1,4 +1,6 @@
 /** Settings from the environment, read once at start. Every variable is documented in README.md and .env.example. */
+import { parseSecretsKey } from './auth/secrets.js';
+
 export interface Config {
   port: number;
   host: string;
@@ -7,6 +9,8 @@ export interface Config {
   rateLimitPerMinute: number;
   redisUrl: string | undefined;
   logLevel: string;
+  /** Key of the secrets stored encrypted (AI provider keys); see src/auth/secrets.ts for when it may be unset. */
+  secretsKey: Buffer | undefined;
 }
 
 function positiveInteger(name: string, raw: string | undefined, fallback: number): number {
@@ -25,5 +29,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: positiveInteger('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 120),
     redisUrl: env.REDIS_URL || undefined,
     logLevel: env.LOG_LEVEL || 'info',
+    secretsKey: env.SECRETS_KEY ? parseSecretsKey(env.SECRETS_KEY, 'SECRETS_KEY') : undefined,
   };
 }

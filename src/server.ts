@@ -5,6 +5,7 @@
  */
 import type { Server } from 'node:http';
 import { createApp } from './app.js';
+import { createSecretBox, loadSecretsKey, SecretsKeyError } from './auth/secrets.js';
 import { readConfig } from './config.js';
 import { DataDirectoryLocked, openDatabase } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -15,10 +16,12 @@ const logger = createLogger(config.logLevel);
 
 async function main() {
   const database = await openDatabase(config);
+  // After opening: the embedded database's lock also guards the creation of its key file.
+  const secrets = createSecretBox(await loadSecretsKey(config));
   const applied = await migrateToLatest(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
 
-  const { app, close } = await createApp({ db: database.db, config, logger });
+  const { app, close } = await createApp({ db: database.db, config, logger, secrets });
   const server: Server = app.listen(config.port, config.host);
   await new Promise<void>((listening, failed) => {
     server.once('listening', listening);
@@ -49,7 +52,7 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof DataDirectoryLocked) {
+  if (error instanceof DataDirectoryLocked || error instanceof SecretsKeyError) {
     logger.fatal(error.message);
   } else {
     logger.fatal({ err: error }, 'could not start');

@@ -3,6 +3,7 @@
  * start, data kept across a restart, a graceful stop on SIGTERM, and the lock of the embedded database.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -63,7 +64,7 @@ describe(`the server process (${databaseLabel})`, () => {
   beforeAll(async () => {
     if (postgresUrl) {
       const created = await createPostgresDatabase('teamos_server');
-      env = { DATABASE_URL: created.url };
+      env = { DATABASE_URL: created.url, SECRETS_KEY: randomBytes(32).toString('hex') };
       open = () => openPostgres(created.url);
       cleanup = created.drop;
     } else {

@@ -1,32 +1,188 @@
 /** Handlers of the platform area. */
-import { listUsers } from '../db/queries/platform.js';
+import argon2 from 'argon2';
+import type { Schemas } from '../api/operations.js';
+import type { Locale, NewUser } from '../db/database.js';
+import {
+  apiKeyExists,
+  deleteAiPrompt,
+  deleteAiProvider,
+  findOrganization,
+  findUserByEmail,
+  firstEnabled,
+  insertOrganization,
+  insertOwner,
+  insertUser,
+  listAiPrompts,
+  listAiProviders,
+  listApiKeysOfUser,
+  listOrganizations,
+  listUsers,
+  lockAiProviders,
+  revokeApiKey,
+  saveAiPrompt,
+  saveAiProvider,
+  setAiProviderActive,
+  setOrganizationStatus,
+  takenOrganizationSlugs,
+  userExists,
+} from '../db/queries/platform.js';
 import { pageLimit } from '../db/pagination.js';
-import { toPlatformUser } from '../records/platform.js';
-import { notImplemented, type Handler } from './types.js';
+import { NotFound, RuleViolation } from '../errors.js';
+import {
+  keyTail,
+  toAiPrompt,
+  toAiProvider,
+  toApiKeyInfo,
+  toPlatformOrganization,
+  toPlatformUser,
+} from '../records/platform.js';
+import { nextFreeSlug, slugify } from '../rules/slug.js';
+import { isTimeZone } from '../time.js';
+import type { Handler } from './types.js';
 
-export const listPlatformOrganizations: Handler<'listPlatformOrganizations'> = notImplemented('listPlatformOrganizations');
+// ---------------------------------------------------------------------------------------------------
+// Organizations
 
-export const createPlatformOrganization: Handler<'createPlatformOrganization'> = notImplemented('createPlatformOrganization');
+export const listPlatformOrganizations: Handler<'listPlatformOrganizations'> = async ({ query }, { db }) => {
+  const page = await listOrganizations(db, { limit: pageLimit(query.limit), cursor: query.cursor });
+  return { status: 200, body: { data: page.rows.map(toPlatformOrganization), nextCursor: page.nextCursor } };
+};
 
-export const updatePlatformOrganization: Handler<'updatePlatformOrganization'> = notImplemented('updatePlatformOrganization');
+/** A concurrent request may take the chosen slug (or create the owner's account) first; then the whole creation runs again. */
+const CREATE_ATTEMPTS = 5;
+const MEMBER_NAME_MAX = 200;
+
+const isUniqueViolation = (error: unknown): boolean => (error as { code?: unknown } | null)?.code === '23505';
+
+/** The account to create for an owner whose e-mail is unknown; its password only as an argon2id hash. */
+async function newOwnerAccount(
+  owner: Schemas['CreatePlatformOrganizationRequest']['owner'],
+  locale: Locale,
+  hashPassword: (password: string) => Promise<string>,
+): Promise<NewUser> {
+  const externalOnly = owner.externalOnly === true;
+  if ((owner.password !== undefined) === externalOnly) {
+    throw new RuleViolation('A new owner needs exactly one way to sign in: either a password or externalOnly true.');
+  }
+  return {
+    email: owner.email,
+    name: owner.name || owner.email.slice(0, owner.email.lastIndexOf('@')).slice(0, MEMBER_NAME_MAX),
+    locale,
+    password_hash: owner.password === undefined ? null : await hashPassword(owner.password),
+    external_only: externalOnly,
+  };
+}
+
+export const createPlatformOrganization: Handler<'createPlatformOrganization'> = async ({ body }, { db }) => {
+  if (!isTimeZone(body.timezone)) throw new RuleViolation('timezone is not a known IANA time zone.');
+  const base = slugify(body.name, 'organization');
+  // Hashing is slow on purpose: done at most once, and outside the transaction.
+  let hashed: Promise<string> | undefined;
+  const hashPassword = (password: string) => (hashed ??= argon2.hash(password, { type: argon2.argon2id }));
+
+  for (let attempt = 1; ; attempt += 1) {
+    const owner: { id: string } | { account: NewUser } =
+      (await findUserByEmail(db, body.owner.email)) ?? { account: await newOwnerAccount(body.owner, body.defaultLocale, hashPassword) };
+    try {
+      const organization = await db.transaction().execute(async (trx) => {
+        const created = await insertOrganization(trx, {
+          name: body.name,
+          slug: nextFreeSlug(base, await takenOrganizationSlugs(trx, base)),
+          timezone: body.timezone,
+          default_locale: body.defaultLocale,
+        });
+        const ownerId = 'id' in owner ? owner.id : await insertUser(trx, owner.account);
+        await insertOwner(trx, created.id, ownerId);
+        return created;
+      });
+      return { status: 201, body: toPlatformOrganization({ ...organization, members: 1, teams: 0 }) };
+    } catch (error) {
+      if (attempt < CREATE_ATTEMPTS && isUniqueViolation(error)) continue;
+      throw error;
+    }
+  }
+};
+
+export const updatePlatformOrganization: Handler<'updatePlatformOrganization'> = async ({ params, body }, { db }) => {
+  const organization = await db.transaction().execute(async (trx) => {
+    await setOrganizationStatus(trx, params.id, body.status);
+    return findOrganization(trx, params.id);
+  });
+  if (!organization) throw new NotFound();
+  return { status: 200, body: toPlatformOrganization(organization) };
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Accounts and their keys
 
 export const listPlatformUsers: Handler<'listPlatformUsers'> = async ({ query }, { db }) => {
   const page = await listUsers(db, { limit: pageLimit(query.limit), cursor: query.cursor }, new Date());
   return { status: 200, body: { data: page.rows.map(toPlatformUser), nextCursor: page.nextCursor } };
 };
 
-export const listPlatformUserApiKeys: Handler<'listPlatformUserApiKeys'> = notImplemented('listPlatformUserApiKeys');
+export const listPlatformUserApiKeys: Handler<'listPlatformUserApiKeys'> = async ({ params }, { db }) => {
+  if (!(await userExists(db, params.id))) throw new NotFound();
+  const keys = await listApiKeysOfUser(db, params.id);
+  const now = new Date();
+  return { status: 200, body: { data: keys.map((key) => toApiKeyInfo(key, now)), nextCursor: null } };
+};
 
-export const revokePlatformApiKey: Handler<'revokePlatformApiKey'> = notImplemented('revokePlatformApiKey');
+export const revokePlatformApiKey: Handler<'revokePlatformApiKey'> = async ({ params }, { db }) => {
+  if (!(await revokeApiKey(db, params.id, new Date())) && !(await apiKeyExists(db, params.id))) throw new NotFound();
+  return { status: 204, body: undefined };
+};
 
-export const getPlatformAiConfig: Handler<'getPlatformAiConfig'> = notImplemented('getPlatformAiConfig');
+// ---------------------------------------------------------------------------------------------------
+// AI settings
 
-export const putPlatformAiProvider: Handler<'putPlatformAiProvider'> = notImplemented('putPlatformAiProvider');
+export const getPlatformAiConfig: Handler<'getPlatformAiConfig'> = async (_request, { db }) => {
+  const [providers, prompts] = await Promise.all([listAiProviders(db), listAiPrompts(db)]);
+  return { status: 200, body: { providers: providers.map(toAiProvider), prompts: prompts.map(toAiPrompt) } };
+};
 
-export const updatePlatformAiProvider: Handler<'updatePlatformAiProvider'> = notImplemented('updatePlatformAiProvider');
+export const putPlatformAiProvider: Handler<'putPlatformAiProvider'> = async ({ params, body }, { db, secrets }) => {
+  const provider = await saveAiProvider(db, {
+    type: params.type,
+    api_key_encrypted: secrets.seal(body.apiKey),
+    api_key_last4: keyTail(body.apiKey),
+    default_model: body.defaultModel,
+  });
+  return { status: 200, body: toAiProvider(provider) };
+};
 
-export const deletePlatformAiProvider: Handler<'deletePlatformAiProvider'> = notImplemented('deletePlatformAiProvider');
+export const updatePlatformAiProvider: Handler<'updatePlatformAiProvider'> = async ({ params, body }, { db }) => {
+  const provider = await setAiProviderActive(db, params.type, body.isActive);
+  if (!provider) throw new NotFound();
+  return { status: 200, body: toAiProvider(provider) };
+};
 
-export const putPlatformAiPrompt: Handler<'putPlatformAiPrompt'> = notImplemented('putPlatformAiPrompt');
+export const deletePlatformAiProvider: Handler<'deletePlatformAiProvider'> = async ({ params }, { db }) => {
+  const deleted = await db.transaction().execute((trx) => deleteAiProvider(trx, params.type));
+  if (!deleted) throw new NotFound();
+  return { status: 204, body: undefined };
+};
 
-export const deletePlatformAiPrompt: Handler<'deletePlatformAiPrompt'> = notImplemented('deletePlatformAiPrompt');
+export const putPlatformAiPrompt: Handler<'putPlatformAiPrompt'> = async ({ params, body }, { db }) => {
+  const prompt = await db.transaction().execute(async (trx) => {
+    // Locked so that the provider stored with the prompt cannot be deleted before the prompt is saved.
+    const providers = await lockAiProviders(trx, 'share');
+    let providerId: string | null = null;
+    if (body.providerId != null) {
+      const named = providers.find((provider) => provider.id === body.providerId);
+      if (!named) throw new RuleViolation('providerId is not a configured AI provider.');
+      if (named.is_active) providerId = named.id;
+    }
+    return saveAiPrompt(trx, {
+      input_type: params.inputType,
+      system_prompt: body.systemPrompt,
+      provider_id: providerId ?? firstEnabled(providers),
+      model_override: body.modelOverride || null,
+    });
+  });
+  return { status: 200, body: toAiPrompt(prompt) };
+};
+
+export const deletePlatformAiPrompt: Handler<'deletePlatformAiPrompt'> = async ({ params }, { db }) => {
+  if (!(await deleteAiPrompt(db, params.inputType))) throw new NotFound();
+  return { status: 204, body: undefined };
+};

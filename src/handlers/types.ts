@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { OperationId, OperationRequest, SuccessResponse } from '../api/operations.js';
 import type { Caller } from '../auth/authenticate.js';
+import type { SecretBox } from '../auth/secrets.js';
 import type { Database } from '../db/database.js';
 import { NotImplemented } from '../errors.js';
 
@@ -20,6 +21,8 @@ export interface PublicContext {
 
 export interface RequestContext extends PublicContext {
   caller: Caller;
+  /** Seals secrets before they are stored (AI provider keys). */
+  secrets: SecretBox;
 }
 
 export type Handler<K extends OperationId> = (

@@ -11,6 +11,7 @@ import addFormats from 'ajv-formats';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { OperationId } from '../api/operations.js';
+import type { SecretBox } from '../auth/secrets.js';
 import { scopeAllows, type Scope } from '../auth/scopes.js';
 import type { Database } from '../db/database.js';
 import { FormatError, InsufficientScope, MethodNotAllowed, PayloadTooLarge, UnsupportedMediaType } from '../errors.js';
@@ -100,6 +101,7 @@ export interface RouterOptions {
   handlers: HandlerMap;
   db: Kysely<Database>;
   logger: Logger;
+  secrets: SecretBox;
 }
 
 /**
@@ -107,7 +109,7 @@ export interface RouterOptions {
  * authentication; `authenticated` ones after it, followed by the 405 answers of every path.
  */
 export function operationRoutes(options: RouterOptions, publicOperations: readonly PublicOperationId[], which: 'public' | 'authenticated') {
-  const { contract, handlers, db, logger } = options;
+  const { contract, handlers, db, logger, secrets } = options;
   const router = express.Router();
   const selected = contract.operations
     .filter((operation) => publicOperations.includes(operation.operationId as PublicOperationId) === (which === 'public'))
@@ -143,7 +145,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
         );
         if (!result.valid) return next(validationError(result.errors ?? []));
 
-        const context = { db, logger, requestId: req.requestId, caller: req.caller };
+        const context = { db, logger, secrets, requestId: req.requestId, caller: req.caller };
         const answer = await handler({ params: { ...req.params }, query: result.coerced?.query ?? {}, body }, context);
         res.status(answer.status);
         if (answer.status === 204) res.end();

@@ -1,10 +1,13 @@
 /** Rows → the contract's platform records. */
 import type { Schemas } from '../api/operations.js';
-import type { UserRow } from '../db/database.js';
+import { keyStatus } from '../auth/apiKeys.js';
+import type { AiPromptRow, AiProviderRow, ApiKeyRow, OrganizationRow, UserRow } from '../db/database.js';
+
+type Count = number | string | bigint;
 
 export type PlatformUserRow = Pick<UserRow, 'id' | 'email' | 'name' | 'system_role' | 'created_at'> & {
-  org_count: number | string | bigint;
-  active_api_keys: number | string | bigint;
+  org_count: Count;
+  active_api_keys: Count;
 };
 
 export const toPlatformUser = (row: PlatformUserRow): Schemas['PlatformUser'] => ({
@@ -15,4 +18,57 @@ export const toPlatformUser = (row: PlatformUserRow): Schemas['PlatformUser'] =>
   orgCount: Number(row.org_count),
   activeApiKeys: Number(row.active_api_keys),
   createdAt: row.created_at.toISOString(),
+});
+
+export type PlatformOrganizationRow = Pick<OrganizationRow, 'id' | 'name' | 'slug' | 'status' | 'created_at'> & {
+  members: Count;
+  teams: Count;
+};
+
+export const toPlatformOrganization = (row: PlatformOrganizationRow): Schemas['PlatformOrganization'] => ({
+  id: row.id,
+  name: row.name,
+  slug: row.slug,
+  status: row.status,
+  members: Number(row.members),
+  teams: Number(row.teams),
+  createdAt: row.created_at.toISOString(),
+});
+
+export type ApiKeyInfoRow = Omit<ApiKeyRow, 'user_id' | 'key_hash'>;
+
+export const toApiKeyInfo = (row: ApiKeyInfoRow, now: Date): Schemas['ApiKeyInfo'] => ({
+  id: row.id,
+  name: row.name,
+  prefix: row.prefix,
+  scopes: row.scopes,
+  status: keyStatus(row, now),
+  expiresAt: row.expires_at.toISOString(),
+  lastUsedAt: row.last_used_at?.toISOString() ?? null,
+  createdAt: row.created_at.toISOString(),
+});
+
+/**
+ * The stored part of a provider key for its masked form: its last 4 characters, or nothing for a
+ * key shorter than 12, of which 4 characters would give away too much.
+ */
+export const keyTail = (apiKey: string): string => (apiKey.length < 12 ? '' : apiKey.slice(-4));
+
+export type AiProviderInfoRow = Omit<AiProviderRow, 'api_key_encrypted'>;
+
+export const toAiProvider = (row: AiProviderInfoRow): Schemas['AiProvider'] => ({
+  id: row.id,
+  type: row.type,
+  defaultModel: row.default_model,
+  isActive: row.is_active,
+  apiKeyMasked: row.api_key_last4 === '' ? '********' : `****${row.api_key_last4}`,
+});
+
+export const toAiPrompt = (row: AiPromptRow): Schemas['AiPrompt'] => ({
+  id: row.id,
+  inputType: row.input_type,
+  systemPrompt: row.system_prompt,
+  providerId: row.provider_id,
+  modelOverride: row.model_override,
+  isActive: row.is_active,
 });

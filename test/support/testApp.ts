@@ -4,11 +4,13 @@
  * in the reference's format for paths outside the contract), the body must match its schema,
  * and X-Request-Id must be present. A response outside the contract fails the test.
  */
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { pino, type Logger } from 'pino';
 import { expect } from 'vitest';
 import { createApp } from '../../src/app.js';
+import { createSecretBox, type SecretBox } from '../../src/auth/secrets.js';
 import type { HandlerMap } from '../../src/handlers/types.js';
 import { checkResponse, contract, operations, type ContractOperation } from './contract.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -65,6 +67,8 @@ export interface TestApp {
   url: string;
   database: TestDatabase;
   db: TestDatabase['db'];
+  /** The app's secret box, with a random key per app. */
+  secrets: SecretBox;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   close(): Promise<void>;
 }
@@ -94,10 +98,12 @@ export async function startTestApp(
 ): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
   const logger = options.logger ?? pino({ level: 'silent' });
+  const secrets = createSecretBox(randomBytes(32));
   const { app, close } = await createApp({
     db: database.db,
     config: { rateLimitPerMinute: options.rateLimitPerMinute ?? 10_000, redisUrl: options.redisUrl },
     logger,
+    secrets,
     handlers: options.handlers,
   });
   const server: Server = await new Promise((listening) => {
@@ -108,6 +114,7 @@ export async function startTestApp(
     url,
     database,
     db: database.db,
+    secrets,
     request: async (method, path, requestOptions) => {
       const response = await send(url, method, path, requestOptions);
       assertMatchesContract(method, path, response);

@@ -1,6 +1,15 @@
 /** Queries of platform administration: names and counts only, never organization content. */
-import type { Kysely } from 'kysely';
-import type { Database } from '../database.js';
+import { sql, type Kysely, type NotNull } from 'kysely';
+import type {
+  AiInputType,
+  AiProviderType,
+  Database,
+  NewAiPrompt,
+  NewAiProvider,
+  NewOrganization,
+  NewUser,
+  OrganizationStatus,
+} from '../database.js';
 import { paginate } from '../pagination.js';
 import type { PlatformUserRow } from '../../records/platform.js';
 
@@ -34,4 +43,234 @@ export function listUsers(db: Kysely<Database>, page: { limit: number; cursor?: 
       { column: 'users.id', direction: 'asc', type: 'string', value: (row) => row.id },
     ],
   }) as Promise<{ rows: PlatformUserRow[]; nextCursor: string | null }>;
+}
+
+export async function userExists(db: Kysely<Database>, id: string): Promise<boolean> {
+  return (await db.selectFrom('users').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+}
+
+/** E-mail addresses are unique in any letter case; `lower(email)` is what the unique index holds. */
+export function findUserByEmail(db: Kysely<Database>, email: string) {
+  return db
+    .selectFrom('users')
+    .select('id')
+    .where(sql<boolean>`lower(email) = lower(${email})`)
+    .executeTakeFirst();
+}
+
+export async function insertUser(db: Kysely<Database>, user: NewUser): Promise<string> {
+  return (await db.insertInto('users').values(user).returning('id').executeTakeFirstOrThrow()).id;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Organizations
+
+/** Organizations with their numbers of members and teams, counted in the same query. */
+function platformOrganizations(db: Kysely<Database>) {
+  return db
+    .selectFrom('organizations')
+    .select((eb) => [
+      'organizations.id',
+      'organizations.name',
+      'organizations.slug',
+      'organizations.status',
+      'organizations.created_at',
+      eb
+        .selectFrom('organization_members')
+        .whereRef('organization_members.org_id', '=', 'organizations.id')
+        .select((count) => count.fn.countAll<string>().as('n'))
+        .as('members'),
+      eb
+        .selectFrom('teams')
+        .whereRef('teams.org_id', '=', 'organizations.id')
+        .select((count) => count.fn.countAll<string>().as('n'))
+        .as('teams'),
+    ])
+    .$narrowType<{ members: NotNull; teams: NotNull }>();
+}
+
+/** All organizations, oldest first. */
+export function listOrganizations(db: Kysely<Database>, page: { limit: number; cursor?: string | undefined }) {
+  return paginate(platformOrganizations(db), {
+    ...page,
+    order: [
+      { column: 'organizations.created_at', direction: 'asc', type: 'instant', value: (row) => row.created_at },
+      { column: 'organizations.id', direction: 'asc', type: 'string', value: (row) => row.id },
+    ],
+  });
+}
+
+export function findOrganization(db: Kysely<Database>, id: string) {
+  return platformOrganizations(db).where('organizations.id', '=', id).executeTakeFirst();
+}
+
+/** Slugs already taken by `base` and its numbered forms (`base-2`, `base-3`, …). */
+export async function takenOrganizationSlugs(db: Kysely<Database>, base: string): Promise<string[]> {
+  // A slug holds only [a-z0-9-], so it is safe inside the pattern.
+  const rows = await db
+    .selectFrom('organizations')
+    .select('slug')
+    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', '~', `^${base}-[0-9]+$`)]))
+    .execute();
+  return rows.map((row) => row.slug);
+}
+
+export function insertOrganization(db: Kysely<Database>, organization: NewOrganization) {
+  return db
+    .insertInto('organizations')
+    .values(organization)
+    .returning(['id', 'name', 'slug', 'status', 'created_at'])
+    .executeTakeFirstOrThrow();
+}
+
+export async function insertOwner(db: Kysely<Database>, orgId: string, userId: string): Promise<void> {
+  await db.insertInto('organization_members').values({ org_id: orgId, user_id: userId, role: 'OWNER' }).execute();
+}
+
+/** Writes only when the status differs, so setting the current status changes nothing. */
+export async function setOrganizationStatus(db: Kysely<Database>, id: string, status: OrganizationStatus): Promise<void> {
+  await db.updateTable('organizations').set({ status }).where('id', '=', id).where('status', '!=', status).execute();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// API keys
+
+/** Every key of one account, newest first; never the hash. */
+export function listApiKeysOfUser(db: Kysely<Database>, userId: string) {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'name', 'prefix', 'scopes', 'expires_at', 'revoked_at', 'last_used_at', 'created_at'])
+    .where('user_id', '=', userId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/** Revokes a key that is still active; whether it did. A revoked or expired key keeps its state. */
+export async function revokeApiKey(db: Kysely<Database>, id: string, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: now })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function apiKeyExists(db: Kysely<Database>, id: string): Promise<boolean> {
+  return (await db.selectFrom('api_keys').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// AI settings
+
+const providerColumns = ['id', 'type', 'api_key_last4', 'default_model', 'is_active', 'created_at', 'updated_at'] as const;
+
+/** Configured providers in the order they were added; never the sealed key. */
+export function listAiProviders(db: Kysely<Database>) {
+  return db.selectFrom('ai_providers').select(providerColumns).orderBy('created_at').orderBy('id').execute();
+}
+
+/** Creates the provider (enabled), or replaces its key and default model and keeps whether it is enabled. */
+export function saveAiProvider(db: Kysely<Database>, provider: Omit<NewAiProvider, 'is_active'>) {
+  return db
+    .insertInto('ai_providers')
+    .values(provider)
+    .onConflict((conflict) =>
+      conflict.column('type').doUpdateSet((eb) => ({
+        api_key_encrypted: eb.ref('excluded.api_key_encrypted'),
+        api_key_last4: eb.ref('excluded.api_key_last4'),
+        default_model: eb.ref('excluded.default_model'),
+        updated_at: sql`now()`,
+      })),
+    )
+    .returning(providerColumns)
+    .executeTakeFirstOrThrow();
+}
+
+export function setAiProviderActive(db: Kysely<Database>, type: AiProviderType, isActive: boolean) {
+  return db
+    .updateTable('ai_providers')
+    .set({ is_active: isActive, updated_at: sql`now()` })
+    .where('type', '=', type)
+    .returning(providerColumns)
+    .executeTakeFirst();
+}
+
+/**
+ * Every provider in the order they were added, locked until the transaction ends: `share` keeps them
+ * from being deleted or changed, `update` also from being locked by others. Always all of them and in
+ * this order, so that two transactions never wait for each other's locks (a deadlock).
+ */
+export function lockAiProviders(db: Kysely<Database>, mode: 'share' | 'update') {
+  const query = db.selectFrom('ai_providers').select(['id', 'type', 'is_active']).orderBy('created_at').orderBy('id');
+  return (mode === 'share' ? query.forShare() : query.forUpdate()).execute();
+}
+
+/** The first enabled provider of a list in the order they were added, or null. */
+export const firstEnabled = (providers: { id: string; is_active: boolean }[]): string | null =>
+  providers.find((provider) => provider.is_active)?.id ?? null;
+
+/**
+ * Deletes the provider after moving the prompts that used it to the first enabled provider that
+ * remains (or to none). A moved prompt loses its `modelOverride`: it named a model of the deleted
+ * provider, which the other provider would not know. The prompts move first: once the provider is
+ * gone, the foreign key has already set their provider to null and which prompts used it is lost.
+ * Whether it existed.
+ */
+export async function deleteAiProvider(trx: Kysely<Database>, type: AiProviderType): Promise<boolean> {
+  const providers = await lockAiProviders(trx, 'update');
+  const provider = providers.find((candidate) => candidate.type === type);
+  if (!provider) return false;
+  await trx
+    .updateTable('ai_prompts')
+    .set({ provider_id: firstEnabled(providers.filter((other) => other !== provider)), model_override: null, updated_at: sql`now()` })
+    .where('provider_id', '=', provider.id)
+    .execute();
+  await trx.deleteFrom('ai_providers').where('id', '=', provider.id).execute();
+  return true;
+}
+
+/** The place of each input type in the contract's AiInputType enum: the order of the prompt list. */
+const inputTypeOrder: Record<AiInputType, number> = {
+  TODO_TITLE: 0,
+  ISSUE_TITLE: 1,
+  ISSUE_DESCRIPTION: 2,
+  ROCK_TITLE: 3,
+  ROCK_DESCRIPTION: 4,
+  MEASURABLE_TITLE: 5,
+  HEADLINE: 6,
+  CASCADING_MESSAGE: 7,
+  VTO_CONTENT: 8,
+};
+
+/** The custom prompts (at most one per input type), ordered by input type. */
+export async function listAiPrompts(db: Kysely<Database>) {
+  const rows = await db.selectFrom('ai_prompts').selectAll().execute();
+  return rows.sort((a, b) => inputTypeOrder[a.input_type] - inputTypeOrder[b.input_type]);
+}
+
+/** Creates or replaces the prompt of its input type; a saved prompt is active. */
+export function saveAiPrompt(db: Kysely<Database>, prompt: Omit<NewAiPrompt, 'is_active'>) {
+  return db
+    .insertInto('ai_prompts')
+    .values({ ...prompt, is_active: true })
+    .onConflict((conflict) =>
+      conflict.column('input_type').doUpdateSet((eb) => ({
+        system_prompt: eb.ref('excluded.system_prompt'),
+        provider_id: eb.ref('excluded.provider_id'),
+        model_override: eb.ref('excluded.model_override'),
+        is_active: true,
+        updated_at: sql`now()`,
+      })),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Whether there was a prompt to delete. */
+export async function deleteAiPrompt(db: Kysely<Database>, inputType: AiInputType): Promise<boolean> {
+  const result = await db.deleteFrom('ai_prompts').where('input_type', '=', inputType).executeTakeFirst();
+  return result.numDeletedRows > 0n;
 }

@@ -1,0 +1,101 @@
+/**
+ * Encryption at rest of the secrets the platform stores (AI provider keys): AES-256-GCM with a fresh
+ * random 12-byte IV per value, sealed as one text `v1:iv:tag:ciphertext` (base64url parts). GCM's tag
+ * makes any change to a stored value, or opening it with another key, fail loudly instead of
+ * returning garbage.
+ *
+ * The 32-byte key comes from SECRETS_KEY. Without it, the embedded database gets a key file
+ * DATA_DIR/secrets.key (mode 0600) on first start, kept next to the data it protects; with
+ * DATABASE_URL the server refuses to start, because a key generated on one machine would be missing
+ * on the next one (or differ between instances) and the stored secrets could no longer be opened.
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+
+const VERSION = 'v1';
+const KEY_BYTES = 32;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+export interface SecretBox {
+  seal(plaintext: string): string;
+  /** Throws when the value was changed or sealed with another key. */
+  open(sealed: string): string;
+}
+
+export class SecretsKeyError extends Error {}
+
+const HEX_KEY = /^[0-9a-fA-F]{64}$/;
+// 32 bytes are 43 base64 characters plus one padding `=`; both alphabets (standard and url) are accepted.
+const BASE64_KEY = /^[A-Za-z0-9+/_-]{43}=?$/;
+
+/** The key from its text form: 64 hex digits or the base64 (or base64url) of 32 bytes. */
+export function parseSecretsKey(text: string, source: string): Buffer {
+  const value = text.trim();
+  const key = HEX_KEY.test(value)
+    ? Buffer.from(value, 'hex')
+    : BASE64_KEY.test(value)
+      ? Buffer.from(value, 'base64')
+      : undefined;
+  if (key?.length !== KEY_BYTES) {
+    throw new SecretsKeyError(
+      `${source} must hold 32 random bytes as 64 hex digits or 44 base64 characters ` +
+        '(e.g. the output of `openssl rand -base64 32`).',
+    );
+  }
+  return key;
+}
+
+export function createSecretBox(key: Buffer): SecretBox {
+  if (key.length !== KEY_BYTES) throw new SecretsKeyError(`The secrets key must be ${KEY_BYTES} bytes, not ${key.length}.`);
+  return {
+    seal(plaintext) {
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+      return [VERSION, iv, cipher.getAuthTag(), ciphertext]
+        .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+        .join(':');
+    },
+    open(sealed) {
+      const [version, iv, tag, ciphertext, ...rest] = sealed.split(':');
+      if (version !== VERSION || iv === undefined || tag === undefined || ciphertext === undefined || rest.length > 0) {
+        throw new Error('Not a sealed secret of a known version.');
+      }
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
+    },
+  };
+}
+
+/**
+ * The server's key: SECRETS_KEY when set; else, on the embedded database, the key file in the data
+ * directory, created on first start (call it while holding the data directory's lock, so that two
+ * processes never write different keys).
+ */
+export async function loadSecretsKey(options: {
+  secretsKey: Buffer | undefined;
+  databaseUrl: string | undefined;
+  dataDir: string;
+}): Promise<Buffer> {
+  if (options.secretsKey) return options.secretsKey;
+  if (options.databaseUrl) {
+    throw new SecretsKeyError(
+      'SECRETS_KEY is required with DATABASE_URL: set it to 32 random bytes in base64 or hex ' +
+        '(e.g. `openssl rand -base64 32`), the same on every instance, and keep it safe — ' +
+        'stored AI provider keys cannot be read without it.',
+    );
+  }
+  const path = join(resolve(options.dataDir), 'secrets.key');
+  try {
+    return parseSecretsKey(await readFile(path, 'utf8'), path);
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ENOENT') throw error;
+  }
+  const key = randomBytes(KEY_BYTES);
+  // `wx`: never overwrite a key file, whose loss would make every stored secret unreadable.
+  await writeFile(path, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  return key;
+}

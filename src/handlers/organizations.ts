@@ -1,6 +1,12 @@
-/** Handlers of the organizations area. */
-import { NotFound } from '../errors.js';
-import { notImplemented, type Handler } from './types.js';
+/** Handlers of the organizations area: the caller's organizations, their settings and members. */
+import { administersOrganization, mayAssignOrganizationRole, requireChange } from '../auth/permissions.js';
+import { loadOrganizationAccess } from '../db/queries/access.js';
+import * as organizations from '../db/queries/organizations.js';
+import { pageLimit } from '../db/pagination.js';
+import { Forbidden, NotFound, RuleViolation } from '../errors.js';
+import { toOrganization, toOrganizationMember } from '../records/organizations.js';
+import { isTimeZone } from '../time.js';
+import type { Handler } from './types.js';
 
 export const listOrganizations: Handler<'listOrganizations'> = async (_request, { caller }) => ({
   status: 200,
@@ -14,12 +20,85 @@ export const getOrganization: Handler<'getOrganization'> = async ({ params }, { 
   return { status: 200, body: organization };
 };
 
-export const updateOrganization: Handler<'updateOrganization'> = notImplemented('updateOrganization');
+export const updateOrganization: Handler<'updateOrganization'> = async ({ params, body }, { db, caller }) => {
+  const access = await loadOrganizationAccess(db, caller, params.orgId, 'item');
+  requireChange(access, administersOrganization(access.role));
+  if (body.timezone !== undefined && !isTimeZone(body.timezone)) {
+    throw new RuleViolation(`"${body.timezone}" is not a known IANA time zone.`);
+  }
+  const row = await organizations.updateOrganization(db, params.orgId, {
+    name: body.name,
+    timezone: body.timezone,
+    default_locale: body.defaultLocale,
+  });
+  return { status: 200, body: toOrganization(row, access.role) };
+};
 
-export const listOrganizationMembers: Handler<'listOrganizationMembers'> = notImplemented('listOrganizationMembers');
+export const listOrganizationMembers: Handler<'listOrganizationMembers'> = async ({ params, query }, { db, caller }) => {
+  const access = await loadOrganizationAccess(db, caller, params.orgId, 'collection');
+  if (!administersOrganization(access.role)) throw new Forbidden();
+  const page = await organizations.listMembers(db, params.orgId, { limit: pageLimit(query.limit), cursor: query.cursor });
+  return { status: 200, body: { data: page.rows.map(toOrganizationMember), nextCursor: page.nextCursor } };
+};
 
-export const addOrganizationMember: Handler<'addOrganizationMember'> = notImplemented('addOrganizationMember');
+/**
+ * An existing account is added unchanged; an unknown e-mail gets a new account that signs in through
+ * an external identity provider, named `name` or, without one, after the part of the e-mail before `@`.
+ */
+export const addOrganizationMember: Handler<'addOrganizationMember'> = async ({ params, body }, { db, caller }) => {
+  const access = await loadOrganizationAccess(db, caller, params.orgId, 'collection');
+  requireChange(access, mayAssignOrganizationRole(access.role, null, body.role));
 
-export const updateOrganizationMember: Handler<'updateOrganizationMember'> = notImplemented('updateOrganizationMember');
+  const added = await db.transaction().execute(async (trx) => {
+    const organization = await organizations.lockOrganization(trx, params.orgId);
+    let user = await organizations.findUserByEmail(trx, body.email);
+    const created = user === undefined;
+    if (!user) {
+      if (body.externalOnly !== true) {
+        throw new RuleViolation('There is no account with this e-mail yet: send externalOnly true to create one that signs in through an external identity provider.');
+      }
+      user = await organizations.createExternalUser(trx, {
+        email: body.email,
+        name: body.name || body.email.slice(0, body.email.lastIndexOf('@')),
+        locale: organization.default_locale,
+      });
+    } else if (await organizations.findMember(trx, params.orgId, user.id)) {
+      throw new RuleViolation('This person is already a member of the organization.');
+    }
+    const member = await organizations.addMember(trx, params.orgId, user.id, body.role);
+    return { ...toOrganizationMember({ ...member, email: user.email, name: user.name }), created };
+  });
+  return { status: 201, body: added };
+};
 
-export const removeOrganizationMember: Handler<'removeOrganizationMember'> = notImplemented('removeOrganizationMember');
+/** The organization row is locked first, so two changes can never leave it without an Owner. */
+export const updateOrganizationMember: Handler<'updateOrganizationMember'> = async ({ params, body }, { db, caller }) => {
+  const access = await loadOrganizationAccess(db, caller, params.orgId, 'item');
+  const updated = await db.transaction().execute(async (trx) => {
+    await organizations.lockOrganization(trx, params.orgId);
+    const member = await organizations.findMember(trx, params.orgId, params.userId);
+    if (!member) throw new NotFound();
+    requireChange(access, mayAssignOrganizationRole(access.role, member.role, body.role));
+    if (member.role === 'OWNER' && body.role !== 'OWNER' && (await organizations.countOwners(trx, params.orgId)) === 1) {
+      throw new RuleViolation('This person is the last Owner of the organization; make someone else Owner first.');
+    }
+    await organizations.setMemberRole(trx, params.orgId, params.userId, body.role);
+    return { ...member, role: body.role };
+  });
+  return { status: 200, body: toOrganizationMember(updated) };
+};
+
+export const removeOrganizationMember: Handler<'removeOrganizationMember'> = async ({ params }, { db, caller }) => {
+  const access = await loadOrganizationAccess(db, caller, params.orgId, 'item');
+  await db.transaction().execute(async (trx) => {
+    await organizations.lockOrganization(trx, params.orgId);
+    const member = await organizations.findMember(trx, params.orgId, params.userId);
+    if (!member) throw new NotFound();
+    requireChange(access, mayAssignOrganizationRole(access.role, member.role, null));
+    if (member.role === 'OWNER' && (await organizations.countOwners(trx, params.orgId)) === 1) {
+      throw new RuleViolation('This person is the last Owner of the organization; make someone else Owner first.');
+    }
+    await organizations.removeMember(trx, params.orgId, params.userId);
+  });
+  return { status: 204, body: undefined };
+};

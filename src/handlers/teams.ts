@@ -1,20 +1,101 @@
-/** Handlers of the teams area. */
-import { notImplemented, type Handler } from './types.js';
+/** Handlers of the teams area: teams of an organization, their settings and members. */
+import { administersOrganization, requireChange, seesTeam } from '../auth/permissions.js';
+import { loadOrganizationAccess, loadTeamAccess } from '../db/queries/access.js';
+import { lockOrganization } from '../db/queries/organizations.js';
+import * as teams from '../db/queries/teams.js';
+import { pageLimit } from '../db/pagination.js';
+import { NotFound, RuleViolation } from '../errors.js';
+import { toTeam, toTeamMember } from '../records/teams.js';
+import { adjustMeetingSettings } from '../rules/meetingSettings.js';
+import { nextFreeSlug, slugify } from '../rules/slug.js';
+import type { Handler } from './types.js';
 
-export const listOrganizationTeams: Handler<'listOrganizationTeams'> = notImplemented('listOrganizationTeams');
+export const listOrganizationTeams: Handler<'listOrganizationTeams'> = async ({ params }, { db, caller }) => {
+  const access = await loadOrganizationAccess(db, caller, params.orgId, 'collection');
+  const rows = await teams.listVisibleTeams(db, params.orgId, caller.userId, seesTeam(access.role, null));
+  return { status: 200, body: { data: rows.map(toTeam), nextCursor: null } };
+};
 
-export const createTeam: Handler<'createTeam'> = notImplemented('createTeam');
+/** The organization is locked while the slug is chosen, so two teams of the same name get different slugs. */
+export const createTeam: Handler<'createTeam'> = async ({ params, body }, { db, caller }) => {
+  const access = await loadOrganizationAccess(db, caller, params.orgId, 'collection');
+  requireChange(access, administersOrganization(access.role));
+  const team = await db.transaction().execute(async (trx) => {
+    await lockOrganization(trx, params.orgId);
+    const base = slugify(body.name, 'team');
+    const slug = nextFreeSlug(base, await teams.takenSlugs(trx, params.orgId, base));
+    return teams.insertTeam(trx, { orgId: params.orgId, name: body.name, slug });
+  });
+  return { status: 201, body: toTeam(team) };
+};
 
-export const getTeam: Handler<'getTeam'> = notImplemented('getTeam');
+export const getTeam: Handler<'getTeam'> = async ({ params }, { db, caller }) => {
+  const { team } = await loadTeamAccess(db, caller, params.teamId, 'item');
+  return { status: 200, body: toTeam(team) };
+};
 
-export const updateTeam: Handler<'updateTeam'> = notImplemented('updateTeam');
+export const updateTeam: Handler<'updateTeam'> = async ({ params, body }, { db, caller }) => {
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'item');
+  requireChange(access, administersOrganization(access.orgRole));
+  const team = await db.transaction().execute(async (trx) => {
+    const stored = await teams.lockTeam(trx, params.teamId);
+    const settings = adjustMeetingSettings(
+      { durationMin: stored.meeting_duration_min, warningMin: stored.meeting_warning_min },
+      { durationMin: body.meetingDurationMin, warningMin: body.meetingWarningMin },
+    );
+    return teams.updateTeam(trx, params.teamId, {
+      name: body.name,
+      is_leadership: body.isLeadership,
+      meeting_duration_min: settings.durationMin,
+      meeting_warning_min: settings.warningMin,
+    });
+  });
+  return { status: 200, body: toTeam(team) };
+};
 
-export const deleteTeam: Handler<'deleteTeam'> = notImplemented('deleteTeam');
+export const deleteTeam: Handler<'deleteTeam'> = async ({ params }, { db, caller }) => {
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'item');
+  requireChange(access, administersOrganization(access.orgRole));
+  await teams.deleteTeam(db, params.teamId);
+  return { status: 204, body: undefined };
+};
 
-export const listTeamMembers: Handler<'listTeamMembers'> = notImplemented('listTeamMembers');
+export const listTeamMembers: Handler<'listTeamMembers'> = async ({ params, query }, { db, caller }) => {
+  await loadTeamAccess(db, caller, params.teamId, 'collection');
+  const page = await teams.listTeamMembers(db, params.teamId, { limit: pageLimit(query.limit), cursor: query.cursor });
+  return { status: 200, body: { data: page.rows.map(toTeamMember), nextCursor: page.nextCursor } };
+};
 
-export const addTeamMember: Handler<'addTeamMember'> = notImplemented('addTeamMember');
+export const addTeamMember: Handler<'addTeamMember'> = async ({ params, body }, { db, caller }) => {
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
+  requireChange(access, administersOrganization(access.orgRole));
+  const member = await db.transaction().execute(async (trx) => {
+    if (!(await teams.isOrganizationMember(trx, access.orgId, body.userId))) {
+      throw new RuleViolation('Only members of the team\'s organization can be added to the team.');
+    }
+    if (!(await teams.insertTeamMember(trx, params.teamId, body.userId, body.role ?? 'MEMBER'))) {
+      throw new RuleViolation('This person is already in the team.');
+    }
+    return teams.findTeamMember(trx, params.teamId, body.userId);
+  });
+  return { status: 201, body: toTeamMember(member!) };
+};
 
-export const updateTeamMember: Handler<'updateTeamMember'> = notImplemented('updateTeamMember');
+export const updateTeamMember: Handler<'updateTeamMember'> = async ({ params, body }, { db, caller }) => {
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'item');
+  const member = await teams.findTeamMember(db, params.teamId, params.userId);
+  if (!member) throw new NotFound();
+  requireChange(access, administersOrganization(access.orgRole));
+  await teams.setTeamMemberRole(db, params.teamId, params.userId, body.role);
+  return { status: 200, body: toTeamMember({ ...member, role: body.role }) };
+};
 
-export const removeTeamMember: Handler<'removeTeamMember'> = notImplemented('removeTeamMember');
+export const removeTeamMember: Handler<'removeTeamMember'> = async ({ params }, { db, caller }) => {
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'item');
+  const member = await teams.findTeamMember(db, params.teamId, params.userId);
+  if (!member) throw new NotFound();
+  requireChange(access, administersOrganization(access.orgRole));
+  await teams.deleteTeamMember(db, params.teamId, params.userId);
+  return { status: 204, body: undefined };
+};
+

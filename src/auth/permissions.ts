@@ -1,0 +1,204 @@
+/**
+ * Authorization: what a caller may see and change. Every handler asks here, and nowhere else is a
+ * role compared. The decisions are pure functions of the caller's memberships as read on this request
+ * (by authentication, and by the one query that loads the team or item), so a change of roles takes
+ * effect on the very next request.
+ *
+ * Order of checks inside a handler, after the pipeline's authentication, scope and format checks:
+ * 1. visibility — the organization, team or item must be visible to the caller: refused as 403 for a
+ *    collection (a list, or a creation, under an organization or team) and as 404 for a single item,
+ *    exactly like an id that does not exist;
+ * 2. suspension — in a SUSPENDED organization every change gets 409 orgSuspended, whoever asks;
+ * 3. permission — the caller's role must allow the change: 403 forbidden;
+ * 4. rules of the operation — 422 invalid (checked by the handler after this module agreed).
+ */
+import type { GoalLevel, OrganizationRole, TeamRole } from '../db/database.js';
+import { Forbidden, NotFound, OrgSuspended } from '../errors.js';
+import type { Caller } from './authenticate.js';
+
+/** How a refusal of visibility is answered: 403 for a collection under a team or organization, 404 for an item. */
+export type Target = 'collection' | 'item';
+
+export interface OrganizationAccess {
+  orgId: string;
+  role: OrganizationRole;
+  suspended: boolean;
+}
+
+export interface TeamAccess {
+  orgId: string;
+  teamId: string;
+  orgRole: OrganizationRole;
+  /** The role the caller acts with in the team (organization roles included). */
+  role: TeamRole;
+  /** The caller's own row in the team, if any: organization Owners, Admins and Implementers may see a team without one. */
+  membership: TeamRole | null;
+  suspended: boolean;
+}
+
+/** What the query that loads a team or one of its items tells about the caller. */
+export interface TeamFacts {
+  teamId: string;
+  orgId: string;
+  /** The caller's role in the team's `team_members`, or null when the caller is not in the team. */
+  callerTeamRole: TeamRole | null;
+}
+
+const refuse = (target: Target): Error => (target === 'collection' ? new Forbidden() : new NotFound());
+
+/** Roles of organization members who act as team Admins in every team of their organization. */
+const actsAsTeamAdmin: ReadonlySet<OrganizationRole> = new Set(['OWNER', 'ADMIN', 'IMPLEMENTER']);
+
+const teamRank: Record<TeamRole, number> = { VIEWER: 0, MEMBER: 1, ADMIN: 2, OWNER: 3 };
+
+/**
+ * The role the caller acts with in a team: organization Owners, Admins and Implementers act as team
+ * Admins (as Owner when they own the team); a plain organization Member has their team role, or no
+ * access when not in the team. Outside the organization there is no access, whatever rows remain.
+ */
+export function effectiveTeamRole(orgRole: OrganizationRole | undefined, teamRole: TeamRole | null): TeamRole | null {
+  if (orgRole === undefined) return null;
+  if (actsAsTeamAdmin.has(orgRole)) return teamRole === 'OWNER' ? 'OWNER' : 'ADMIN';
+  return teamRole;
+}
+
+export function membershipIn(caller: Caller, orgId: string) {
+  return caller.organizations.find((organization) => organization.id === orgId);
+}
+
+/**
+ * The caller's access to an organization they are a member of. For a non-member the answer depends on
+ * `exists` (asked only then): 404 for an organization that does not exist, else 403 for a collection
+ * and 404 for an item.
+ */
+export function organizationAccess(caller: Caller, orgId: string, target: Target, exists: boolean): OrganizationAccess {
+  const membership = membershipIn(caller, orgId);
+  if (!membership) throw exists ? refuse(target) : new NotFound();
+  return { orgId, role: membership.role, suspended: membership.status === 'SUSPENDED' };
+}
+
+/** The caller's access to a team; `facts` undefined means the team (or item) does not exist. */
+export function teamAccess(caller: Caller, facts: TeamFacts | undefined, target: Target): TeamAccess {
+  if (!facts) throw new NotFound();
+  const membership = membershipIn(caller, facts.orgId);
+  const role = effectiveTeamRole(membership?.role, facts.callerTeamRole);
+  if (!membership || !role) throw refuse(target);
+  return {
+    orgId: facts.orgId,
+    teamId: facts.teamId,
+    orgRole: membership.role,
+    role,
+    membership: facts.callerTeamRole,
+    suspended: membership.status === 'SUSPENDED',
+  };
+}
+
+/** Whether the caller may see the team at all (used to filter lists of teams). */
+export function seesTeam(orgRole: OrganizationRole, callerTeamRole: TeamRole | null): boolean {
+  return effectiveTeamRole(orgRole, callerTeamRole) !== null;
+}
+
+/** A change the caller wants to make: refused in a suspended organization (409), then by role (403). */
+export function requireChange(access: { suspended: boolean }, allowed: boolean): void {
+  if (access.suspended) throw new OrgSuspended();
+  if (!allowed) throw new Forbidden();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Organization administration
+
+/** Organization settings, members and teams are administered by organization Owners and Admins only. */
+export const administersOrganization = (role: OrganizationRole): boolean => role === 'OWNER' || role === 'ADMIN';
+
+const ownerOnlyRoles: ReadonlySet<OrganizationRole> = new Set(['OWNER', 'ADMIN']);
+
+/**
+ * Whether the caller may give a member `granted` (null: remove them) when they now hold `current`
+ * (null: not a member yet). Only an Owner grants OWNER or ADMIN and changes or removes an Owner or Admin.
+ */
+export function mayAssignOrganizationRole(
+  callerRole: OrganizationRole,
+  current: OrganizationRole | null,
+  granted: OrganizationRole | null,
+): boolean {
+  if (!administersOrganization(callerRole)) return false;
+  if (callerRole === 'OWNER') return true;
+  return !(current && ownerOnlyRoles.has(current)) && !(granted && ownerOnlyRoles.has(granted));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Changes inside a team (the reference's "Permissions of writes"): the role in the item's team decides.
+
+export type TeamAction =
+  | 'writeTask'
+  | 'writeIssue'
+  | 'enterMetricValue'
+  | 'addMeetingContent'
+  | 'writePeopleReview'
+  | 'addDocument'
+  | 'manageGoals'
+  | 'manageMetrics'
+  | 'manageMeetings'
+  | 'rateOthers'
+  | 'editVision'
+  | 'editOrgChart'
+  | 'delete';
+
+const leastRoleFor: Record<TeamAction, TeamRole> = {
+  writeTask: 'MEMBER',
+  writeIssue: 'MEMBER',
+  enterMetricValue: 'MEMBER',
+  addMeetingContent: 'MEMBER',
+  writePeopleReview: 'MEMBER',
+  addDocument: 'MEMBER',
+  manageGoals: 'ADMIN',
+  manageMetrics: 'ADMIN',
+  manageMeetings: 'ADMIN',
+  rateOthers: 'ADMIN',
+  editVision: 'ADMIN',
+  editOrgChart: 'ADMIN',
+  delete: 'ADMIN',
+};
+
+export const atLeast = (role: TeamRole, least: TeamRole): boolean => teamRank[role] >= teamRank[least];
+
+/** Whether the caller's role in the team allows the action. A Viewer changes nothing. */
+export const teamAllows = (access: TeamAccess, action: TeamAction): boolean => atLeast(access.role, leastRoleFor[action]);
+
+// ---------------------------------------------------------------------------------------------------
+// Goals: company goals are visible to every member of their organization.
+
+export interface GoalAccess {
+  suspended: boolean;
+  /**
+   * The caller's access to the goal's team; null for an organization member who reads a company goal
+   * without seeing its team: the goal is visible to them, but they may change nothing of it.
+   */
+  team: TeamAccess | null;
+}
+
+/** Company goals are visible to every member of their organization; other goals only with team access (404 otherwise). */
+export function goalAccess(caller: Caller, facts: TeamFacts | undefined, level: GoalLevel | undefined): GoalAccess {
+  if (facts && level === 'COMPANY') {
+    const membership = membershipIn(caller, facts.orgId);
+    if (membership && !seesTeam(membership.role, facts.callerTeamRole)) {
+      return { suspended: membership.status === 'SUSPENDED', team: null };
+    }
+  }
+  const team = teamAccess(caller, facts, 'item');
+  return { suspended: team.suspended, team };
+}
+
+/** Creating goals and changing anything but their status is for team Admins and Owners. */
+export const mayManageGoal = (access: GoalAccess): boolean => access.team !== null && teamAllows(access.team, 'manageGoals');
+
+export const mayDeleteGoal = (access: GoalAccess): boolean => access.team !== null && teamAllows(access.team, 'delete');
+
+/**
+ * A goal's status and its milestones may be changed by the goal's owner (Member or above in the team)
+ * and by team Admins.
+ */
+export function mayReportOnGoal(access: GoalAccess, callerId: string, goalOwnerId: string): boolean {
+  const team = access.team;
+  return team !== null && (teamAllows(team, 'manageGoals') || (callerId === goalOwnerId && atLeast(team.role, 'MEMBER')));
+}

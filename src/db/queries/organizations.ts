@@ -1,0 +1,99 @@
+/** Queries of organization administration: settings and members. */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database, Locale, OrganizationRole, OrganizationUpdate } from '../database.js';
+import { paginate } from '../pagination.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** Locks the organization's row: changes of its members and teams in one organization run one at a time. */
+export function lockOrganization(trx: Transaction<Database>, orgId: string) {
+  return trx.selectFrom('organizations').selectAll().where('id', '=', orgId).forUpdate().executeTakeFirstOrThrow();
+}
+
+export function updateOrganization(trx: Db, orgId: string, change: OrganizationUpdate) {
+  return trx.updateTable('organizations').set(change).where('id', '=', orgId).returningAll().executeTakeFirstOrThrow();
+}
+
+const memberColumns = [
+  'organization_members.user_id',
+  'organization_members.role',
+  'organization_members.joined_at',
+  'users.email',
+  'users.name',
+] as const;
+
+/** Members of an organization, oldest membership first. */
+export function listMembers(db: Db, orgId: string, page: { limit: number; cursor?: string | undefined }) {
+  const query = db
+    .selectFrom('organization_members')
+    .innerJoin('users', 'users.id', 'organization_members.user_id')
+    .select(memberColumns)
+    .where('organization_members.org_id', '=', orgId);
+  return paginate(query, {
+    ...page,
+    order: [
+      { column: 'organization_members.joined_at', direction: 'asc', type: 'instant', value: (row) => row.joined_at },
+      { column: 'organization_members.user_id', direction: 'asc', type: 'string', value: (row) => row.user_id },
+    ],
+  });
+}
+
+export function findMember(db: Db, orgId: string, userId: string) {
+  return db
+    .selectFrom('organization_members')
+    .innerJoin('users', 'users.id', 'organization_members.user_id')
+    .select(memberColumns)
+    .where('organization_members.org_id', '=', orgId)
+    .where('organization_members.user_id', '=', userId)
+    .executeTakeFirst();
+}
+
+export function findUserByEmail(db: Db, email: string) {
+  return db.selectFrom('users').selectAll().where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirst();
+}
+
+/** A new account that signs in through an external identity provider; no password is ever set here. */
+export function createExternalUser(db: Db, user: { email: string; name: string; locale: Locale }) {
+  return db
+    .insertInto('users')
+    .values({ email: user.email, name: user.name, locale: user.locale, external_only: true })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function addMember(db: Db, orgId: string, userId: string, role: OrganizationRole) {
+  return db
+    .insertInto('organization_members')
+    .values({ org_id: orgId, user_id: userId, role })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function setMemberRole(db: Db, orgId: string, userId: string, role: OrganizationRole) {
+  await db
+    .updateTable('organization_members')
+    .set({ role })
+    .where('org_id', '=', orgId)
+    .where('user_id', '=', userId)
+    .execute();
+}
+
+export async function countOwners(db: Db, orgId: string): Promise<number> {
+  const row = await db
+    .selectFrom('organization_members')
+    .select((eb) => eb.fn.countAll<string>().as('owners'))
+    .where('org_id', '=', orgId)
+    .where('role', '=', 'OWNER')
+    .executeTakeFirstOrThrow();
+  return Number(row.owners);
+}
+
+/** Removes the person from the organization and from every team of it; what they created stays. */
+export async function removeMember(trx: Transaction<Database>, orgId: string, userId: string) {
+  await trx
+    .deleteFrom('team_members')
+    .where('user_id', '=', userId)
+    .where('team_id', 'in', (eb) => eb.selectFrom('teams').select('teams.id').where('teams.org_id', '=', orgId))
+    .execute();
+  await trx.deleteFrom('organization_members').where('org_id', '=', orgId).where('user_id', '=', userId).execute();
+}

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import type { Caller } from '../../src/auth/authenticate.js';
+import {
+  effectiveTeamRole,
+  goalAccess,
+  mayAssignOrganizationRole,
+  mayReportOnGoal,
+  organizationAccess,
+  requireChange,
+  teamAccess,
+  teamAllows,
+} from '../../src/auth/permissions.js';
+import type { OrganizationRole, OrganizationStatus } from '../../src/db/database.js';
+
+function callerIn(role?: OrganizationRole, status: OrganizationStatus = 'ACTIVE'): Caller {
+  return {
+    keyId: 'k',
+    keyName: 'Key',
+    keyExpiresAt: new Date('2027-01-01T00:00:00.000Z'),
+    scopes: ['write'],
+    userId: 'me',
+    email: 'me@example.com',
+    name: 'Me',
+    timezone: null,
+    systemRole: 'USER',
+    organizations: role ? [{ id: 'org', name: 'Org', status, role, timezone: 'Europe/Bratislava', defaultLocale: 'en' }] : [],
+  };
+}
+
+const facts = (callerTeamRole: 'OWNER' | 'ADMIN' | 'MEMBER' | 'VIEWER' | null) => ({ teamId: 'team', orgId: 'org', callerTeamRole });
+const code = (work: () => unknown) => {
+  try {
+    work();
+    return 'allowed';
+  } catch (error) {
+    return (error as { code: string }).code;
+  }
+};
+
+describe('the role a caller acts with in a team', () => {
+  it('organization Owners, Admins and Implementers act as team Admins in every team, as Owner in a team they own', () => {
+    for (const role of ['OWNER', 'ADMIN', 'IMPLEMENTER'] as const) {
+      expect(effectiveTeamRole(role, null)).toBe('ADMIN');
+      expect(effectiveTeamRole(role, 'VIEWER')).toBe('ADMIN');
+      expect(effectiveTeamRole(role, 'OWNER')).toBe('OWNER');
+    }
+  });
+
+  it('a plain organization Member has their team role, and no access to teams they are not in', () => {
+    expect(effectiveTeamRole('MEMBER', 'VIEWER')).toBe('VIEWER');
+    expect(effectiveTeamRole('MEMBER', null)).toBeNull();
+  });
+
+  it('a team row without organization membership gives no access', () => {
+    expect(effectiveTeamRole(undefined, 'OWNER')).toBeNull();
+  });
+});
+
+describe('visibility: 403 for collections, 404 for items and for what does not exist', () => {
+  it('refuses a team the caller cannot see by the kind of target', () => {
+    expect(code(() => teamAccess(callerIn('MEMBER'), facts(null), 'collection'))).toBe('forbidden');
+    expect(code(() => teamAccess(callerIn('MEMBER'), facts(null), 'item'))).toBe('notFound');
+    expect(code(() => teamAccess(callerIn('OWNER'), undefined, 'collection'))).toBe('notFound');
+  });
+
+  it('refuses an organization the caller is not a member of, and answers 404 when it does not exist', () => {
+    expect(code(() => organizationAccess(callerIn(), 'org', 'collection', true))).toBe('forbidden');
+    expect(code(() => organizationAccess(callerIn(), 'org', 'item', true))).toBe('notFound');
+    expect(code(() => organizationAccess(callerIn(), 'org', 'collection', false))).toBe('notFound');
+  });
+});
+
+describe('changes: suspension first, then the role', () => {
+  it('a suspended organization refuses every change, even one the role would allow', () => {
+    const access = teamAccess(callerIn('OWNER', 'SUSPENDED'), facts(null), 'item');
+    expect(code(() => requireChange(access, teamAllows(access, 'delete')))).toBe('orgSuspended');
+    expect(code(() => requireChange(access, false))).toBe('orgSuspended');
+  });
+
+  it('follows the reference\'s permissions of writes: Viewers nothing, Members the daily work, Admins the rest', () => {
+    const as = (role: 'ADMIN' | 'MEMBER' | 'VIEWER') => teamAccess(callerIn('MEMBER'), facts(role), 'item');
+    expect(['VIEWER', 'MEMBER', 'ADMIN'].map((role) => teamAllows(as(role as 'ADMIN'), 'writeTask'))).toEqual([false, true, true]);
+    expect(['VIEWER', 'MEMBER', 'ADMIN'].map((role) => teamAllows(as(role as 'ADMIN'), 'delete'))).toEqual([false, false, true]);
+    expect(code(() => requireChange(as('VIEWER'), teamAllows(as('VIEWER'), 'writeIssue')))).toBe('forbidden');
+  });
+});
+
+describe('organization roles', () => {
+  it('only an Owner grants OWNER or ADMIN or changes and removes an Owner or Admin', () => {
+    expect(mayAssignOrganizationRole('OWNER', 'ADMIN', null)).toBe(true);
+    expect(mayAssignOrganizationRole('ADMIN', 'MEMBER', 'IMPLEMENTER')).toBe(true);
+    expect(mayAssignOrganizationRole('ADMIN', 'MEMBER', 'ADMIN')).toBe(false);
+    expect(mayAssignOrganizationRole('ADMIN', 'OWNER', 'OWNER')).toBe(false);
+    expect(mayAssignOrganizationRole('ADMIN', 'ADMIN', null)).toBe(false);
+  });
+
+  it('Members and Implementers administer nothing', () => {
+    expect(mayAssignOrganizationRole('MEMBER', null, 'MEMBER')).toBe(false);
+    expect(mayAssignOrganizationRole('IMPLEMENTER', 'MEMBER', 'MEMBER')).toBe(false);
+  });
+});
+
+describe('goals', () => {
+  it('a company goal is readable by every organization member but changeable by none outside its team', () => {
+    const access = goalAccess(callerIn('MEMBER'), facts(null), 'COMPANY');
+    expect(access.team).toBeNull();
+    expect(mayReportOnGoal(access, 'me', 'me')).toBe(false);
+    expect(code(() => goalAccess(callerIn('MEMBER'), facts(null), 'DEPARTMENT'))).toBe('notFound');
+  });
+
+  it('the goal\'s owner reports on it as a Member, not as a Viewer', () => {
+    const member = goalAccess(callerIn('MEMBER'), facts('MEMBER'), 'DEPARTMENT');
+    const viewer = goalAccess(callerIn('MEMBER'), facts('VIEWER'), 'DEPARTMENT');
+    expect([mayReportOnGoal(member, 'me', 'me'), mayReportOnGoal(member, 'me', 'someone')]).toEqual([true, false]);
+    expect(mayReportOnGoal(viewer, 'me', 'me')).toBe(false);
+  });
+});

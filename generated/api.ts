@@ -350,7 +350,7 @@ export interface paths {
         head?: never;
         /**
          * Update, complete or reopen a task
-         * @description Changes the fields sent and keeps the others; at least one known field is needed. `completed: true` completes the task and sets `completedAt` to now; `completed: false` reopens it and clears `completedAt`. Allowed for team Members and above, for anyone's task; Viewers get 403 forbidden. A new `ownerId` must be a member of the team (422 invalid), but other fields can be changed even when the current owner has left the team. The change is applied completely or not at all. An invisible or unknown task gives 404; a suspended organization 409 orgSuspended.
+         * @description Changes the fields sent and keeps the others; at least one known field is needed. `completed: true` completes the task and sets `completedAt` to now (a task already completed keeps its `completedAt`); `completed: false` reopens it and clears `completedAt`. Allowed for team Members and above, for anyone's task; Viewers get 403 forbidden. A new `ownerId` must be a member of the team (422 invalid), but other fields can be changed even when the current owner has left the team. The change is applied completely or not at all. An invisible or unknown task gives 404; a suspended organization 409 orgSuspended.
          */
         patch: operations["updateTask"];
         trace?: never;
@@ -414,7 +414,7 @@ export interface paths {
         head?: never;
         /**
          * Update an issue or change its status
-         * @description Changes the fields sent and keeps the others; at least one known field is needed (an empty body, or one with only unknown fields, gives 422 invalid). Allowed for team Members and above, for anyone's issue (and for the organization's Owners, Admins and Implementers); Viewers get 403 forbidden. Any status step is allowed: `status: SOLVED` sets `resolvedAt` to now, `OPEN` and `SOLVING` clear it. Text is trimmed first: the title must then be 1-500 characters and the description at most 5000 (422 invalid); a `description` of `""` or `null` clears it. The change is applied completely or not at all. An invisible or unknown issue gives 404; a suspended organization 409 orgSuspended.
+         * @description Changes the fields sent and keeps the others; at least one known field is needed (an empty body, or one with only unknown fields, gives 422 invalid). Allowed for team Members and above, for anyone's issue (and for the organization's Owners, Admins and Implementers); Viewers get 403 forbidden. Any status step is allowed: `status: SOLVED` sets `resolvedAt` to now (an issue already SOLVED keeps its `resolvedAt`), `OPEN` and `SOLVING` clear it. Text is trimmed first: the title must then be 1-500 characters and the description at most 5000 (422 invalid); a `description` of `""` or `null` clears it. The change is applied completely or not at all. An invisible or unknown issue gives 404; a suspended organization 409 orgSuspended.
          */
         patch: operations["updateIssue"];
         trace?: never;
@@ -1346,7 +1346,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an AI provider
-         * @description Deletes the provider and its stored key. Custom prompts that used it move to the first enabled provider that remains, or to no provider (`providerId` `null`) when none is enabled. Only for a key with scope `platform` whose owner is a platform operator (SUPERADMIN) at the time of the request; any other key gets 403 insufficientScope. A provider that is not configured gives 404.
+         * @description Deletes the provider and its stored key. Custom prompts that used it move to the first enabled provider that remains, or to no provider (`providerId` `null`) when none is enabled; their `modelOverride` is cleared, since it named a model of the deleted provider, so they use the new provider's default model. Only for a key with scope `platform` whose owner is a platform operator (SUPERADMIN) at the time of the request; any other key gets 403 insufficientScope. A provider that is not configured gives 404.
          */
         delete: operations["deletePlatformAiProvider"];
         options?: never;

@@ -3,12 +3,11 @@
  * checks", "Errors" and "Requests" describe them: each error class with its exact body, the
  * X-Request-Id header on every response, and which check answers first.
  *
- * Most operations are still stubs answering 501, so valid requests go only to implemented
- * operations; stubs receive only requests refused before their handler runs.
+ * Requests here are refused before any handler looks at their ids, so most ids need not exist.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseLabel } from './support/database.js';
-import { createCaller } from './support/factories.js';
+import { addOrganizationMember, addTeamMember, createCaller, createOrganization, createTeam } from './support/factories.js';
 import { operations } from './support/contract.js';
 import { assertMatchesContract, send, startTestApp, type ApiResponse, type RequestOptions, type TestApp } from './support/testApp.js';
 
@@ -249,13 +248,20 @@ describe(`rule violations: 422 invalid without issues (${databaseLabel})`, () =>
 });
 
 describe(`text is trimmed before its limits are checked (${databaseLabel})`, () => {
-  it('a title of 500 characters with surrounding spaces is not a length violation (it reaches the handler)', async () => {
-    const response = await send(app.url, 'POST', tasksPath, {
-      key: writeKey,
-      body: { ...validTask, title: `   ${'t'.repeat(500)}   ` },
+  it('a title of 500 characters with surrounding spaces is not a length violation: it is stored trimmed', async () => {
+    const { user, key } = await createCaller(app.db);
+    const org = await createOrganization(app.db);
+    const team = await createTeam(app.db, org.id);
+    await addOrganizationMember(app.db, org.id, user.id, 'MEMBER');
+    await addTeamMember(app.db, team.id, user.id, 'MEMBER');
+
+    const response = await app.request('POST', `/v1/teams/${team.id}/tasks`, {
+      key,
+      body: { title: `   ${'t'.repeat(500)}   `, ownerId: user.id, dueDate: '2026-11-30' },
     });
-    // createTask is still a stub: reaching it (501) shows validation accepted the trimmed title.
-    expect(response.status).toBe(501);
+
+    expect(response.status).toBe(201);
+    expect(response.body.title).toBe('t'.repeat(500));
   });
 });
 

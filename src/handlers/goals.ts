@@ -1,20 +1,119 @@
-/** Handlers of the goals area. */
-import { notImplemented, type Handler } from './types.js';
+/** Handlers of the goals area: quarterly goals (Rocks) of a team or of the whole company, and their milestones. */
+import { goalAccess, mayDeleteGoal, mayManageGoal, mayReportOnGoal, requireChange, teamAllows } from '../auth/permissions.js';
+import type { GoalLevel } from '../db/database.js';
+import { loadOrganizationAccess, loadTeamAccess, teamFacts } from '../db/queries/access.js';
+import * as goals from '../db/queries/goals.js';
+import { pageLimit } from '../db/pagination.js';
+import { NotFound, RuleViolation } from '../errors.js';
+import { toGoal, toMilestone } from '../records/goals.js';
+import { requireTeamMember } from './shared.js';
+import type { Handler } from './types.js';
 
-export const listOrganizationGoals: Handler<'listOrganizationGoals'> = notImplemented('listOrganizationGoals');
+function requireCompanyLevelAllowed(level: GoalLevel | undefined, isLeadership: boolean) {
+  if (level === 'COMPANY' && !isLeadership) {
+    throw new RuleViolation('Company goals can be set only in a leadership team.');
+  }
+}
 
-export const listTeamGoals: Handler<'listTeamGoals'> = notImplemented('listTeamGoals');
+/** An empty description is no description. */
+const descriptionOf = (description: string | null | undefined) => (description === undefined ? undefined : description || null);
 
-export const createGoal: Handler<'createGoal'> = notImplemented('createGoal');
+export const listOrganizationGoals: Handler<'listOrganizationGoals'> = async ({ params, query }, { db, caller }) => {
+  await loadOrganizationAccess(db, caller, params.orgId, 'collection');
+  const page = await goals.listCompanyGoals(
+    db,
+    params.orgId,
+    { quarter: query.quarter, status: query.status },
+    { limit: pageLimit(query.limit), cursor: query.cursor },
+  );
+  return { status: 200, body: { data: page.rows.map(toGoal), nextCursor: page.nextCursor } };
+};
 
-export const getGoal: Handler<'getGoal'> = notImplemented('getGoal');
+export const listTeamGoals: Handler<'listTeamGoals'> = async ({ params, query }, { db, caller }) => {
+  await loadTeamAccess(db, caller, params.teamId, 'collection');
+  const page = await goals.listTeamGoals(
+    db,
+    params.teamId,
+    { quarter: query.quarter, status: query.status, level: query.level },
+    { limit: pageLimit(query.limit), cursor: query.cursor },
+  );
+  return { status: 200, body: { data: page.rows.map(toGoal), nextCursor: page.nextCursor } };
+};
 
-export const updateGoal: Handler<'updateGoal'> = notImplemented('updateGoal');
+export const createGoal: Handler<'createGoal'> = async ({ params, body }, { db, caller }) => {
+  const { team, access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
+  requireChange(access, teamAllows(access, 'manageGoals'));
+  const level = body.level ?? 'DEPARTMENT';
+  requireCompanyLevelAllowed(level, team.is_leadership);
+  const goal = await db.transaction().execute(async (trx) => {
+    await requireTeamMember(trx, team.id, body.ownerId, 'goal');
+    return goals.insertGoal(trx, {
+      teamId: team.id,
+      orgId: team.org_id,
+      title: body.title,
+      description: descriptionOf(body.description) ?? null,
+      ownerId: body.ownerId,
+      quarter: body.quarter,
+      level,
+    });
+  });
+  return { status: 201, body: toGoal({ ...goal, milestones: [] }) };
+};
 
-export const deleteGoal: Handler<'deleteGoal'> = notImplemented('deleteGoal');
+export const getGoal: Handler<'getGoal'> = async ({ params }, { db, caller }) => {
+  const goal = await goals.findGoal(db, params.id, caller.userId);
+  goalAccess(caller, goal && teamFacts(goal), goal?.level);
+  return { status: 200, body: toGoal(goal!) };
+};
 
-export const createMilestone: Handler<'createMilestone'> = notImplemented('createMilestone');
+/**
+ * The goal stays locked from the permission check to the write, so its owner, who may report its
+ * status, cannot change in between. Only a new owner is checked: other fields stay editable after the
+ * current owner has left the team.
+ */
+export const updateGoal: Handler<'updateGoal'> = async ({ params, body }, { db, caller }) => {
+  const goal = await db.transaction().execute(async (trx) => {
+    const stored = await goals.lockGoal(trx, params.id, caller.userId);
+    const access = goalAccess(caller, stored && teamFacts(stored), stored?.level);
+    const statusOnly = Object.keys(body).every((field) => field === 'status');
+    requireChange(access, statusOnly ? mayReportOnGoal(access, caller.userId, stored!.owner_id) : mayManageGoal(access));
+    requireCompanyLevelAllowed(body.level, stored!.is_leadership);
+    if (body.ownerId !== undefined) await requireTeamMember(trx, stored!.team_id, body.ownerId, 'goal');
+    return goals.updateGoal(trx, params.id, { ...body, description: descriptionOf(body.description) });
+  });
+  return { status: 200, body: toGoal(goal) };
+};
 
-export const updateMilestone: Handler<'updateMilestone'> = notImplemented('updateMilestone');
+export const deleteGoal: Handler<'deleteGoal'> = async ({ params }, { db, caller }) => {
+  const goal = await goals.findGoalFacts(db, params.id, caller.userId);
+  const access = goalAccess(caller, goal && teamFacts(goal), goal?.level);
+  requireChange(access, mayDeleteGoal(access));
+  await goals.deleteGoal(db, params.id);
+  return { status: 204, body: undefined };
+};
 
-export const deleteMilestone: Handler<'deleteMilestone'> = notImplemented('deleteMilestone');
+export const createMilestone: Handler<'createMilestone'> = async ({ params, body }, { db, caller }) => {
+  const goal = await goals.findGoalFacts(db, params.id, caller.userId);
+  const access = goalAccess(caller, goal && teamFacts(goal), goal?.level);
+  requireChange(access, mayReportOnGoal(access, caller.userId, goal!.owner_id));
+  const milestone = await goals.insertMilestone(db, params.id, { title: body.title, dueDate: body.dueDate ?? null });
+  if (!milestone) throw new NotFound();
+  return { status: 201, body: toMilestone(milestone) };
+};
+
+export const updateMilestone: Handler<'updateMilestone'> = async ({ params, body }, { db, caller }) => {
+  const milestone = await goals.findMilestone(db, params.id, caller.userId);
+  const access = goalAccess(caller, milestone && teamFacts(milestone), milestone?.level);
+  requireChange(access, mayReportOnGoal(access, caller.userId, milestone!.owner_id));
+  const updated = await goals.updateMilestone(db, params.id, body);
+  if (!updated) throw new NotFound();
+  return { status: 200, body: toMilestone(updated) };
+};
+
+export const deleteMilestone: Handler<'deleteMilestone'> = async ({ params }, { db, caller }) => {
+  const milestone = await goals.findMilestone(db, params.id, caller.userId);
+  const access = goalAccess(caller, milestone && teamFacts(milestone), milestone?.level);
+  requireChange(access, mayReportOnGoal(access, caller.userId, milestone!.owner_id));
+  await goals.deleteMilestone(db, params.id);
+  return { status: 204, body: undefined };
+};

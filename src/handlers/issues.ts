@@ -1,12 +1,78 @@
-/** Handlers of the issues area. */
-import { notImplemented, type Handler } from './types.js';
+/** Handlers of the issues area: the issues of a team, from OPEN through SOLVING to SOLVED. */
+import type { Kysely } from 'kysely';
+import type { Caller } from '../auth/authenticate.js';
+import { requireChange, teamAccess, teamAllows } from '../auth/permissions.js';
+import type { Database } from '../db/database.js';
+import { loadTeamAccess, teamFacts } from '../db/queries/access.js';
+import * as issues from '../db/queries/issues.js';
+import { meetingTeamId } from '../db/queries/meetings.js';
+import { pageLimit } from '../db/pagination.js';
+import { NotFound, RuleViolation } from '../errors.js';
+import { toIssue } from '../records/issues.js';
+import type { Handler } from './types.js';
 
-export const listTeamIssues: Handler<'listTeamIssues'> = notImplemented('listTeamIssues');
+/** The issue and the caller's access to it; an invisible issue is answered like a missing one (404). */
+async function loadIssue(db: Kysely<Database>, caller: Caller, issueId: string) {
+  const issue = await issues.findIssue(db, issueId, caller.userId);
+  const access = teamAccess(caller, issue && teamFacts(issue), 'item');
+  return { issue: issue!, access };
+}
 
-export const createIssue: Handler<'createIssue'> = notImplemented('createIssue');
+/** A description that is empty once trimmed means "no description". */
+const storedDescription = (description: string | null): string | null => description || null;
 
-export const getIssue: Handler<'getIssue'> = notImplemented('getIssue');
+export const listTeamIssues: Handler<'listTeamIssues'> = async ({ params, query }, { db, caller }) => {
+  await loadTeamAccess(db, caller, params.teamId, 'collection');
+  const page = await issues.listTeamIssues(
+    db,
+    params.teamId,
+    { status: query.status, priority: query.priority },
+    { limit: pageLimit(query.limit), cursor: query.cursor },
+  );
+  return { status: 200, body: { data: page.rows.map(toIssue), nextCursor: page.nextCursor } };
+};
 
-export const updateIssue: Handler<'updateIssue'> = notImplemented('updateIssue');
+export const createIssue: Handler<'createIssue'> = async ({ params, body }, { db, caller }) => {
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
+  requireChange(access, teamAllows(access, 'writeIssue'));
+  const issue = await db.transaction().execute(async (trx) => {
+    const meetingId = body.meetingId ?? null;
+    if (meetingId !== null && (await meetingTeamId(trx, meetingId)) !== params.teamId) {
+      throw new RuleViolation('The meeting must be a meeting of the same team.');
+    }
+    return issues.insertIssue(trx, {
+      teamId: params.teamId,
+      title: body.title,
+      description: storedDescription(body.description ?? null),
+      priority: body.priority ?? 'MEDIUM',
+      meetingId,
+      createdById: caller.userId,
+    });
+  });
+  return { status: 201, body: toIssue(issue) };
+};
 
-export const deleteIssue: Handler<'deleteIssue'> = notImplemented('deleteIssue');
+export const getIssue: Handler<'getIssue'> = async ({ params }, { db, caller }) => {
+  const { issue } = await loadIssue(db, caller, params.id);
+  return { status: 200, body: toIssue(issue) };
+};
+
+export const updateIssue: Handler<'updateIssue'> = async ({ params, body }, { db, caller }) => {
+  const { access } = await loadIssue(db, caller, params.id);
+  requireChange(access, teamAllows(access, 'writeIssue'));
+  const updated = await issues.updateIssue(db, params.id, {
+    title: body.title,
+    description: body.description === undefined ? undefined : storedDescription(body.description),
+    priority: body.priority,
+    status: body.status,
+  });
+  if (!updated) throw new NotFound();
+  return { status: 200, body: toIssue(updated) };
+};
+
+export const deleteIssue: Handler<'deleteIssue'> = async ({ params }, { db, caller }) => {
+  const { access } = await loadIssue(db, caller, params.id);
+  requireChange(access, teamAllows(access, 'delete'));
+  await issues.deleteIssue(db, params.id);
+  return { status: 204, body: undefined };
+};

@@ -1,12 +1,69 @@
-/** Handlers of the tasks area. */
-import { notImplemented, type Handler } from './types.js';
+/** Handlers of the tasks area: the to-dos of a team. */
+import type { Kysely } from 'kysely';
+import type { Caller } from '../auth/authenticate.js';
+import { requireChange, teamAccess, teamAllows } from '../auth/permissions.js';
+import type { Database } from '../db/database.js';
+import { loadTeamAccess, teamFacts } from '../db/queries/access.js';
+import { meetingTeamId } from '../db/queries/meetings.js';
+import * as tasks from '../db/queries/tasks.js';
+import { pageLimit } from '../db/pagination.js';
+import { NotFound, RuleViolation } from '../errors.js';
+import { toTask } from '../records/tasks.js';
+import { requireTeamMember } from './shared.js';
+import type { Handler } from './types.js';
 
-export const listTeamTasks: Handler<'listTeamTasks'> = notImplemented('listTeamTasks');
+/** The task and the caller's access to it; an invisible task is answered like a missing one (404). */
+async function loadTask(db: Kysely<Database>, caller: Caller, taskId: string) {
+  const task = await tasks.findTask(db, taskId, caller.userId);
+  const access = teamAccess(caller, task && teamFacts(task), 'item');
+  return { task: task!, access };
+}
 
-export const createTask: Handler<'createTask'> = notImplemented('createTask');
+export const listTeamTasks: Handler<'listTeamTasks'> = async ({ params, query }, { db, caller }) => {
+  await loadTeamAccess(db, caller, params.teamId, 'collection');
+  const page = await tasks.listTeamTasks(
+    db,
+    params.teamId,
+    { completed: query.completed, ownerId: query.ownerId },
+    { limit: pageLimit(query.limit), cursor: query.cursor },
+  );
+  return { status: 200, body: { data: page.rows.map(toTask), nextCursor: page.nextCursor } };
+};
 
-export const getTask: Handler<'getTask'> = notImplemented('getTask');
+export const createTask: Handler<'createTask'> = async ({ params, body }, { db, caller }) => {
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
+  requireChange(access, teamAllows(access, 'writeTask'));
+  const task = await db.transaction().execute(async (trx) => {
+    await requireTeamMember(trx, params.teamId, body.ownerId, 'task');
+    const meetingId = body.meetingId ?? null;
+    if (meetingId !== null && (await meetingTeamId(trx, meetingId)) !== params.teamId) {
+      throw new RuleViolation('The meeting must be a meeting of the same team.');
+    }
+    return tasks.insertTask(trx, { teamId: params.teamId, title: body.title, ownerId: body.ownerId, dueDate: body.dueDate, meetingId });
+  });
+  return { status: 201, body: toTask(task) };
+};
 
-export const updateTask: Handler<'updateTask'> = notImplemented('updateTask');
+export const getTask: Handler<'getTask'> = async ({ params }, { db, caller }) => {
+  const { task } = await loadTask(db, caller, params.id);
+  return { status: 200, body: toTask(task) };
+};
 
-export const deleteTask: Handler<'deleteTask'> = notImplemented('deleteTask');
+/** Only a new owner is checked: other fields stay editable after the current owner has left the team. */
+export const updateTask: Handler<'updateTask'> = async ({ params, body }, { db, caller }) => {
+  const { task, access } = await loadTask(db, caller, params.id);
+  requireChange(access, teamAllows(access, 'writeTask'));
+  const updated = await db.transaction().execute(async (trx) => {
+    if (body.ownerId !== undefined) await requireTeamMember(trx, task.team_id, body.ownerId, 'task');
+    return tasks.updateTask(trx, params.id, body);
+  });
+  if (!updated) throw new NotFound();
+  return { status: 200, body: toTask(updated) };
+};
+
+export const deleteTask: Handler<'deleteTask'> = async ({ params }, { db, caller }) => {
+  const { access } = await loadTask(db, caller, params.id);
+  requireChange(access, teamAllows(access, 'delete'));
+  await tasks.deleteTask(db, params.id);
+  return { status: 204, body: undefined };
+};

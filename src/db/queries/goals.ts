@@ -1,0 +1,207 @@
+/** Queries of goals (Rocks) and their milestones. */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database, Day, GoalLevel, GoalStatus } from '../database.js';
+import { paginate } from '../pagination.js';
+import { callerTeamRole } from './access.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+type Page = { limit: number; cursor?: string | undefined };
+
+/** A milestone as the goal queries return it, inside the goal's row. */
+export interface MilestoneJson {
+  id: string;
+  goal_id: string;
+  title: string;
+  due_date: Day | null;
+  completed: boolean;
+}
+
+/**
+ * `milestones`: all milestones of the goal whose id is in `goalIdColumn`, in the order they were added,
+ * as a JSON array built in the same statement (a goal is never returned without its milestones, and
+ * a page of goals costs one query). Days come out of JSON as `YYYY-MM-DD` text.
+ */
+function milestonesOf(goalIdColumn: string) {
+  return sql<MilestoneJson[]>`(
+    select coalesce(
+      json_agg(
+        json_build_object('id', m.id, 'goal_id', m.goal_id, 'title', m.title, 'due_date', m.due_date, 'completed', m.completed)
+        order by m.created_at, m.id
+      ),
+      '[]'::json
+    )
+    from milestones m
+    where m.goal_id = ${sql.ref(goalIdColumn)}
+  )`.as('milestones');
+}
+
+const byCreation = [
+  { column: 'goals.created_at', direction: 'asc', type: 'instant', value: (row: { created_at: Date }) => row.created_at },
+  { column: 'goals.id', direction: 'asc', type: 'string', value: (row: { id: string }) => row.id },
+] as const;
+
+function selectGoals(db: Db) {
+  return db.selectFrom('goals').selectAll('goals').select(milestonesOf('goals.id'));
+}
+
+export interface TeamGoalFilters {
+  quarter?: string | undefined;
+  status?: GoalStatus | undefined;
+  level?: GoalLevel | undefined;
+}
+
+/** The team's goals with their milestones, oldest first. */
+export function listTeamGoals(db: Db, teamId: string, filters: TeamGoalFilters, page: Page) {
+  let query = selectGoals(db).where('goals.team_id', '=', teamId);
+  if (filters.quarter !== undefined) query = query.where('goals.quarter', '=', filters.quarter);
+  if (filters.status !== undefined) query = query.where('goals.status', '=', filters.status);
+  if (filters.level !== undefined) query = query.where('goals.level', '=', filters.level);
+  return paginate(query, { ...page, order: [...byCreation] });
+}
+
+/**
+ * The organization's company goals with their milestones, oldest first. `level = 'COMPANY'` is a literal,
+ * not a parameter, so that even a generic plan can use the partial indexes `goals_company_org_id_*`.
+ */
+export function listCompanyGoals(db: Db, orgId: string, filters: Omit<TeamGoalFilters, 'level'>, page: Page) {
+  let query = selectGoals(db).where('goals.org_id', '=', orgId).where('goals.level', '=', sql.lit('COMPANY'));
+  if (filters.quarter !== undefined) query = query.where('goals.quarter', '=', filters.quarter);
+  if (filters.status !== undefined) query = query.where('goals.status', '=', filters.status);
+  return paginate(query, { ...page, order: [...byCreation] });
+}
+
+/** A goal with its milestones and the caller's role in its team, in one query. */
+export function findGoal(db: Db, goalId: string, userId: string) {
+  return selectGoals(db).select(callerTeamRole('goals.team_id', userId)).where('goals.id', '=', goalId).executeTakeFirst();
+}
+
+/** What decides access to a goal (its team, organization, level and owner), without its milestones. */
+export function findGoalFacts(db: Db, goalId: string, userId: string) {
+  return db
+    .selectFrom('goals')
+    .select(['goals.id', 'goals.team_id', 'goals.org_id', 'goals.level', 'goals.owner_id', callerTeamRole('goals.team_id', userId)])
+    .where('goals.id', '=', goalId)
+    .executeTakeFirst();
+}
+
+/**
+ * The goal to change, locked until the end of the transaction (so that the owner who may report on it
+ * cannot change meanwhile), with the caller's role in its team and whether the team is a leadership team.
+ */
+export function lockGoal(trx: Transaction<Database>, goalId: string, userId: string) {
+  return trx
+    .selectFrom('goals')
+    .innerJoin('teams', 'teams.id', 'goals.team_id')
+    .selectAll('goals')
+    .select(['teams.is_leadership', callerTeamRole('goals.team_id', userId)])
+    .where('goals.id', '=', goalId)
+    .forUpdate('goals')
+    .executeTakeFirst();
+}
+
+/**
+ * Whether the person has a row in the team (organization roles do not count). Inside a transaction
+ * the row is locked against deletion, so the person cannot leave the team before the change is written.
+ */
+export function insertGoal(
+  db: Db,
+  goal: { teamId: string; orgId: string; title: string; description: string | null; ownerId: string; quarter: string; level: GoalLevel },
+) {
+  return db
+    .insertInto('goals')
+    .values({
+      team_id: goal.teamId,
+      org_id: goal.orgId,
+      title: goal.title,
+      description: goal.description,
+      owner_id: goal.ownerId,
+      quarter: goal.quarter,
+      level: goal.level,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export interface GoalChange {
+  title?: string | undefined;
+  description?: string | null | undefined;
+  ownerId?: string | undefined;
+  quarter?: string | undefined;
+  level?: GoalLevel | undefined;
+  status?: GoalStatus | undefined;
+}
+
+/** Applies the change in one statement and returns the goal with its (unchanged) milestones. */
+export function updateGoal(db: Db, goalId: string, change: GoalChange) {
+  return db
+    .updateTable('goals')
+    .set({
+      title: change.title,
+      description: change.description,
+      owner_id: change.ownerId,
+      quarter: change.quarter,
+      level: change.level,
+      status: change.status,
+    })
+    .where('id', '=', goalId)
+    .returningAll()
+    .returning(milestonesOf('goals.id'))
+    .executeTakeFirstOrThrow();
+}
+
+/** Deletes the goal; its milestones go with it (`on delete cascade`). */
+export async function deleteGoal(db: Db, goalId: string) {
+  await db.deleteFrom('goals').where('id', '=', goalId).execute();
+}
+
+/** A milestone with what decides access to it: its goal's team, organization, level and owner, in one query. */
+export function findMilestone(db: Db, milestoneId: string, userId: string) {
+  return db
+    .selectFrom('milestones')
+    .innerJoin('goals', 'goals.id', 'milestones.goal_id')
+    .select(['milestones.id', 'goals.team_id', 'goals.org_id', 'goals.level', 'goals.owner_id', callerTeamRole('goals.team_id', userId)])
+    .where('milestones.id', '=', milestoneId)
+    .executeTakeFirst();
+}
+
+/**
+ * Adds the milestone to the goal, if the goal still exists: one `insert … select`, so a goal deleted
+ * since it was read gives undefined instead of a foreign-key error.
+ */
+export function insertMilestone(db: Db, goalId: string, milestone: { title: string; dueDate: Day | null }) {
+  return db
+    .insertInto('milestones')
+    .columns(['goal_id', 'title', 'due_date'])
+    .expression((eb) =>
+      eb
+        .selectFrom('goals')
+        .select([
+          'goals.id',
+          sql<string>`${milestone.title}::text`.as('title'),
+          sql<Day | null>`${milestone.dueDate}::date`.as('due_date'),
+        ])
+        .where('goals.id', '=', goalId),
+    )
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export interface MilestoneChange {
+  title?: string | undefined;
+  dueDate?: Day | null | undefined;
+  completed?: boolean | undefined;
+}
+
+/** Applies the change in one statement; undefined when the milestone no longer exists. */
+export function updateMilestone(db: Db, milestoneId: string, change: MilestoneChange) {
+  return db
+    .updateTable('milestones')
+    .set({ title: change.title, due_date: change.dueDate, completed: change.completed })
+    .where('id', '=', milestoneId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function deleteMilestone(db: Db, milestoneId: string) {
+  await db.deleteFrom('milestones').where('id', '=', milestoneId).execute();
+}

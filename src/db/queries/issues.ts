@@ -1,0 +1,91 @@
+/** Queries of issues. */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database, IssuePriority, IssueStatus } from '../database.js';
+import { paginate } from '../pagination.js';
+import { callerTeamRole } from './access.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** An issue with its team's organization and the caller's role in the team, in one query. */
+export function findIssue(db: Db, issueId: string, userId: string) {
+  return db
+    .selectFrom('issues')
+    .innerJoin('teams', 'teams.id', 'issues.team_id')
+    .selectAll('issues')
+    .select(['teams.org_id', callerTeamRole('issues.team_id', userId)])
+    .where('issues.id', '=', issueId)
+    .executeTakeFirst();
+}
+
+export interface IssueFilters {
+  status?: IssueStatus | undefined;
+  priority?: IssuePriority | undefined;
+}
+
+/** The team's issues, oldest first. */
+export function listTeamIssues(db: Db, teamId: string, filters: IssueFilters, page: { limit: number; cursor?: string | undefined }) {
+  let query = db.selectFrom('issues').selectAll('issues').where('issues.team_id', '=', teamId);
+  if (filters.status !== undefined) query = query.where('issues.status', '=', filters.status);
+  if (filters.priority !== undefined) query = query.where('issues.priority', '=', filters.priority);
+  return paginate(query, {
+    ...page,
+    order: [
+      { column: 'issues.created_at', direction: 'asc', type: 'instant', value: (row) => row.created_at },
+      { column: 'issues.id', direction: 'asc', type: 'string', value: (row) => row.id },
+    ],
+  });
+}
+
+export function insertIssue(
+  db: Db,
+  issue: {
+    teamId: string;
+    title: string;
+    description: string | null;
+    priority: IssuePriority;
+    meetingId: string | null;
+    createdById: string;
+  },
+) {
+  return db
+    .insertInto('issues')
+    .values({
+      team_id: issue.teamId,
+      title: issue.title,
+      description: issue.description,
+      priority: issue.priority,
+      meeting_id: issue.meetingId,
+      created_by_id: issue.createdById,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export interface IssueChange {
+  title?: string | undefined;
+  /** null clears the description. */
+  description?: string | null | undefined;
+  priority?: IssuePriority | undefined;
+  status?: IssueStatus | undefined;
+}
+
+/**
+ * Applies the change in one statement; undefined when the issue no longer exists. Setting SOLVED on
+ * an issue already SOLVED keeps its first `resolved_at` (set exactly while the status is SOLVED).
+ */
+export function updateIssue(db: Db, issueId: string, change: IssueChange) {
+  const resolution =
+    change.status === undefined
+      ? {}
+      : { status: change.status, resolved_at: change.status === 'SOLVED' ? sql<Date>`coalesce(resolved_at, now())` : null };
+  return db
+    .updateTable('issues')
+    .set({ title: change.title, description: change.description, priority: change.priority, ...resolution })
+    .where('id', '=', issueId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function deleteIssue(db: Db, issueId: string) {
+  await db.deleteFrom('issues').where('id', '=', issueId).execute();
+}

@@ -1,0 +1,80 @@
+/** Queries of tasks (to-dos). */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../database.js';
+import { paginate } from '../pagination.js';
+import { callerTeamRole } from './access.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** A task with its team's organization and the caller's role in the team, in one query. */
+export function findTask(db: Db, taskId: string, userId: string) {
+  return db
+    .selectFrom('tasks')
+    .innerJoin('teams', 'teams.id', 'tasks.team_id')
+    .selectAll('tasks')
+    .select(['teams.org_id', callerTeamRole('tasks.team_id', userId)])
+    .where('tasks.id', '=', taskId)
+    .executeTakeFirst();
+}
+
+export interface TaskFilters {
+  completed?: boolean | undefined;
+  ownerId?: string | undefined;
+}
+
+/** The team's tasks, oldest first. */
+export function listTeamTasks(db: Db, teamId: string, filters: TaskFilters, page: { limit: number; cursor?: string | undefined }) {
+  let query = db.selectFrom('tasks').selectAll('tasks').where('tasks.team_id', '=', teamId);
+  if (filters.completed !== undefined) query = query.where('tasks.completed', '=', filters.completed);
+  if (filters.ownerId !== undefined) query = query.where('tasks.owner_id', '=', filters.ownerId);
+  return paginate(query, {
+    ...page,
+    order: [
+      { column: 'tasks.created_at', direction: 'asc', type: 'instant', value: (row) => row.created_at },
+      { column: 'tasks.id', direction: 'asc', type: 'string', value: (row) => row.id },
+    ],
+  });
+}
+
+/**
+ * Whether the person has a row in the team (organization roles do not count). Inside a transaction
+ * the row is locked against deletion, so the person cannot leave the team before the change is written.
+ */
+export function insertTask(
+  db: Db,
+  task: { teamId: string; title: string; ownerId: string; dueDate: string; meetingId: string | null },
+) {
+  return db
+    .insertInto('tasks')
+    .values({ team_id: task.teamId, title: task.title, owner_id: task.ownerId, due_date: task.dueDate, meeting_id: task.meetingId })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export interface TaskChange {
+  title?: string | undefined;
+  ownerId?: string | undefined;
+  dueDate?: string | undefined;
+  completed?: boolean | undefined;
+}
+
+/**
+ * Applies the change in one statement; undefined when the task no longer exists. Completing a task
+ * that is already completed keeps its first `completed_at` (set exactly while `completed` is true).
+ */
+export function updateTask(db: Db, taskId: string, change: TaskChange) {
+  const completion =
+    change.completed === undefined
+      ? {}
+      : { completed: change.completed, completed_at: change.completed ? sql<Date>`coalesce(completed_at, now())` : null };
+  return db
+    .updateTable('tasks')
+    .set({ title: change.title, owner_id: change.ownerId, due_date: change.dueDate, ...completion })
+    .where('id', '=', taskId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function deleteTask(db: Db, taskId: string) {
+  await db.deleteFrom('tasks').where('id', '=', taskId).execute();
+}

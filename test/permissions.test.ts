@@ -1,0 +1,101 @@
+/**
+ * The permission matrix: every operation × every kind of caller → the status the reference gives.
+ * Rows live in test/permissions/*.rows.ts, one file per area; an area adds its file to `rowFiles` and
+ * takes its operations off `pending` once they are built. Every response is checked against the contract.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OperationId } from '../src/api/operations.js';
+import { databaseLabel } from './support/database.js';
+import { operations } from './support/contract.js';
+import { operationFor, startTestApp, type TestApp } from './support/testApp.js';
+import { administrationRows } from './permissions/administration.rows.js';
+import { goalRows } from './permissions/goals.rows.js';
+import { issueRows } from './permissions/issues.rows.js';
+import { platformRows } from './permissions/platform.rows.js';
+import { taskRows } from './permissions/tasks.rows.js';
+import { callerNames, createWorld, type CallerName, type Expected, type MatrixRow, type World } from './permissions/world.js';
+
+const rowFiles: MatrixRow[][] = [administrationRows, platformRows, taskRows, issueRows, goalRows];
+const rows = rowFiles.flat();
+
+/** Operations of areas not built yet: no row until they are. */
+const pending: OperationId[] = [
+  'listTeamMetrics', 'createMetric', 'updateMetric', 'deleteMetric', 'listMetricValues', 'putMetricValue',
+  'listTeamMeetings', 'createMeeting', 'getMeeting', 'updateMeeting', 'getMeetingRecap', 'rateMeetingAsMe',
+  'setMeetingRating', 'revealMeetingRatings', 'createSegue', 'createHeadline', 'createCascadingMessage',
+  'deleteCascadingMessage', 'acknowledgeCascadingMessages',
+  'getTeamVision', 'createTeamVision', 'updateTeamVision',
+  'listTeamSeats', 'createSeat', 'updateSeat', 'deleteSeat',
+  'listTeamPeopleReviews', 'putPeopleReview',
+  'listTeamDocuments', 'createDocument', 'deleteDocument',
+];
+/** Operations anyone may call without a key. */
+const publicOperations: OperationId[] = ['getOpenApiDocument', 'getApiDocs'];
+
+const errorCodes: Record<number, string> = { 401: 'unauthenticated', 403: 'forbidden', 404: 'notFound', 409: 'orgSuspended' };
+
+let app: TestApp;
+let world: World;
+let suspendedWorld: World;
+beforeAll(async () => {
+  app = await startTestApp();
+  world = await createWorld(app.db);
+  suspendedWorld = await createWorld(app.db, { suspended: true });
+});
+afterAll(() => app.close());
+
+const methodOf = (operationId: OperationId) => operations.find((op) => op.operationId === operationId)!.method.toUpperCase();
+
+async function call(row: MatrixRow, inWorld: World, caller: CallerName) {
+  const target = row.prepare ? await row.prepare(inWorld) : undefined;
+  const { path, body } = row.request(inWorld, target);
+  const method = methodOf(row.operationId);
+  expect(operationFor(method, path)?.operationId, `${path} reaches ${row.operationId}`).toBe(row.operationId);
+  return app.request(method, path, { key: inWorld.keys[caller], body });
+}
+
+function expectAnswer(response: { status: number; body: any }, expected: Expected) {
+  if (expected === 'scope') {
+    expect([response.status, response.body?.error?.code]).toEqual([403, 'insufficientScope']);
+  } else if (expected >= 400 && errorCodes[expected]) {
+    expect([response.status, response.body?.error?.code]).toEqual([expected, errorCodes[expected]]);
+  } else {
+    expect(response.status, JSON.stringify(response.body)).toBe(expected);
+  }
+}
+
+describe(`the permission matrix (${databaseLabel})`, () => {
+  it('has one row for every operation with a key, except those of areas still pending', () => {
+    const covered = rows.map((row) => row.operationId);
+    expect(new Set(covered).size, 'no operation has two rows').toBe(covered.length);
+    expect(covered.filter((id) => pending.includes(id)), 'a pending operation has a row').toEqual([]);
+    const all = operations.map((op) => op.operationId as OperationId).sort();
+    expect([...covered, ...pending, ...publicOperations].sort()).toEqual(all);
+  });
+
+  describe.each(rows.map((row) => [row.operationId, row] as const))('%s', (_id, row) => {
+    it.each(callerNames.map((caller, index) => [caller, row.expect[index]!] as const))('%s gets %s', async (caller, expected) => {
+      expectAnswer(await call(row, world, caller), expected);
+    });
+  });
+});
+
+describe(`a suspended organization (${databaseLabel})`, () => {
+  const organizationRows = rows.filter((row) => !row.operationId.toLowerCase().includes('platform'));
+  const allowedCaller = (row: MatrixRow) => callerNames[row.expect.findIndex((expected) => typeof expected === 'number' && expected < 300)]!;
+
+  it.each(organizationRows.filter((row) => methodOf(row.operationId) !== 'GET').map((row) => [row.operationId, row] as const))(
+    '%s is refused with 409 orgSuspended for a caller it allows',
+    async (_id, row) => {
+      expectAnswer(await call(row, suspendedWorld, allowedCaller(row)), 409);
+    },
+  );
+
+  it.each(organizationRows.filter((row) => methodOf(row.operationId) === 'GET').map((row) => [row.operationId, row] as const))(
+    '%s still reads',
+    async (_id, row) => {
+      const caller = allowedCaller(row);
+      expectAnswer(await call(row, suspendedWorld, caller), row.expect[callerNames.indexOf(caller)]!);
+    },
+  );
+});

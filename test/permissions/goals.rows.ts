@@ -1,0 +1,42 @@
+/**
+ * Matrix rows of the goal and milestone operations. Company goals are readable by every member of the
+ * organization (orgMember), who still may change nothing of them; department goals only by those who
+ * see the team. Goals belong to the team Member (teamMember), who may report on them.
+ */
+import { createGoal, createMilestone } from '../support/executionFactories.js';
+import { row, rowFor, type World } from './world.js';
+
+const S = 'scope';
+
+const departmentGoal = (w: World) => createGoal(w.db, w.team, w.users.teamMember.id);
+const companyGoal = async (w: World) => createGoal(w.db, await w.newTeam({ isLeadership: true }), w.users.teamMember.id, { level: 'COMPANY' });
+const milestoneOf = (goal: (w: World) => ReturnType<typeof departmentGoal>) => async (w: World) => createMilestone(w.db, (await goal(w)).id);
+
+// prettier-ignore
+export const goalRows = [
+  //                                  noKey readOnly orgOwner orgAdmin implementer teamOwner teamAdmin teamMember teamViewer orgMember outsider superadmin superadminMember formerSuperadmin
+  row('listTeamGoals',                 [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
+    (w) => ({ path: `/v1/teams/${w.team.id}/goals` })),
+  row('listOrganizationGoals',         [401, 200,     200,     200,     200,        200,      200,      200,       200,       200,      403,     403,       200,             S],
+    (w) => ({ path: `/v1/orgs/${w.org.id}/goals` })),
+  row('createGoal',                    [401, S,       201,     201,     201,        201,      201,      403,       403,       403,      403,     403,       403,             S],
+    (w) => ({ path: `/v1/teams/${w.team.id}/goals`, body: { title: 'Sign 5 new enterprise customers', ownerId: w.users.teamMember.id, quarter: '2026-Q4' } })),
+  rowFor('getGoal',                    [401, 200,     200,     200,     200,        200,      200,      200,       200,       200,      404,     404,       200,             S],
+    companyGoal,
+    (_w, goal) => ({ path: `/v1/goals/${goal.id}` })),
+  rowFor('updateGoal',                 [401, S,       200,     200,     200,        200,      200,      200,       403,       403,      404,     404,       403,             S],
+    companyGoal,
+    (_w, goal) => ({ path: `/v1/goals/${goal.id}`, body: { status: 'OFF_TRACK' } })),
+  rowFor('deleteGoal',                 [401, S,       204,     204,     204,        204,      204,      403,       403,       404,      404,     404,       403,             S],
+    departmentGoal,
+    (_w, goal) => ({ path: `/v1/goals/${goal.id}` })),
+  rowFor('createMilestone',            [401, S,       201,     201,     201,        201,      201,      201,       403,       403,      404,     404,       403,             S],
+    companyGoal,
+    (_w, goal) => ({ path: `/v1/goals/${goal.id}/milestones`, body: { title: 'Close the fifth contract', dueDate: '2026-12-18' } })),
+  rowFor('updateMilestone',            [401, S,       200,     200,     200,        200,      200,      200,       403,       404,      404,     404,       403,             S],
+    milestoneOf(departmentGoal),
+    (_w, milestone) => ({ path: `/v1/milestones/${milestone.id}`, body: { completed: true } })),
+  rowFor('deleteMilestone',            [401, S,       204,     204,     204,        204,      204,      204,       403,       403,      404,     404,       403,             S],
+    milestoneOf(companyGoal),
+    (_w, milestone) => ({ path: `/v1/milestones/${milestone.id}` })),
+];

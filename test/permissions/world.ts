@@ -1,0 +1,142 @@
+/**
+ * The world the permission matrix runs in: one organization with one team, and one caller for every
+ * kind of role the reference distinguishes. Rows of the matrix (test/permissions/*.rows.ts) prepare the
+ * items they act on in this world and name the status every caller must get.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { OperationId } from '../../src/api/operations.js';
+import type { Scope } from '../../src/auth/scopes.js';
+import type { Database, OrganizationRole, OrganizationRow, TeamRole, TeamRow, UserRow } from '../../src/db/database.js';
+import { addOrganizationMember, addTeamMember, createKey, createOrganization, createTeam, createUser } from '../support/factories.js';
+
+/** The callers, in the order of the matrix's columns. */
+export const callerNames = [
+  'noKey',
+  'readOnly',
+  'orgOwner',
+  'orgAdmin',
+  'implementer',
+  'teamOwner',
+  'teamAdmin',
+  'teamMember',
+  'teamViewer',
+  'orgMember',
+  'outsider',
+  'superadmin',
+  'superadminMember',
+  'formerSuperadmin',
+] as const;
+export type CallerName = (typeof callerNames)[number];
+
+/**
+ * Who each caller is:
+ * - readOnly: organization OWNER with a `read` key;
+ * - orgOwner, orgAdmin, implementer: that organization role, in no team;
+ * - teamOwner … teamViewer: organization MEMBER with that role in the world's team;
+ * - orgMember: organization MEMBER in no team;
+ * - outsider: OWNER of another organization;
+ * - superadmin: SUPERADMIN in no organization; superadminMember: SUPERADMIN who is organization MEMBER and
+ *   team MEMBER (both with `write` + `platform` keys);
+ * - formerSuperadmin: a USER again, still holding a `platform` key.
+ */
+const people: Record<Exclude<CallerName, 'noKey'>, { orgRole?: OrganizationRole; teamRole?: TeamRole; scopes: Scope[]; superadmin?: boolean }> = {
+  readOnly: { orgRole: 'OWNER', scopes: ['read'] },
+  orgOwner: { orgRole: 'OWNER', scopes: ['write'] },
+  orgAdmin: { orgRole: 'ADMIN', scopes: ['write'] },
+  implementer: { orgRole: 'IMPLEMENTER', scopes: ['write'] },
+  teamOwner: { orgRole: 'MEMBER', teamRole: 'OWNER', scopes: ['write'] },
+  teamAdmin: { orgRole: 'MEMBER', teamRole: 'ADMIN', scopes: ['write'] },
+  teamMember: { orgRole: 'MEMBER', teamRole: 'MEMBER', scopes: ['write'] },
+  teamViewer: { orgRole: 'MEMBER', teamRole: 'VIEWER', scopes: ['write'] },
+  orgMember: { orgRole: 'MEMBER', scopes: ['write'] },
+  outsider: { scopes: ['write'] },
+  superadmin: { scopes: ['write', 'platform'], superadmin: true },
+  superadminMember: { orgRole: 'MEMBER', teamRole: 'MEMBER', scopes: ['write', 'platform'], superadmin: true },
+  formerSuperadmin: { scopes: ['platform'] },
+};
+
+export interface World {
+  db: Kysely<Database>;
+  org: OrganizationRow;
+  /** The team every team-role caller belongs to. */
+  team: TeamRow;
+  users: Record<Exclude<CallerName, 'noKey'>, UserRow>;
+  keys: Record<CallerName, string | undefined>;
+  /** A new team of the organization with the same team members as `team`. */
+  newTeam(options?: { isLeadership?: boolean }): Promise<TeamRow>;
+  /** A new person in the organization (and in `team`, when a team role is given). */
+  newMember(orgRole?: OrganizationRole, teamRole?: TeamRole): Promise<UserRow>;
+}
+
+export const unique = () => randomBytes(4).toString('hex');
+
+export async function createWorld(db: Kysely<Database>, options: { suspended?: boolean } = {}): Promise<World> {
+  const org = await createOrganization(db, { status: options.suspended ? 'SUSPENDED' : 'ACTIVE' });
+  const elsewhere = await createOrganization(db);
+  const team = await createTeam(db, org.id);
+  const users = {} as World['users'];
+  const keys = { noKey: undefined } as World['keys'];
+  for (const [name, person] of Object.entries(people) as [Exclude<CallerName, 'noKey'>, (typeof people)[keyof typeof people]][]) {
+    const user = await createUser(db, { name, systemRole: person.superadmin ? 'SUPERADMIN' : 'USER' });
+    users[name] = user;
+    keys[name] = (await createKey(db, user.id, { scopes: person.scopes })).key;
+    if (person.orgRole) await addOrganizationMember(db, org.id, user.id, person.orgRole);
+    if (person.teamRole) await addTeamMember(db, team.id, user.id, person.teamRole);
+  }
+  await addOrganizationMember(db, elsewhere.id, users.outsider.id, 'OWNER');
+
+  const teamRoles = Object.entries(people).filter(([, person]) => person.teamRole) as [Exclude<CallerName, 'noKey'>, { teamRole: TeamRole }][];
+  return {
+    db,
+    org,
+    team,
+    users,
+    keys,
+    async newTeam(teamOptions = {}) {
+      const created = await createTeam(db, org.id, teamOptions);
+      for (const [name, person] of teamRoles) await addTeamMember(db, created.id, users[name].id, person.teamRole);
+      return created;
+    },
+    async newMember(orgRole = 'MEMBER', teamRole) {
+      const user = await createUser(db);
+      await addOrganizationMember(db, org.id, user.id, orgRole);
+      if (teamRole) await addTeamMember(db, team.id, user.id, teamRole);
+      return user;
+    },
+  };
+}
+
+/** What a caller must get: a status, or `scope` for 403 insufficientScope (403 alone means forbidden). */
+export type Expected = number | 'scope';
+
+export interface MatrixRow<Target = unknown> {
+  operationId: OperationId;
+  /** Creates what the request acts on, afresh for every caller (a delete must find something to delete). */
+  prepare?: (world: World) => Promise<Target>;
+  request: (world: World, target: Target) => { path: string; body?: unknown };
+  /** One status per caller, in the order of `callerNames`. */
+  expect: Expected[];
+}
+
+function checked(operationId: OperationId, expect: Expected[]): Expected[] {
+  if (expect.length !== callerNames.length) {
+    throw new Error(`${operationId}: ${expect.length} expectations for ${callerNames.length} callers`);
+  }
+  return expect;
+}
+
+/** A row whose request needs nothing prepared. */
+export function row(operationId: OperationId, expect: Expected[], request: (world: World) => { path: string; body?: unknown }): MatrixRow {
+  return { operationId, expect: checked(operationId, expect), request };
+}
+
+/** A row whose request acts on something `prepare` creates afresh for every caller. */
+export function rowFor<Target>(
+  operationId: OperationId,
+  expect: Expected[],
+  prepare: (world: World) => Promise<Target>,
+  request: (world: World, target: Target) => { path: string; body?: unknown },
+): MatrixRow {
+  return { operationId, expect: checked(operationId, expect), prepare, request } as MatrixRow;
+}

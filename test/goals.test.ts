@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TeamRow } from '../src/db/database.js';
 import { databaseLabel } from './support/database.js';
 import { createGoal, createGoals, createMilestone } from './support/executionFactories.js';
-import { addOrganizationMember, addTeamMember, createCaller, createOrganization, createTeam } from './support/factories.js';
+import { addOrganizationMember, addTeamMember, createCaller, createOrganization, createTeam, createTeamWorld } from './support/factories.js';
 import { startTestApp, type ApiResponse, type TestApp } from './support/testApp.js';
 
 let app: TestApp;
@@ -19,22 +19,14 @@ const at = (iso: string) => new Date(iso);
  * organization Member in no team, and the Owner of another organization.
  */
 async function setUp(options: { isLeadership?: boolean; suspended?: boolean } = {}) {
-  const org = await createOrganization(app.db, { status: options.suspended ? 'SUSPENDED' : 'ACTIVE' });
-  const team = await createTeam(app.db, org.id, { isLeadership: options.isLeadership });
-  const inTeam = async (role: 'ADMIN' | 'MEMBER' | 'VIEWER') => {
-    const caller = await createCaller(app.db);
-    await addOrganizationMember(app.db, org.id, caller.user.id, 'MEMBER');
-    await addTeamMember(app.db, team.id, caller.user.id, role);
-    return caller;
-  };
+  const { org, team, person } = await createTeamWorld(app.db, { suspended: options.suspended, isLeadership: options.isLeadership });
+  const inTeam = (role: 'ADMIN' | 'MEMBER' | 'VIEWER') => person('MEMBER', role);
   const admin = await inTeam('ADMIN');
   const owner = await inTeam('MEMBER');
   const member = await inTeam('MEMBER');
   const viewer = await inTeam('VIEWER');
-  const implementer = await createCaller(app.db);
-  await addOrganizationMember(app.db, org.id, implementer.user.id, 'IMPLEMENTER');
-  const orgMember = await createCaller(app.db);
-  await addOrganizationMember(app.db, org.id, orgMember.user.id, 'MEMBER');
+  const implementer = await person('IMPLEMENTER');
+  const orgMember = await person('MEMBER');
   const outsider = await createCaller(app.db);
   await addOrganizationMember(app.db, (await createOrganization(app.db)).id, outsider.user.id, 'OWNER');
   return { org, team, admin, owner, member, viewer, implementer, orgMember, outsider };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseLabel } from './support/database.js';
 import { createGoal, createMilestone } from './support/executionFactories.js';
-import { addOrganizationMember, addTeamMember, createCaller, createOrganization, createTeam } from './support/factories.js';
+import { addOrganizationMember, createCaller, createOrganization, createTeamWorld } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
 let app: TestApp;
@@ -17,22 +17,14 @@ afterAll(() => app.close());
  * Owner of another organization.
  */
 async function setUp(options: { suspended?: boolean } = {}) {
-  const org = await createOrganization(app.db, { status: options.suspended ? 'SUSPENDED' : 'ACTIVE' });
-  const team = await createTeam(app.db, org.id, { isLeadership: true });
-  const inTeam = async (role: 'ADMIN' | 'MEMBER' | 'VIEWER') => {
-    const caller = await createCaller(app.db);
-    await addOrganizationMember(app.db, org.id, caller.user.id, 'MEMBER');
-    await addTeamMember(app.db, team.id, caller.user.id, role);
-    return caller;
-  };
+  const { org, team, person } = await createTeamWorld(app.db, { suspended: options.suspended, isLeadership: true });
+  const inTeam = (role: 'ADMIN' | 'MEMBER' | 'VIEWER') => person('MEMBER', role);
   const admin = await inTeam('ADMIN');
   const owner = await inTeam('MEMBER');
   const member = await inTeam('MEMBER');
   const viewer = await inTeam('VIEWER');
-  const implementer = await createCaller(app.db);
-  await addOrganizationMember(app.db, org.id, implementer.user.id, 'IMPLEMENTER');
-  const orgMember = await createCaller(app.db);
-  await addOrganizationMember(app.db, org.id, orgMember.user.id, 'MEMBER');
+  const implementer = await person('IMPLEMENTER');
+  const orgMember = await person('MEMBER');
   const outsider = await createCaller(app.db);
   await addOrganizationMember(app.db, (await createOrganization(app.db)).id, outsider.user.id, 'OWNER');
   const goal = await createGoal(app.db, team, owner.user.id);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OrganizationRole, TeamRole } from '../src/db/database.js';
 import { databaseLabel } from './support/database.js';
 import { createMeeting, createTask, createTasks } from './support/executionFactories.js';
-import { addOrganizationMember, addTeamMember, createCaller, createOrganization, createTeam } from './support/factories.js';
+import { expectNow } from './support/expectations.js';
+import { createCaller, createTeam, createTeamWorld } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
 let app: TestApp;
@@ -13,30 +13,15 @@ afterAll(() => app.close());
 
 const unknownId = '00000000-0000-4000-8000-000000000000';
 
-/** An organization with one team; `person` adds a caller with an organization role and, optionally, a team role. */
+/** An organization with one team and a team Member. */
 async function setup(options: { suspended?: boolean } = {}) {
-  const org = await createOrganization(app.db, { status: options.suspended ? 'SUSPENDED' : 'ACTIVE' });
-  const team = await createTeam(app.db, org.id);
-  const person = async (orgRole: OrganizationRole, teamRole?: TeamRole) => {
-    const caller = await createCaller(app.db);
-    await addOrganizationMember(app.db, org.id, caller.user.id, orgRole);
-    if (teamRole) await addTeamMember(app.db, team.id, caller.user.id, teamRole);
-    return caller;
-  };
-  const member = await person('MEMBER', 'MEMBER');
-  return { org, team, member, person };
+  const world = await createTeamWorld(app.db, options);
+  return { ...world, member: await world.person('MEMBER', 'MEMBER') };
 }
 
 const tasksOf = (teamId: string) => app.db.selectFrom('tasks').selectAll().where('team_id', '=', teamId).execute();
 const storedTask = (id: string) => app.db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
-/** An instant the server set "now" during a request made between `before` and `after`. */
-function expectNow(instant: string, before: number, after: number) {
-  const at = Date.parse(instant);
-  // timestamptz(3) rounds to the millisecond, possibly up.
-  expect(at).toBeGreaterThanOrEqual(before - 1);
-  expect(at).toBeLessThanOrEqual(after + 1);
-}
 
 describe(`creating tasks (${databaseLabel})`, () => {
   it('POST /teams/{teamId}/tasks creates an open task from a meeting of the team, title trimmed', async () => {

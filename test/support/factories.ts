@@ -92,3 +92,19 @@ export async function createTeam(db: Kysely<Database>, orgId: string, options: {
 export async function addTeamMember(db: Kysely<Database>, teamId: string, userId: string, role: TeamRole) {
   await db.insertInto('team_members').values({ team_id: teamId, user_id: userId, role }).execute();
 }
+
+/**
+ * An organization with one team, and `person(orgRole, teamRole?)`, which adds a caller with that
+ * organization role and, when given, that role in the team.
+ */
+export async function createTeamWorld(db: Kysely<Database>, options: { suspended?: boolean; isLeadership?: boolean } = {}) {
+  const org = await createOrganization(db, { status: options.suspended ? 'SUSPENDED' : 'ACTIVE' });
+  const team = await createTeam(db, org.id, { isLeadership: options.isLeadership });
+  const person = async (orgRole: OrganizationRole, teamRole?: TeamRole) => {
+    const caller = await createCaller(db);
+    await addOrganizationMember(db, org.id, caller.user.id, orgRole);
+    if (teamRole) await addTeamMember(db, team.id, caller.user.id, teamRole);
+    return caller;
+  };
+  return { org, team, person };
+}

@@ -3,7 +3,8 @@ import type { TeamRow } from '../src/db/database.js';
 import { databaseLabel } from './support/database.js';
 import { createGoal, createGoals, createMilestone } from './support/executionFactories.js';
 import { addOrganizationMember, addTeamMember, createCaller, createOrganization, createTeam, createTeamWorld } from './support/factories.js';
-import { startTestApp, type ApiResponse, type TestApp } from './support/testApp.js';
+import { walkPages } from './support/pages.js';
+import { startTestApp, type TestApp } from './support/testApp.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -35,20 +36,9 @@ async function setUp(options: { isLeadership?: boolean; suspended?: boolean } = 
 const goalRow = (id: string) => app.db.selectFrom('goals').selectAll().where('id', '=', id).executeTakeFirst();
 const goalsOfTeam = (team: TeamRow) => app.db.selectFrom('goals').selectAll().where('team_id', '=', team.id).execute();
 
-/** Every page of a list, following `nextCursor`. */
-async function walk(path: string, key: string) {
-  const goals: { id: string; milestones: { id: string }[] }[] = [];
-  let pages = 0;
-  let cursor: string | null = null;
-  do {
-    const separator = path.includes('?') ? '&' : '?';
-    const response: ApiResponse = await app.request('GET', cursor ? `${path}${separator}cursor=${cursor}` : path, { key });
-    expect(response.status).toBe(200);
-    goals.push(...response.body.data);
-    cursor = response.body.nextCursor;
-    pages += 1;
-  } while (cursor);
-  return { goals, ids: goals.map((goal) => goal.id), pages };
+interface ListedGoal {
+  id: string;
+  milestones: { id: string }[];
 }
 
 describe(`GET /teams/{teamId}/goals (${databaseLabel})`, () => {
@@ -136,9 +126,10 @@ describe(`GET /teams/{teamId}/goals (${databaseLabel})`, () => {
     const withMilestone = created[215]!;
     const milestone = await createMilestone(app.db, withMilestone.id);
 
-    const { goals, ids, pages } = await walk(`/v1/teams/${team.id}/goals?limit=200`, member.key);
+    const { items: goals, sizes } = await walkPages<ListedGoal>(app, `/v1/teams/${team.id}/goals`, member.key, { limit: 200 });
+    const ids = goals.map((goal) => goal.id);
 
-    expect(pages).toBe(2);
+    expect(sizes).toHaveLength(2);
     expect(ids).toHaveLength(230);
     expect(new Set(ids)).toEqual(new Set(created.map((goal) => goal.id)));
     for (const goal of goals) expect(goal.milestones.map((m) => m.id)).toEqual(goal.id === withMilestone.id ? [milestone.id] : []);
@@ -152,10 +143,11 @@ describe(`GET /teams/{teamId}/goals (${databaseLabel})`, () => {
     }));
     const expected = created.filter((goal) => goal.status === 'OFF_TRACK' && goal.quarter === '2026-Q4').map((goal) => goal.id);
 
-    const { ids, pages } = await walk(`/v1/teams/${team.id}/goals?status=OFF_TRACK&quarter=2026-Q4&limit=15`, member.key);
+    const { items, sizes } = await walkPages<ListedGoal>(app, `/v1/teams/${team.id}/goals?status=OFF_TRACK&quarter=2026-Q4`, member.key, { limit: 15 });
+    const ids = items.map((goal) => goal.id);
 
     expect(expected).toHaveLength(40);
-    expect(pages).toBe(3);
+    expect(sizes).toHaveLength(3);
     expect(ids.sort()).toEqual(expected.sort());
   });
 
@@ -235,16 +227,17 @@ describe(`GET /orgs/{orgId}/goals (${databaseLabel})`, () => {
     }));
     const company = created.filter((goal) => goal.level === 'COMPANY');
 
-    const everything = await walk(`/v1/orgs/${org.id}/goals?limit=200`, viewer.key);
-    expect(everything.pages).toBe(2);
-    expect(everything.ids).toHaveLength(company.length);
-    expect(new Set(everything.ids)).toEqual(new Set(company.map((goal) => goal.id)));
+    const everything = await walkPages<ListedGoal>(app, `/v1/orgs/${org.id}/goals`, viewer.key, { limit: 200 });
+    const everyId = everything.items.map((goal) => goal.id);
+    expect(everything.sizes).toHaveLength(2);
+    expect(everyId).toHaveLength(company.length);
+    expect(new Set(everyId)).toEqual(new Set(company.map((goal) => goal.id)));
 
     const expected = company.filter((goal) => goal.status === 'DONE' && goal.quarter === '2027-Q1').map((goal) => goal.id);
-    const filtered = await walk(`/v1/orgs/${org.id}/goals?quarter=2027-Q1&status=DONE&limit=4`, viewer.key);
+    const filtered = await walkPages<ListedGoal>(app, `/v1/orgs/${org.id}/goals?quarter=2027-Q1&status=DONE`, viewer.key, { limit: 4 });
     expect(expected).toHaveLength(13);
-    expect(filtered.pages).toBe(4);
-    expect(filtered.ids.sort()).toEqual(expected.sort());
+    expect(filtered.sizes).toHaveLength(4);
+    expect(filtered.items.map((goal) => goal.id).sort()).toEqual(expected.sort());
   });
 
   it('refuses a malformed quarter, an unknown status and the team-only level filter with 422', async () => {

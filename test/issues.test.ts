@@ -4,6 +4,7 @@ import { databaseLabel } from './support/database.js';
 import { createIssue, createIssues, createMeeting } from './support/executionFactories.js';
 import { expectNow } from './support/expectations.js';
 import { createCaller, createTeam, createTeamWorld } from './support/factories.js';
+import { expectedOrder, walkPages } from './support/pages.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
 let app: TestApp;
@@ -252,25 +253,12 @@ describe(`listing issues (${databaseLabel})`, () => {
     const { team, member } = await setup();
     const start = Date.parse('2026-11-01T08:00:00.000Z');
     const created = await createIssues(app.db, team.id, member.user.id, 430, (index) => ({ createdAt: new Date(start + Math.floor(index / 7) * 1000) }));
-    const expected = created
-      .map((issue) => ({ id: issue.id, at: issue.created_at.getTime() }))
-      .sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1))
-      .map((issue) => issue.id);
+    const expected = expectedOrder(created);
 
-    const seen: string[] = [];
-    const sizes: number[] = [];
-    let cursor: string | null = null;
-    do {
-      const query: string = cursor ? `?limit=200&cursor=${cursor}` : '?limit=200';
-      const response = await app.request('GET', `/v1/teams/${team.id}/issues${query}`, { key: member.key });
-      expect(response.status).toBe(200);
-      sizes.push(response.body.data.length);
-      seen.push(...response.body.data.map((issue: { id: string }) => issue.id));
-      cursor = response.body.nextCursor;
-    } while (cursor);
+    const { items, sizes } = await walkPages<{ id: string }>(app, `/v1/teams/${team.id}/issues`, member.key, { limit: 200 });
 
     expect(sizes).toEqual([200, 200, 30]);
-    expect(seen).toEqual(expected);
+    expect(items.map((issue) => issue.id)).toEqual(expected);
   });
 
   it('filters status and priority combine with each other and with pagination', async () => {
@@ -284,18 +272,8 @@ describe(`listing issues (${databaseLabel})`, () => {
       priority: priorities[index % 4],
     }));
 
-    const walk = async (filter: string) => {
-      const ids: string[] = [];
-      let cursor: string | null = null;
-      do {
-        const query: string = `?${filter}&limit=2${cursor ? `&cursor=${cursor}` : ''}`;
-        const response = await app.request('GET', `/v1/teams/${team.id}/issues${query}`, { key: member.key });
-        expect(response.status).toBe(200);
-        ids.push(...response.body.data.map((issue: { id: string }) => issue.id));
-        cursor = response.body.nextCursor;
-      } while (cursor);
-      return ids;
-    };
+    const walk = async (filter: string) =>
+      (await walkPages<{ id: string }>(app, `/v1/teams/${team.id}/issues?${filter}`, member.key, { limit: 2 })).items.map((issue) => issue.id);
     const matching = (status?: IssueStatus, priority?: IssuePriority) =>
       created.filter((issue) => (!status || issue.status === status) && (!priority || issue.priority === priority)).map((issue) => issue.id);
 

@@ -14,7 +14,8 @@ import {
   createUser,
 } from './support/factories.js';
 import { createOperator, setCreatedAt } from './support/platformFactories.js';
-import { startTestApp, type ApiResponse, type TestApp } from './support/testApp.js';
+import { expectedOrder, walkPages } from './support/pages.js';
+import { startTestApp, type TestApp } from './support/testApp.js';
 
 const unique = () => randomBytes(4).toString('hex');
 const day = 24 * 60 * 60 * 1000;
@@ -39,20 +40,9 @@ afterAll(() => app.close());
 const platform = <T = any>(method: string, path: string, body?: unknown) =>
   app.request<T>(method, `/v1/platform${path}`, { key: operator.key, body });
 
-/** Every page of GET /platform/orgs, following nextCursor. */
-async function allOrganizations(limit: number) {
-  const items: { id: string; createdAt: string }[] = [];
-  let cursor: string | null = null;
-  do {
-    const query: string = cursor ? `?limit=${limit}&cursor=${cursor}` : `?limit=${limit}`;
-    const page: ApiResponse = await platform('GET', `/orgs${query}`);
-    expect(page.status).toBe(200);
-    expect(page.body.data.length).toBeLessThanOrEqual(limit);
-    items.push(...page.body.data);
-    cursor = page.body.nextCursor;
-  } while (cursor !== null);
-  return items;
-}
+/** Every organization GET /platform/orgs lists, page by page. */
+const allOrganizations = async (limit: number) =>
+  (await walkPages<{ id: string; createdAt: string }>(app, '/v1/platform/orgs', operator.key, { limit })).items;
 
 const organizationBody = (overrides: Record<string, unknown> = {}, owner: Record<string, unknown> = {}) => ({
   name: `Tatra Outfitters ${unique()}`,
@@ -119,8 +109,9 @@ describe(`platform organizations (${databaseLabel})`, () => {
     const created = [];
     for (const offset of [2, 0, 1, 1, 3]) {
       const org = await createOrganization(app.db);
-      await setCreatedAt(app.db, 'organizations', org.id, new Date(base.getTime() + offset * 1000));
-      created.push({ id: org.id, at: base.getTime() + offset * 1000 });
+      const createdAt = new Date(base.getTime() + offset * 1000);
+      await setCreatedAt(app.db, 'organizations', org.id, createdAt);
+      created.push({ id: org.id, created_at: createdAt });
     }
 
     const walked = await allOrganizations(2);
@@ -130,7 +121,7 @@ describe(`platform organizations (${databaseLabel})`, () => {
     expect(new Set(walked.map((item) => item.id)).size).toBe(walked.length);
     const sorted = [...walked].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     expect(walked.map((item) => item.id)).toEqual(sorted.map((item) => item.id));
-    const expectedMine = [...created].sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1)).map((item) => item.id);
+    const expectedMine = expectedOrder(created);
     expect(walked.map((item) => item.id).filter((id) => expectedMine.includes(id))).toEqual(expectedMine);
   });
 

@@ -3,6 +3,7 @@ import { databaseLabel } from './support/database.js';
 import { createMeeting, createTask, createTasks } from './support/executionFactories.js';
 import { expectNow } from './support/expectations.js';
 import { createCaller, createTeam, createTeamWorld } from './support/factories.js';
+import { expectedOrder, walkPages } from './support/pages.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
 let app: TestApp;
@@ -266,25 +267,12 @@ describe(`listing tasks (${databaseLabel})`, () => {
     const start = Date.parse('2026-11-01T08:00:00.000Z');
     // Groups of ten share an instant, so the order within a group comes from the id.
     const created = await createTasks(app.db, team.id, member.user.id, 450, (index) => ({ createdAt: new Date(start + Math.floor(index / 10) * 1000) }));
-    const expected = created
-      .map((task) => ({ id: task.id, at: task.created_at.getTime() }))
-      .sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1))
-      .map((task) => task.id);
+    const expected = expectedOrder(created);
 
-    const seen: string[] = [];
-    const sizes: number[] = [];
-    let cursor: string | null = null;
-    do {
-      const query: string = cursor ? `?limit=200&cursor=${cursor}` : '?limit=200';
-      const response = await app.request('GET', `/v1/teams/${team.id}/tasks${query}`, { key: member.key });
-      expect(response.status).toBe(200);
-      sizes.push(response.body.data.length);
-      seen.push(...response.body.data.map((task: { id: string }) => task.id));
-      cursor = response.body.nextCursor;
-    } while (cursor);
+    const { items, sizes } = await walkPages<{ id: string }>(app, `/v1/teams/${team.id}/tasks`, member.key, { limit: 200 });
 
     expect(sizes).toEqual([200, 200, 50]);
-    expect(seen).toEqual(expected);
+    expect(items.map((task) => task.id)).toEqual(expected);
   });
 
   it('filters completed and ownerId combine with each other and with pagination', async () => {
@@ -300,18 +288,8 @@ describe(`listing tasks (${databaseLabel})`, () => {
       completedAt: index % 2 === 0 ? new Date(start) : null,
     }));
 
-    const walk = async (filter: string) => {
-      const ids: string[] = [];
-      let cursor: string | null = null;
-      do {
-        const query: string = `?${filter}&limit=2${cursor ? `&cursor=${cursor}` : ''}`;
-        const response = await app.request('GET', `/v1/teams/${team.id}/tasks${query}`, { key: member.key });
-        expect(response.status).toBe(200);
-        ids.push(...response.body.data.map((task: { id: string }) => task.id));
-        cursor = response.body.nextCursor;
-      } while (cursor);
-      return ids;
-    };
+    const walk = async (filter: string) =>
+      (await walkPages<{ id: string }>(app, `/v1/teams/${team.id}/tasks?${filter}`, member.key, { limit: 2 })).items.map((task) => task.id);
 
     const openMine = mine.filter((_, index) => index % 3 !== 0).map((task) => task.id);
     const completedMine = mine.filter((_, index) => index % 3 === 0).map((task) => task.id);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addOrganizationMember, addTeamMember, createCaller, createOrganization, createTeam, createUser } from './support/factories.js';
 import { databaseLabel } from './support/database.js';
+import { walkPages } from './support/pages.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
 let app: TestApp;
@@ -221,19 +222,9 @@ describe(`team members (${databaseLabel})`, () => {
       ids.push(person.id);
     }
 
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const page: { body: { data: { userId: string }[]; nextCursor: string | null } } = await app.request(
-        'GET',
-        `/v1/teams/${team.id}/members?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
-        { key },
-      );
-      seen.push(...page.body.data.map((m) => m.userId));
-      cursor = page.body.nextCursor;
-    } while (cursor);
+    const { items } = await walkPages<{ userId: string }>(app, `/v1/teams/${team.id}/members`, key, { limit: 2 });
 
-    expect(seen).toEqual(ids);
+    expect(items.map((member) => member.userId)).toEqual(ids);
   });
 
   it('PATCH changes the team role only; DELETE removes the person from this team only', async () => {

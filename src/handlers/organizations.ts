@@ -5,6 +5,7 @@ import * as organizations from '../db/queries/organizations.js';
 import { pageLimit } from '../db/pagination.js';
 import { Forbidden, NotFound, RuleViolation } from '../errors.js';
 import { toOrganization, toOrganizationMember } from '../records/organizations.js';
+import { nameFromEmail } from '../rules/accounts.js';
 import { isTimeZone } from '../time.js';
 import type { Handler } from './types.js';
 
@@ -59,7 +60,7 @@ export const addOrganizationMember: Handler<'addOrganizationMember'> = async ({ 
       }
       user = await organizations.createExternalUser(trx, {
         email: body.email,
-        name: body.name || body.email.slice(0, body.email.lastIndexOf('@')),
+        name: body.name || nameFromEmail(body.email),
         locale: organization.default_locale,
       });
     } else if (await organizations.findMember(trx, params.orgId, user.id)) {

@@ -36,6 +36,7 @@ import {
   toPlatformOrganization,
   toPlatformUser,
 } from '../records/platform.js';
+import { nameFromEmail } from '../rules/accounts.js';
 import { nextFreeSlug, slugify } from '../rules/slug.js';
 import { isTimeZone } from '../time.js';
 import type { Handler } from './types.js';
@@ -50,7 +51,6 @@ export const listPlatformOrganizations: Handler<'listPlatformOrganizations'> = a
 
 /** A concurrent request may take the chosen slug (or create the owner's account) first; then the whole creation runs again. */
 const CREATE_ATTEMPTS = 5;
-const MEMBER_NAME_MAX = 200;
 
 const isUniqueViolation = (error: unknown): boolean => (error as { code?: unknown } | null)?.code === '23505';
 
@@ -66,7 +66,7 @@ async function newOwnerAccount(
   }
   return {
     email: owner.email,
-    name: owner.name || owner.email.slice(0, owner.email.lastIndexOf('@')).slice(0, MEMBER_NAME_MAX),
+    name: owner.name || nameFromEmail(owner.email),
     locale,
     password_hash: owner.password === undefined ? null : await hashPassword(owner.password),
     external_only: externalOnly,

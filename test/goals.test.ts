@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TeamRow } from '../src/db/database.js';
 import { databaseLabel } from './support/database.js';
-import { createGoal, createGoals, createMilestone } from './support/executionFactories.js';
-import { addOrganizationMember, addTeamMember, createCaller, createOrganization, createTeam, createTeamWorld } from './support/factories.js';
+import { createGoal, createGoalCast, createGoals, createMilestone } from './support/executionFactories.js';
 import { walkPages } from './support/pages.js';
+import { addOrganizationMember, addTeamMember, createCaller, createTeam } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
 let app: TestApp;
@@ -14,24 +14,7 @@ afterAll(() => app.close());
 
 const at = (iso: string) => new Date(iso);
 
-/**
- * An organization with one team and a caller of each kind: team Admin, the goals' owner (team Member),
- * another team Member, a team Viewer (all organization Members), an organization Implementer and an
- * organization Member in no team, and the Owner of another organization.
- */
-async function setUp(options: { isLeadership?: boolean; suspended?: boolean } = {}) {
-  const { org, team, person } = await createTeamWorld(app.db, { suspended: options.suspended, isLeadership: options.isLeadership });
-  const inTeam = (role: 'ADMIN' | 'MEMBER' | 'VIEWER') => person('MEMBER', role);
-  const admin = await inTeam('ADMIN');
-  const owner = await inTeam('MEMBER');
-  const member = await inTeam('MEMBER');
-  const viewer = await inTeam('VIEWER');
-  const implementer = await person('IMPLEMENTER');
-  const orgMember = await person('MEMBER');
-  const outsider = await createCaller(app.db);
-  await addOrganizationMember(app.db, (await createOrganization(app.db)).id, outsider.user.id, 'OWNER');
-  return { org, team, admin, owner, member, viewer, implementer, orgMember, outsider };
-}
+const setUp = (options: { isLeadership?: boolean; suspended?: boolean } = {}) => createGoalCast(app.db, options);
 
 const goalRow = (id: string) => app.db.selectFrom('goals').selectAll().where('id', '=', id).executeTakeFirst();
 const goalsOfTeam = (team: TeamRow) => app.db.selectFrom('goals').selectAll().where('team_id', '=', team.id).execute();

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseLabel } from './support/database.js';
-import { createGoal, createMilestone } from './support/executionFactories.js';
-import { addOrganizationMember, createCaller, createOrganization, createTeamWorld } from './support/factories.js';
+import { createGoal, createGoalCast, createMilestone } from './support/executionFactories.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
 let app: TestApp;
@@ -17,19 +16,11 @@ afterAll(() => app.close());
  * Owner of another organization.
  */
 async function setUp(options: { suspended?: boolean } = {}) {
-  const { org, team, person } = await createTeamWorld(app.db, { suspended: options.suspended, isLeadership: true });
-  const inTeam = (role: 'ADMIN' | 'MEMBER' | 'VIEWER') => person('MEMBER', role);
-  const admin = await inTeam('ADMIN');
-  const owner = await inTeam('MEMBER');
-  const member = await inTeam('MEMBER');
-  const viewer = await inTeam('VIEWER');
-  const implementer = await person('IMPLEMENTER');
-  const orgMember = await person('MEMBER');
-  const outsider = await createCaller(app.db);
-  await addOrganizationMember(app.db, (await createOrganization(app.db)).id, outsider.user.id, 'OWNER');
+  const cast = await createGoalCast(app.db, { suspended: options.suspended, isLeadership: true });
+  const { team, owner } = cast;
   const goal = await createGoal(app.db, team, owner.user.id);
   const companyGoal = await createGoal(app.db, team, owner.user.id, { level: 'COMPANY' });
-  return { org, team, goal, companyGoal, admin, owner, member, viewer, implementer, orgMember, outsider };
+  return { ...cast, goal, companyGoal };
 }
 
 const unknownId = '00000000-0000-4000-8000-000000000000';

@@ -1,6 +1,7 @@
 /** Factories for the execution area (tasks, issues, goals, milestones): rows inserted straight into the database. */
 import type { Kysely } from 'kysely';
-import type { Database, IssuePriority, IssueStatus, MeetingStatus } from '../../src/db/database.js';
+import type { Database, GoalLevel, GoalStatus, IssuePriority, IssueStatus, MeetingStatus, TeamRow } from '../../src/db/database.js';
+import { addOrganizationMember, createCaller, createOrganization, createTeamWorld } from './factories.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Tasks and issues
@@ -84,7 +85,6 @@ export function createIssues(db: Kysely<Database>, teamId: string, createdById: 
 // ---------------------------------------------------------------------------------------------------
 // Goals and milestones
 
-import type { GoalLevel, GoalStatus, TeamRow } from '../../src/db/database.js';
 
 export interface GoalOptions {
   title?: string;
@@ -142,4 +142,24 @@ export function createMilestone(db: Kysely<Database>, goalId: string, options: M
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/**
+ * The people of the goal and milestone tests: an organization with one team and a caller of each
+ * kind: team Admin, the goals' owner (team Member), another team Member, a team Viewer (all
+ * organization Members), an organization Implementer, an organization Member in no team, and the
+ * Owner of another organization.
+ */
+export async function createGoalCast(db: Kysely<Database>, options: { isLeadership?: boolean; suspended?: boolean } = {}) {
+  const { org, team, person } = await createTeamWorld(db, options);
+  const inTeam = (role: 'ADMIN' | 'MEMBER' | 'VIEWER') => person('MEMBER', role);
+  const admin = await inTeam('ADMIN');
+  const owner = await inTeam('MEMBER');
+  const member = await inTeam('MEMBER');
+  const viewer = await inTeam('VIEWER');
+  const implementer = await person('IMPLEMENTER');
+  const orgMember = await person('MEMBER');
+  const outsider = await createCaller(db);
+  await addOrganizationMember(db, (await createOrganization(db)).id, outsider.user.id, 'OWNER');
+  return { org, team, admin, owner, member, viewer, implementer, orgMember, outsider };
 }

@@ -13,6 +13,7 @@ import { readConfig } from '../config.js';
 import { DataDirectoryLocked, openDatabase, type OpenDatabase } from '../db/connect.js';
 import type { ApiKeyScope, Database, TeamRole } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
+import { findUserByEmail } from '../db/queries/users.js';
 import { dayInTimeZone, mondayOf, quarterOf } from '../time.js';
 import { keyExpiry, parseCommandLine, UnknownCommand, UsageError, type Command } from './arguments.js';
 
@@ -57,14 +58,6 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 // ---------------------------------------------------------------------------------------------------
 // Accounts and keys
-
-async function findUserByEmail(db: Db, email: string) {
-  return db
-    .selectFrom('users')
-    .select(['id', 'system_role'])
-    .where(sql<boolean>`lower(email) = lower(${email})`)
-    .executeTakeFirst();
-}
 
 async function requireUser(db: Db, email: string) {
   const user = await findUserByEmail(db, email);

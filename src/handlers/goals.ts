@@ -6,7 +6,7 @@ import * as goals from '../db/queries/goals.js';
 import { pageLimit } from '../db/pagination.js';
 import { NotFound, RuleViolation } from '../errors.js';
 import { toGoal, toMilestone } from '../records/goals.js';
-import { requireTeamMember } from './shared.js';
+import { clearable, requireTeamMember } from './shared.js';
 import type { Handler } from './types.js';
 
 function requireCompanyLevelAllowed(level: GoalLevel | undefined, isLeadership: boolean) {
@@ -14,9 +14,6 @@ function requireCompanyLevelAllowed(level: GoalLevel | undefined, isLeadership: 
     throw new RuleViolation('Company goals can be set only in a leadership team.');
   }
 }
-
-/** An empty description is no description. */
-const descriptionOf = (description: string | null | undefined) => (description === undefined ? undefined : description || null);
 
 export const listOrganizationGoals: Handler<'listOrganizationGoals'> = async ({ params, query }, { db, caller }) => {
   await loadOrganizationAccess(db, caller, params.orgId, 'collection');
@@ -51,7 +48,7 @@ export const createGoal: Handler<'createGoal'> = async ({ params, body }, { db, 
       teamId: team.id,
       orgId: team.org_id,
       title: body.title,
-      description: descriptionOf(body.description) ?? null,
+      description: clearable(body.description ?? null),
       ownerId: body.ownerId,
       quarter: body.quarter,
       level,
@@ -79,7 +76,7 @@ export const updateGoal: Handler<'updateGoal'> = async ({ params, body }, { db, 
     requireChange(access, statusOnly ? mayReportOnGoal(access, caller.userId, stored!.owner_id) : mayManageGoal(access));
     requireCompanyLevelAllowed(body.level, stored!.is_leadership);
     if (body.ownerId !== undefined) await requireTeamMember(trx, stored!.team_id, body.ownerId, 'goal');
-    return goals.updateGoal(trx, params.id, { ...body, description: descriptionOf(body.description) });
+    return goals.updateGoal(trx, params.id, { ...body, description: clearable(body.description) });
   });
   return { status: 200, body: toGoal(goal) };
 };

@@ -5,10 +5,10 @@ import { requireChange, teamAccess, teamAllows } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
 import { loadTeamAccess, teamFacts } from '../db/queries/access.js';
 import * as issues from '../db/queries/issues.js';
-import { meetingTeamId } from '../db/queries/meetings.js';
 import { pageLimit } from '../db/pagination.js';
-import { NotFound, RuleViolation } from '../errors.js';
+import { NotFound } from '../errors.js';
 import { toIssue } from '../records/issues.js';
+import { clearable, requireMeetingOfTeam } from './shared.js';
 import type { Handler } from './types.js';
 
 /** The issue and the caller's access to it; an invisible issue is answered like a missing one (404). */
@@ -17,9 +17,6 @@ async function loadIssue(db: Kysely<Database>, caller: Caller, issueId: string) 
   const access = teamAccess(caller, issue && teamFacts(issue), 'item');
   return { issue: issue!, access };
 }
-
-/** A description that is empty once trimmed means "no description". */
-const storedDescription = (description: string | null): string | null => description || null;
 
 export const listTeamIssues: Handler<'listTeamIssues'> = async ({ params, query }, { db, caller }) => {
   await loadTeamAccess(db, caller, params.teamId, 'collection');
@@ -37,13 +34,11 @@ export const createIssue: Handler<'createIssue'> = async ({ params, body }, { db
   requireChange(access, teamAllows(access, 'writeIssue'));
   const issue = await db.transaction().execute(async (trx) => {
     const meetingId = body.meetingId ?? null;
-    if (meetingId !== null && (await meetingTeamId(trx, meetingId)) !== params.teamId) {
-      throw new RuleViolation('The meeting must be a meeting of the same team.');
-    }
+    await requireMeetingOfTeam(trx, params.teamId, meetingId);
     return issues.insertIssue(trx, {
       teamId: params.teamId,
       title: body.title,
-      description: storedDescription(body.description ?? null),
+      description: clearable(body.description ?? null),
       priority: body.priority ?? 'MEDIUM',
       meetingId,
       createdById: caller.userId,
@@ -62,7 +57,7 @@ export const updateIssue: Handler<'updateIssue'> = async ({ params, body }, { db
   requireChange(access, teamAllows(access, 'writeIssue'));
   const updated = await issues.updateIssue(db, params.id, {
     title: body.title,
-    description: body.description === undefined ? undefined : storedDescription(body.description),
+    description: clearable(body.description),
     priority: body.priority,
     status: body.status,
   });

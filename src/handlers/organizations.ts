@@ -2,6 +2,7 @@
 import { administersOrganization, mayAssignOrganizationRole, requireChange } from '../auth/permissions.js';
 import { loadOrganizationAccess } from '../db/queries/access.js';
 import * as organizations from '../db/queries/organizations.js';
+import { findUserByEmail } from '../db/queries/users.js';
 import { pageLimit } from '../db/pagination.js';
 import { Forbidden, NotFound, RuleViolation } from '../errors.js';
 import { toOrganization, toOrganizationMember } from '../records/organizations.js';
@@ -52,7 +53,7 @@ export const addOrganizationMember: Handler<'addOrganizationMember'> = async ({ 
 
   const added = await db.transaction().execute(async (trx) => {
     const organization = await organizations.lockOrganization(trx, params.orgId);
-    let user = await organizations.findUserByEmail(trx, body.email);
+    let user = await findUserByEmail(trx, body.email);
     const created = user === undefined;
     if (!user) {
       if (body.externalOnly !== true) {

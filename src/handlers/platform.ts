@@ -7,7 +7,6 @@ import {
   deleteAiPrompt,
   deleteAiProvider,
   findOrganization,
-  findUserByEmail,
   firstEnabled,
   insertOrganization,
   insertOwner,
@@ -26,6 +25,7 @@ import {
   takenOrganizationSlugs,
   userExists,
 } from '../db/queries/platform.js';
+import { findUserByEmail } from '../db/queries/users.js';
 import { pageLimit } from '../db/pagination.js';
 import { NotFound, RuleViolation } from '../errors.js';
 import {

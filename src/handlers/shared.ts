@@ -1,6 +1,7 @@
 /** Rules several areas share, checked inside the change's transaction. */
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
+import { meetingTeamId } from '../db/queries/meetings.js';
 import { isTeamMember } from '../db/queries/teams.js';
 import { RuleViolation } from '../errors.js';
 
@@ -9,4 +10,18 @@ export async function requireTeamMember(trx: Transaction<Database>, teamId: stri
   if (!(await isTeamMember(trx, teamId, userId))) {
     throw new RuleViolation(`The ${item}'s owner must be a member of its team.`);
   }
+}
+
+/** An optional `meetingId` of a new task or issue must be a meeting of the same team. */
+export async function requireMeetingOfTeam(trx: Transaction<Database>, teamId: string, meetingId: string | null) {
+  if (meetingId !== null && (await meetingTeamId(trx, meetingId)) !== teamId) {
+    throw new RuleViolation('The meeting must be a meeting of the same team.');
+  }
+}
+
+/** Where an empty text clears a field: empty after trimming, or null, is stored as null; omitted stays omitted. */
+export function clearable(text: string | null): string | null;
+export function clearable(text: string | null | undefined): string | null | undefined;
+export function clearable(text: string | null | undefined): string | null | undefined {
+  return text === undefined ? undefined : text || null;
 }

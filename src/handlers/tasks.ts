@@ -4,12 +4,11 @@ import type { Caller } from '../auth/authenticate.js';
 import { requireChange, teamAccess, teamAllows } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
 import { loadTeamAccess, teamFacts } from '../db/queries/access.js';
-import { meetingTeamId } from '../db/queries/meetings.js';
 import * as tasks from '../db/queries/tasks.js';
 import { pageLimit } from '../db/pagination.js';
-import { NotFound, RuleViolation } from '../errors.js';
+import { NotFound } from '../errors.js';
 import { toTask } from '../records/tasks.js';
-import { requireTeamMember } from './shared.js';
+import { requireMeetingOfTeam, requireTeamMember } from './shared.js';
 import type { Handler } from './types.js';
 
 /** The task and the caller's access to it; an invisible task is answered like a missing one (404). */
@@ -36,9 +35,7 @@ export const createTask: Handler<'createTask'> = async ({ params, body }, { db, 
   const task = await db.transaction().execute(async (trx) => {
     await requireTeamMember(trx, params.teamId, body.ownerId, 'task');
     const meetingId = body.meetingId ?? null;
-    if (meetingId !== null && (await meetingTeamId(trx, meetingId)) !== params.teamId) {
-      throw new RuleViolation('The meeting must be a meeting of the same team.');
-    }
+    await requireMeetingOfTeam(trx, params.teamId, meetingId);
     return tasks.insertTask(trx, { teamId: params.teamId, title: body.title, ownerId: body.ownerId, dueDate: body.dueDate, meetingId });
   });
   return { status: 201, body: toTask(task) };

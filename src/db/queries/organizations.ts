@@ -1,5 +1,5 @@
 /** Queries of organization administration: settings and members. */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database, Locale, OrganizationRole, OrganizationUpdate } from '../database.js';
 import { paginate } from '../pagination.js';
 
@@ -46,10 +46,6 @@ export function findMember(db: Db, orgId: string, userId: string) {
     .where('organization_members.org_id', '=', orgId)
     .where('organization_members.user_id', '=', userId)
     .executeTakeFirst();
-}
-
-export function findUserByEmail(db: Db, email: string) {
-  return db.selectFrom('users').selectAll().where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirst();
 }
 
 /** A new account that signs in through an external identity provider; no password is ever set here. */

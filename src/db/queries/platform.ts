@@ -49,15 +49,6 @@ export async function userExists(db: Kysely<Database>, id: string): Promise<bool
   return (await db.selectFrom('users').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 }
 
-/** E-mail addresses are unique in any letter case; `lower(email)` is what the unique index holds. */
-export function findUserByEmail(db: Kysely<Database>, email: string) {
-  return db
-    .selectFrom('users')
-    .select('id')
-    .where(sql<boolean>`lower(email) = lower(${email})`)
-    .executeTakeFirst();
-}
-
 export async function insertUser(db: Kysely<Database>, user: NewUser): Promise<string> {
   return (await db.insertInto('users').values(user).returning('id').executeTakeFirstOrThrow()).id;
 }

@@ -36,10 +36,6 @@ export function listTeamTasks(db: Db, teamId: string, filters: TaskFilters, page
   });
 }
 
-/**
- * Whether the person has a row in the team (organization roles do not count). Inside a transaction
- * the row is locked against deletion, so the person cannot leave the team before the change is written.
- */
 export function insertTask(
   db: Db,
   task: { teamId: string; title: string; ownerId: string; dueDate: string; meetingId: string | null },

@@ -569,6 +569,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/teams/{teamId}/scorecard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the Scorecard of a team for a range of weeks
+         * @description Returns what the weekly Scorecard shows, in one call: every metric of the team in Scorecard order, each with its weekly values in the range, oldest week first, plus the Monday of every week in the range (the Scorecard's columns, `weeks`). This operation goes beyond the product reference; it spares clients one `GET /metrics/{id}/values` call per metric.
+         *
+         *     The range covers whole weeks: `from` and `to` are days, and the range runs from the Monday of `from`'s week to the Monday of `to`'s week, both included. Without `to`, the range ends with the current week in the caller's time zone (the profile's, else the organization's) — except when only `from` is sent: then the range is the 13 weeks that start with `from`'s week. Without `from`, the range starts 12 weeks before `to`'s week, so the default is the 13 weeks up to the current week. A range of more than 104 weeks, or one whose `from` falls after its `to`, gives 422 invalid; a malformed day too.
+         *
+         *     Anyone who can see the team may call it: its members, and the organization's Owners, Admins and Implementers. Others get 403 forbidden; an unknown team gives 404.
+         */
+        get: operations["getTeamScorecard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics/{id}": {
         parameters: {
             query?: never;
@@ -646,7 +676,11 @@ export interface paths {
         get?: never;
         /**
          * Set the value of a week
-         * @description Creates the metric's value for the week, or replaces it when one exists; repeating the same request gives the same result. `{week}` must be the Monday that starts the week: a malformed day is a format error and any other day a rule violation, both 422 invalid. The day is taken as sent and never shifted between time zones. `value` is trimmed, holds at most 50 characters and is stored as text; numbers are sent as strings. When `onTrack` is omitted it is computed by comparing the value with the metric's goal (for the goal `>=25`, the value `27` is on track). To read the value as a number, a decimal comma or dot (`96,5` or `96.5`), thousands groups, spaces and a trailing `%` (`96,5 %`) are understood. A value that cannot be judged needs `onTrack`, else 422 invalid: text, a number that mixes both separators (`1.250,5` is not guessed), or any value of a metric whose goal holds no number. A sent `onTrack` is used as given. `enteredById` stays the person who first entered a value for this week; replacing the value does not change it. Allowed for team Members and above; Viewers get 403 forbidden. An invisible or unknown metric gives 404; a suspended organization 409 orgSuspended.
+         * @description Creates the metric's value for the week, or replaces it when one exists; repeating the same request gives the same result. `{week}` must be the Monday that starts the week: a malformed day is a format error and any other day a rule violation, both 422 invalid. The day is taken as sent and never shifted between time zones. `value` is trimmed, holds 1-50 characters and is stored as text; numbers are sent as strings (a JSON number is a format error). When `onTrack` is omitted it is computed by comparing the value with the metric's goal (for the goal `>=25`, the value `27` is on track; a bare goal `25` means `>=25`); a sent `onTrack` is used as given.
+         *
+         *     How a value is read as a number: an optional sign (`-5`, `+5`), digits with a decimal comma or dot (`99,5`, `99.5`), thousands grouped with spaces (`1 500`, `1 500,25`) or with a comma or dot repeated (`1,500,000`, `1.500.000`), surrounding spaces and a trailing `%` (`96,5 %`). Numbers are compared exactly, as decimals. Nothing is guessed, so these values cannot be judged and need `onTrack` (else 422 invalid): a number that mixes both separators (`1,234.5`, `1.234,5`); a single comma or dot followed by exactly three digits (`1,500` or `1.500` could be one thousand five hundred or one and a half; `0,500` and `1234.567` are not ambiguous and read as decimals); broken groups (`1,50,000`); a separator at the end (`5.`); exponents, currency signs, units and any other text; and any value of a metric whose goal is not an operator followed by such a number.
+         *
+         *     `enteredById` stays the person who first entered a value for this week; replacing the value does not change it. Allowed for team Members and above; Viewers get 403 forbidden. An invisible or unknown metric gives 404; a suspended organization 409 orgSuspended.
          */
         put: operations["putMetricValue"];
         post?: never;
@@ -1862,6 +1896,34 @@ export interface components {
             unit?: string | null;
             description?: string | null;
         };
+        /** @description The value of a metric for one week. */
+        MetricValue: {
+            metricId: components["schemas"]["Id"];
+            /** @description The Monday that starts the week. */
+            week: components["schemas"]["Day"];
+            /** @description As entered; numbers are strings. */
+            value: string;
+            onTrack: boolean;
+            /** @description The person who first entered a value for this week; replacing the value does not change it. */
+            enteredById: components["schemas"]["Id"];
+        };
+        /** @description A Scorecard metric with its weekly values in the requested weeks. */
+        ScorecardMetric: components["schemas"]["Metric"] & {
+            /** @description The metric's values in the requested weeks, oldest week first; a week without a value is simply absent. */
+            values: components["schemas"]["MetricValue"][];
+        };
+        /** @description The team's Scorecard for a range of weeks: every metric in Scorecard order, each with its values in those weeks. */
+        Scorecard: {
+            teamId: components["schemas"]["Id"];
+            /** @description The Monday of the first week shown. */
+            from: components["schemas"]["Day"];
+            /** @description The Monday of the last week shown. */
+            to: components["schemas"]["Day"];
+            /** @description The Monday of every week shown, oldest first (the Scorecard's columns). */
+            weeks: components["schemas"]["Day"][];
+            /** @description Every metric of the team, in Scorecard order (`position` 1 first). */
+            metrics: components["schemas"]["ScorecardMetric"][];
+        };
         /**
          * @description Moves a metric one place up or down in the Scorecard (lowercase, as in the reference).
          * @enum {string}
@@ -1878,24 +1940,13 @@ export interface components {
             description?: string | null;
             direction?: components["schemas"]["MetricDirection"];
         };
-        /** @description The value of a metric for one week. */
-        MetricValue: {
-            metricId: components["schemas"]["Id"];
-            /** @description The Monday that starts the week. */
-            week: components["schemas"]["Day"];
-            /** @description As entered; numbers are strings. */
-            value: string;
-            onTrack: boolean;
-            /** @description The person who first entered a value for this week; replacing the value does not change it. */
-            enteredById: components["schemas"]["Id"];
-        };
         /** @description A page of weekly values; `nextCursor` leads to the next page and is `null` on the last one. */
         MetricValuePage: {
             data: components["schemas"]["MetricValue"][];
             nextCursor: components["schemas"]["NextCursor"];
         };
         PutMetricValueRequest: {
-            /** @description The week's value; numbers are sent as strings. Decimal comma or dot, thousands groups, spaces and a trailing `%` are understood; a number mixing both separators is not guessed. */
+            /** @description The week's value (trimmed, 1-50 characters); numbers are sent as strings. Decimal comma or dot, thousands groups, spaces and a trailing `%` are understood; a number that could be read two ways (both separators, or `1,500`) is not guessed. */
             value: string;
             /** @description When omitted it is computed from the metric's goal. Required when the value cannot be judged (text, an ambiguous number, or a goal without a number). */
             onTrack?: boolean;
@@ -3982,6 +4033,52 @@ export interface operations {
             409: components["responses"]["OrgSuspended"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getTeamScorecard: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A day in the first week shown (`YYYY-MM-DD`).
+                 * @example 2026-10-26
+                 */
+                from?: components["schemas"]["Day"];
+                /**
+                 * @description A day in the last week shown (`YYYY-MM-DD`).
+                 * @example 2026-11-16
+                 */
+                to?: components["schemas"]["Day"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The team's Scorecard for the weeks of the range. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Scorecard"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];

@@ -105,6 +105,11 @@ export function mondayOf(day: string): string {
   return formatDay(new Date(date.getTime() - daysSinceMonday * DAY_MS));
 }
 
+/** The day `weeks` weeks after (or, when negative, before) a day. Throws a RangeError for a value that is not an existing day. */
+export function addWeeks(day: string, weeks: number): string {
+  return formatDay(new Date(requireDay(day).getTime() + weeks * 7 * DAY_MS));
+}
+
 export function currentWeekMonday(now: Date, timeZone: string): string {
   return mondayOf(dayInTimeZone(now, timeZone));
 }

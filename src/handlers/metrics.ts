@@ -1,14 +1,118 @@
-/** Handlers of the metrics area. */
-import { notImplemented, type Handler } from './types.js';
+/** Handlers of the metrics area: a team's weekly Scorecard, its order, and the weekly values. */
+import type { Kysely } from 'kysely';
+import type { Caller } from '../auth/authenticate.js';
+import { membershipIn, requireChange, teamAccess, teamAllows } from '../auth/permissions.js';
+import type { Database } from '../db/database.js';
+import { loadTeamAccess, teamFacts } from '../db/queries/access.js';
+import * as metrics from '../db/queries/metrics.js';
+import { pageLimit } from '../db/pagination.js';
+import { NotFound, RuleViolation } from '../errors.js';
+import { toMetric, toMetricValue, toScorecard } from '../records/metrics.js';
+import { judgeValue } from '../rules/metricValues.js';
+import { SCORECARD_MAX_WEEKS, scorecardWeeks } from '../rules/scorecardWeeks.js';
+import { callerTimeZone, currentWeekMonday, isMonday } from '../time.js';
+import { clearable, requireTeamMember } from './shared.js';
+import type { Handler } from './types.js';
 
-export const listTeamMetrics: Handler<'listTeamMetrics'> = notImplemented('listTeamMetrics');
+/** The metric and the caller's access to it; an invisible metric is answered like a missing one (404). */
+async function loadMetric(db: Kysely<Database>, caller: Caller, metricId: string) {
+  const metric = await metrics.findMetric(db, metricId, caller.userId);
+  const access = teamAccess(caller, metric && teamFacts(metric), 'item');
+  return { metric: metric!, access };
+}
 
-export const createMetric: Handler<'createMetric'> = notImplemented('createMetric');
+export const listTeamMetrics: Handler<'listTeamMetrics'> = async ({ params }, { db, caller }) => {
+  await loadTeamAccess(db, caller, params.teamId, 'collection');
+  const rows = await metrics.listTeamMetrics(db, params.teamId);
+  return { status: 200, body: { data: rows.map(toMetric), nextCursor: null } };
+};
 
-export const updateMetric: Handler<'updateMetric'> = notImplemented('updateMetric');
+export const getTeamScorecard: Handler<'getTeamScorecard'> = async ({ params, query }, { db, caller }) => {
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
+  const timeZone = () => callerTimeZone(caller.timezone, membershipIn(caller, access.orgId)!.timezone);
+  const range = scorecardWeeks(query, () => currentWeekMonday(new Date(), timeZone()));
+  if (!range) {
+    throw new RuleViolation(`The range must run forwards, cover at most ${SCORECARD_MAX_WEEKS} weeks and stay within the years 2000-2100.`);
+  }
+  const rows = await metrics.scorecard(db, params.teamId, range.from, range.to);
+  return { status: 200, body: toScorecard(params.teamId, range, rows) };
+};
 
-export const deleteMetric: Handler<'deleteMetric'> = notImplemented('deleteMetric');
+/** The Scorecard is locked while the new metric takes the place after the last one. */
+export const createMetric: Handler<'createMetric'> = async ({ params, body }, { db, caller }) => {
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
+  requireChange(access, teamAllows(access, 'manageMetrics'));
+  const metric = await db.transaction().execute(async (trx) => {
+    await requireTeamMember(trx, params.teamId, body.ownerId, 'metric');
+    await metrics.lockScorecard(trx, params.teamId);
+    return metrics.insertMetric(trx, {
+      teamId: params.teamId,
+      title: body.title,
+      goal: body.goal,
+      ownerId: body.ownerId,
+      unit: clearable(body.unit ?? null),
+      description: clearable(body.description ?? null),
+    });
+  });
+  return { status: 201, body: toMetric(metric) };
+};
 
-export const listMetricValues: Handler<'listMetricValues'> = notImplemented('listMetricValues');
+/**
+ * Fields and a move are applied in one transaction: all or nothing. Only a new owner is checked, so
+ * other fields stay editable after the current owner has left the team.
+ */
+export const updateMetric: Handler<'updateMetric'> = async ({ params, body }, { db, caller }) => {
+  const { metric, access } = await loadMetric(db, caller, params.id);
+  requireChange(access, teamAllows(access, 'manageMetrics'));
+  const updated = await db.transaction().execute(async (trx) => {
+    if (body.ownerId !== undefined) await requireTeamMember(trx, metric.team_id, body.ownerId, 'metric');
+    if (body.direction !== undefined) {
+      await metrics.lockScorecard(trx, metric.team_id);
+      await metrics.moveMetric(trx, params.id, body.direction);
+    }
+    return metrics.updateMetric(trx, params.id, { ...body, unit: clearable(body.unit), description: clearable(body.description) });
+  });
+  if (!updated) throw new NotFound();
+  return { status: 200, body: toMetric(updated) };
+};
 
-export const putMetricValue: Handler<'putMetricValue'> = notImplemented('putMetricValue');
+export const deleteMetric: Handler<'deleteMetric'> = async ({ params }, { db, caller }) => {
+  const { metric, access } = await loadMetric(db, caller, params.id);
+  requireChange(access, teamAllows(access, 'delete'));
+  await db.transaction().execute(async (trx) => {
+    await metrics.lockScorecard(trx, metric.team_id);
+    await metrics.deleteMetric(trx, params.id);
+  });
+  return { status: 204, body: undefined };
+};
+
+export const listMetricValues: Handler<'listMetricValues'> = async ({ params, query }, { db, caller }) => {
+  await loadMetric(db, caller, params.id);
+  const page = await metrics.listMetricValues(
+    db,
+    params.id,
+    { from: query.from, to: query.to },
+    { limit: pageLimit(query.limit), cursor: query.cursor },
+  );
+  return { status: 200, body: { data: page.rows.map(toMetricValue), nextCursor: page.nextCursor } };
+};
+
+/** A week that is not a Monday is refused with the format checks, before the metric is looked up. */
+export const putMetricValue: Handler<'putMetricValue'> = async ({ params, body }, { db, caller }) => {
+  if (!isMonday(params.week)) throw new RuleViolation('The week must be given by its Monday.');
+  const { metric, access } = await loadMetric(db, caller, params.id);
+  requireChange(access, teamAllows(access, 'enterMetricValue'));
+  const onTrack = body.onTrack ?? judgeValue(body.value, metric.goal);
+  if (onTrack === null) {
+    throw new RuleViolation(`The value "${body.value}" cannot be judged against the goal "${metric.goal}"; send onTrack with it.`);
+  }
+  const saved = await metrics.putMetricValue(db, {
+    metricId: params.id,
+    week: params.week,
+    value: body.value,
+    onTrack,
+    enteredById: caller.userId,
+  });
+  if (!saved) throw new NotFound();
+  return { status: 200, body: toMetricValue(saved) };
+};

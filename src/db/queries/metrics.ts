@@ -1,0 +1,189 @@
+/** Queries of the Scorecard: metrics, their order, and their weekly values. */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database, Day } from '../database.js';
+import { paginate } from '../pagination.js';
+import { callerTeamRole } from './access.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+type Page = { limit: number; cursor?: string | undefined };
+
+/** A weekly value as the Scorecard query returns it, inside its metric's row. */
+export interface MetricValueJson {
+  metric_id: string;
+  week: Day;
+  value: string;
+  on_track: boolean;
+  entered_by_id: string;
+}
+
+/** The team's metrics in Scorecard order. */
+export function listTeamMetrics(db: Db, teamId: string) {
+  return db.selectFrom('metrics').selectAll().where('team_id', '=', teamId).orderBy('position').execute();
+}
+
+/**
+ * The team's metrics in Scorecard order, each with its values in the weeks `from`…`to` (oldest first)
+ * as a JSON array built in the same statement: one query whatever the number of metrics. Days come
+ * out of JSON as `YYYY-MM-DD` text.
+ */
+export function scorecard(db: Db, teamId: string, from: Day, to: Day) {
+  return db
+    .selectFrom('metrics')
+    .selectAll('metrics')
+    .select(
+      sql<MetricValueJson[]>`(
+        select coalesce(
+          json_agg(
+            json_build_object('metric_id', v.metric_id, 'week', v.week, 'value', v.value, 'on_track', v.on_track, 'entered_by_id', v.entered_by_id)
+            order by v.week
+          ),
+          '[]'::json
+        )
+        from metric_values v
+        where v.metric_id = metrics.id and v.week between ${from}::date and ${to}::date
+      )`.as('values'),
+    )
+    .where('metrics.team_id', '=', teamId)
+    .orderBy('metrics.position')
+    .execute();
+}
+
+/** A metric with its team's organization and the caller's role in the team, in one query. */
+export function findMetric(db: Db, metricId: string, userId: string) {
+  return db
+    .selectFrom('metrics')
+    .innerJoin('teams', 'teams.id', 'metrics.team_id')
+    .selectAll('metrics')
+    .select(['teams.org_id', callerTeamRole('metrics.team_id', userId)])
+    .where('metrics.id', '=', metricId)
+    .executeTakeFirst();
+}
+
+/**
+ * Serializes the changes of one team's Scorecard order (adding, moving, deleting) until the end of the
+ * transaction, so that two of them never read the same positions. `for no key update` leaves rows that
+ * merely refer to the team (tasks, issues, …) free to be written meanwhile.
+ */
+export async function lockScorecard(trx: Transaction<Database>, teamId: string) {
+  await trx.selectFrom('teams').select('id').where('id', '=', teamId).forNoKeyUpdate().execute();
+}
+
+/** Adds the metric after the team's last one; call with the Scorecard locked. */
+export function insertMetric(
+  trx: Transaction<Database>,
+  metric: { teamId: string; title: string; goal: string; ownerId: string; unit: string | null; description: string | null },
+) {
+  return trx
+    .insertInto('metrics')
+    .values({
+      team_id: metric.teamId,
+      title: metric.title,
+      goal: metric.goal,
+      owner_id: metric.ownerId,
+      unit: metric.unit,
+      description: metric.description,
+      position: sql<number>`(select coalesce(max(m.position), 0) + 1 from metrics m where m.team_id = ${metric.teamId})`,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export interface MetricChange {
+  title?: string | undefined;
+  goal?: string | undefined;
+  ownerId?: string | undefined;
+  unit?: string | null | undefined;
+  description?: string | null | undefined;
+}
+
+/** Applies the change (possibly none) and returns the metric; undefined when it no longer exists. */
+export function updateMetric(db: Db, metricId: string, change: MetricChange) {
+  const set = {
+    title: change.title,
+    goal: change.goal,
+    owner_id: change.ownerId,
+    unit: change.unit,
+    description: change.description,
+  };
+  if (Object.values(set).every((value) => value === undefined)) {
+    return db.selectFrom('metrics').selectAll().where('id', '=', metricId).executeTakeFirst();
+  }
+  return db.updateTable('metrics').set(set).where('id', '=', metricId).returningAll().executeTakeFirst();
+}
+
+/**
+ * Swaps the metric with its neighbour above (`up`) or below (`down`) in one statement; at the top or
+ * the bottom there is no neighbour and nothing moves. Call with the Scorecard locked.
+ */
+export async function moveMetric(trx: Transaction<Database>, metricId: string, direction: 'up' | 'down') {
+  const step = direction === 'up' ? -1 : 1;
+  await sql`
+    with moving as (select team_id, position from metrics where id = ${metricId})
+    update metrics m
+    set position = case when m.id = ${metricId} then m.position + ${step}::int else m.position - ${step}::int end
+    from moving
+    where m.team_id = moving.team_id
+      and (m.id = ${metricId} or m.position = moving.position + ${step}::int)
+      and exists (select 1 from metrics n where n.team_id = moving.team_id and n.position = moving.position + ${step}::int)
+  `.execute(trx);
+}
+
+/** Deletes the metric (its values go with it) and closes the gap it leaves. Call with the Scorecard locked. */
+export async function deleteMetric(trx: Transaction<Database>, metricId: string) {
+  const deleted = await trx.deleteFrom('metrics').where('id', '=', metricId).returning(['team_id', 'position']).executeTakeFirst();
+  if (!deleted) return;
+  await trx
+    .updateTable('metrics')
+    .set((eb) => ({ position: eb('position', '-', 1) }))
+    .where('team_id', '=', deleted.team_id)
+    .where('position', '>', deleted.position)
+    .execute();
+}
+
+export interface WeekRange {
+  from?: Day | undefined;
+  to?: Day | undefined;
+}
+
+/** The metric's weekly values, oldest week first; `from` and `to` are inclusive. */
+export function listMetricValues(db: Db, metricId: string, range: WeekRange, page: Page) {
+  let query = db.selectFrom('metric_values').selectAll().where('metric_id', '=', metricId);
+  if (range.from !== undefined) query = query.where('week', '>=', range.from);
+  if (range.to !== undefined) query = query.where('week', '<=', range.to);
+  return paginate(query, {
+    ...page,
+    order: [{ column: 'week', direction: 'asc', type: 'day', value: (row: { week: Day }) => row.week }],
+  });
+}
+
+/**
+ * Creates or replaces the week's value in one statement. A replacement keeps `entered_by_id`, the
+ * person who first entered the week. Undefined when the metric no longer exists (an `insert … select`,
+ * so a metric deleted meanwhile gives no row instead of a foreign-key error).
+ */
+export function putMetricValue(db: Db, value: { metricId: string; week: Day; value: string; onTrack: boolean; enteredById: string }) {
+  return db
+    .insertInto('metric_values')
+    .columns(['metric_id', 'week', 'value', 'on_track', 'entered_by_id'])
+    .expression((eb) =>
+      eb
+        .selectFrom('metrics')
+        .select([
+          'metrics.id',
+          sql<Day>`${value.week}::date`.as('week'),
+          sql<string>`${value.value}::text`.as('value'),
+          sql<boolean>`${value.onTrack}::boolean`.as('on_track'),
+          sql<string>`${value.enteredById}::text`.as('entered_by_id'),
+        ])
+        .where('metrics.id', '=', value.metricId),
+    )
+    .onConflict((conflict) =>
+      conflict.columns(['metric_id', 'week']).doUpdateSet((eb) => ({
+        value: eb.ref('excluded.value'),
+        on_track: eb.ref('excluded.on_track'),
+        updated_at: sql`now()`,
+      })),
+    )
+    .returningAll()
+    .executeTakeFirst();
+}

@@ -1,0 +1,32 @@
+/** Rows → the contract's metric, weekly value and Scorecard records. */
+import type { Schemas } from '../api/operations.js';
+import type { MetricRow, MetricValueRow } from '../db/database.js';
+import type { MetricValueJson } from '../db/queries/metrics.js';
+import type { ScorecardWeeks } from '../rules/scorecardWeeks.js';
+
+export const toMetric = (row: MetricRow): Schemas['Metric'] => ({
+  id: row.id,
+  teamId: row.team_id,
+  title: row.title,
+  goal: row.goal,
+  ownerId: row.owner_id,
+  unit: row.unit,
+  description: row.description,
+  position: row.position,
+});
+
+export const toMetricValue = (row: MetricValueRow | MetricValueJson): Schemas['MetricValue'] => ({
+  metricId: row.metric_id,
+  week: row.week,
+  value: row.value,
+  onTrack: row.on_track,
+  enteredById: row.entered_by_id,
+});
+
+export const toScorecard = (teamId: string, range: ScorecardWeeks, rows: (MetricRow & { values: MetricValueJson[] })[]): Schemas['Scorecard'] => ({
+  teamId,
+  from: range.from,
+  to: range.to,
+  weeks: range.weeks,
+  metrics: rows.map((row) => ({ ...toMetric(row), values: row.values.map(toMetricValue) })),
+});

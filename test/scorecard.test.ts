@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { currentWeekMonday } from '../src/time.js';
+import { databaseLabel } from './support/database.js';
+import { addOrganizationMember, addTeamMember, createCaller, createOrganization, createTeam, createTeamWorld } from './support/factories.js';
+import { createMetric, createMetricValues } from './support/scorecardFactories.js';
+import { startTestApp, type TestApp } from './support/testApp.js';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(() => app.close());
+
+/** A team with a Member and two metrics with values in every week from 2026-09-07 to 2026-11-23. */
+async function setup() {
+  const { team, person } = await createTeamWorld(app.db);
+  const member = await person('MEMBER', 'MEMBER');
+  const leads = await createMetric(app.db, team.id, member.user.id, { title: 'Leads' });
+  const delivery = await createMetric(app.db, team.id, member.user.id, { title: 'On-time delivery', goal: '>=95', unit: '%' });
+  await createMetricValues(app.db, leads.id, member.user.id, '2026-09-07', 12);
+  await createMetricValues(app.db, delivery.id, member.user.id, '2026-09-07', 12, (index) => `9${index % 10},5 %`);
+  return { team, member, leads, delivery };
+}
+
+const scorecardOf = (teamId: string, key: string, query = '') => app.request('GET', `/v1/teams/${teamId}/scorecard${query}`, { key });
+
+describe(`the Scorecard view (${databaseLabel})`, () => {
+  it('GET /teams/{teamId}/scorecard returns every metric in Scorecard order with its values in the weeks asked for', async () => {
+    const { team, member, leads, delivery } = await setup();
+
+    const response = await scorecardOf(team.id, member.key, '?from=2026-11-02&to=2026-11-16');
+
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      teamId: team.id,
+      from: '2026-11-02',
+      to: '2026-11-16',
+      weeks: ['2026-11-02', '2026-11-09', '2026-11-16'],
+      metrics: [
+        {
+          id: leads.id,
+          teamId: team.id,
+          title: 'Leads',
+          goal: '>=25',
+          ownerId: member.user.id,
+          unit: null,
+          description: null,
+          position: 1,
+          values: [
+            { metricId: leads.id, week: '2026-11-02', value: '28', onTrack: true, enteredById: member.user.id },
+            { metricId: leads.id, week: '2026-11-09', value: '29', onTrack: false, enteredById: member.user.id },
+            { metricId: leads.id, week: '2026-11-16', value: '20', onTrack: true, enteredById: member.user.id },
+          ],
+        },
+        {
+          id: delivery.id,
+          teamId: team.id,
+          title: 'On-time delivery',
+          goal: '>=95',
+          ownerId: member.user.id,
+          unit: '%',
+          description: null,
+          position: 2,
+          values: [
+            { metricId: delivery.id, week: '2026-11-02', value: '98,5 %', onTrack: true, enteredById: member.user.id },
+            { metricId: delivery.id, week: '2026-11-09', value: '99,5 %', onTrack: false, enteredById: member.user.id },
+            { metricId: delivery.id, week: '2026-11-16', value: '90,5 %', onTrack: true, enteredById: member.user.id },
+          ],
+        },
+      ],
+    });
+  });
+
+  it('days inside a week stand for the whole week: the range runs from the Monday of from to the Monday of to', async () => {
+    const { team, member } = await setup();
+
+    const response = await scorecardOf(team.id, member.key, '?from=2026-11-04&to=2026-11-22');
+
+    expect([response.body.from, response.body.to, response.body.weeks]).toEqual(['2026-11-02', '2026-11-16', ['2026-11-02', '2026-11-09', '2026-11-16']]);
+    expect(response.body.metrics[0].values.map((value: { week: string }) => value.week)).toEqual(['2026-11-02', '2026-11-09', '2026-11-16']);
+  });
+
+  it('a week without a value is absent from the values, but present in weeks', async () => {
+    const { team, member, leads } = await setup();
+    await app.db.deleteFrom('metric_values').where('metric_id', '=', leads.id).where('week', '=', '2026-11-09').execute();
+
+    const response = await scorecardOf(team.id, member.key, '?from=2026-11-02&to=2026-11-16');
+
+    expect(response.body.weeks).toHaveLength(3);
+    expect(response.body.metrics[0].values.map((value: { week: string }) => value.week)).toEqual(['2026-11-02', '2026-11-16']);
+  });
+
+  it('with only from, it shows the 13 weeks that start with from', async () => {
+    const { team, member } = await setup();
+
+    const response = await scorecardOf(team.id, member.key, '?from=2026-09-09');
+
+    expect([response.body.from, response.body.to, response.body.weeks.length]).toEqual(['2026-09-07', '2026-11-30', 13]);
+    expect(response.body.metrics[0].values).toHaveLength(12);
+  });
+
+  it('with only to, it shows the 13 weeks that end with to', async () => {
+    const { team, member } = await setup();
+
+    const response = await scorecardOf(team.id, member.key, '?to=2026-10-04');
+
+    expect([response.body.from, response.body.to, response.body.weeks.length]).toEqual(['2026-07-06', '2026-09-28', 13]);
+    expect(response.body.metrics[0].values.map((value: { week: string }) => value.week)).toEqual(['2026-09-07', '2026-09-14', '2026-09-21', '2026-09-28']);
+  });
+
+  it('without a range, it shows the 13 weeks up to the current week in the caller\'s own time zone', async () => {
+    const { team, member } = await setup();
+    const zone = 'Pacific/Kiritimati';
+    await app.db.updateTable('users').set({ timezone: zone }).where('id', '=', member.user.id).execute();
+
+    const before = currentWeekMonday(new Date(), zone);
+    const response = await scorecardOf(team.id, member.key);
+    const after = currentWeekMonday(new Date(), zone);
+
+    expect(response.status).toBe(200);
+    expect([before, after]).toContain(response.body.to);
+    expect(response.body.weeks).toHaveLength(13);
+    expect(response.body.weeks.at(-1)).toBe(response.body.to);
+  });
+
+  it("without a range and without a profile time zone, the current week is the organization's", async () => {
+    const zone = 'Pacific/Pago_Pago';
+    const org = await createOrganization(app.db, { timezone: zone });
+    const team = await createTeam(app.db, org.id);
+    const member = await createCaller(app.db, { timezone: null });
+    await addOrganizationMember(app.db, org.id, member.user.id, 'MEMBER');
+    await addTeamMember(app.db, team.id, member.user.id, 'MEMBER');
+
+    const before = currentWeekMonday(new Date(), zone);
+    const response = await scorecardOf(team.id, member.key);
+    const after = currentWeekMonday(new Date(), zone);
+
+    expect([before, after]).toContain(response.body.to);
+    expect(response.body.weeks).toHaveLength(13);
+  });
+
+  it('a team without metrics has an empty Scorecard over its weeks', async () => {
+    const { team, person } = await createTeamWorld(app.db);
+    const member = await person('MEMBER', 'VIEWER');
+
+    const response = await scorecardOf(team.id, member.key, '?from=2026-11-02&to=2026-11-08');
+
+    expect(response.body).toEqual({ teamId: team.id, from: '2026-11-02', to: '2026-11-02', weeks: ['2026-11-02'], metrics: [] });
+  });
+
+  it('104 weeks are allowed; 105 weeks, or from after to, are rule violations', async () => {
+    const { team, member } = await setup();
+
+    const longest = await scorecardOf(team.id, member.key, '?from=2024-12-02&to=2026-11-23');
+    const tooLong = await scorecardOf(team.id, member.key, '?from=2024-11-25&to=2026-11-23');
+    const backwards = await scorecardOf(team.id, member.key, '?from=2026-11-16&to=2026-11-09');
+
+    expect([longest.status, longest.body.weeks?.length]).toEqual([200, 104]);
+    for (const refused of [tooLong, backwards]) {
+      expect([refused.status, refused.body.error.code, refused.body.error.issues]).toEqual([422, 'invalid', undefined]);
+    }
+  });
+
+  it('a range reaching outside the years 2000-2100 is a rule violation', async () => {
+    const { team, member } = await setup();
+
+    const response = await scorecardOf(team.id, member.key, '?from=2100-12-20');
+
+    expect([response.status, response.body.error.code]).toEqual([422, 'invalid']);
+  });
+
+  it.each([['from=2026-02-30'], ['to=2026-11-16T00:00:00Z'], ['weeks=13']])('%s is a format error', async (query) => {
+    const { team, member } = await setup();
+
+    const response = await scorecardOf(team.id, member.key, `?${query}`);
+
+    expect(response.status).toBe(422);
+    expect(response.body.error.issues[0]).toMatchObject({ origin: 'query' });
+  });
+
+  it('an unknown team gives 404', async () => {
+    const { member } = await setup();
+
+    const response = await scorecardOf('00000000-0000-4000-8000-000000000000', member.key);
+
+    expect([response.status, response.body.error.code]).toEqual([404, 'notFound']);
+  });
+});

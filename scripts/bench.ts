@@ -8,6 +8,9 @@
  *   3. A team with 1,000,000 tasks, seeded with one SQL statement: GET /v1/tasks/{id} next to the bare
  *      route (target ≥ 0.4×), and the first page of GET /v1/teams/{teamId}/tasks next to the page after
  *      the 900,000th task (target: deep within 1.2× of first), unfiltered and with ?completed=false.
+ *   4. A Scorecard of 30 metrics with 5 years (260 weeks) of values each, up to the current week:
+ *      GET /v1/teams/{teamId}/scorecard (the default 13 weeks; target ≥ 0.5× GET /v1/me of the same
+ *      run) and GET /v1/metrics/{id}/values (first page of 50), reported with their p99.
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names a server on which a
  * throwaway database is created and dropped. BENCH_SECONDS (default 10) sets each run's length.
  * autocannon runs as a child process so that it does not share the server's event loop.
@@ -32,6 +35,7 @@ import { DEFAULT_PAGE_LIMIT, encodeCursor } from '../src/db/pagination.js';
 import { handlers } from '../src/handlers/index.js';
 import type { HandlerMap } from '../src/handlers/types.js';
 import { loadContract, operationRoutes } from '../src/http/router.js';
+import { addWeeks, currentWeekMonday } from '../src/time.js';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..');
@@ -40,6 +44,8 @@ const connections = 20;
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const taskCount = 1_000_000;
 const deepPosition = 900_000;
+const metricCount = 30;
+const weeksOfValues = 260;
 
 interface Result {
   name: string;
@@ -128,6 +134,26 @@ async function seedTasks(db: Kysely<Database>, teamId: string, ownerIds: string[
       timestamptz '2026-01-05T08:00:00Z' + n * interval '1 millisecond'
     from generate_series(1, ${taskCount}) as n
   `.execute(db);
+}
+
+/**
+ * A Scorecard in two statements: `metricCount` metrics in order, then `weeksOfValues` weekly values of
+ * each, the newest in `lastWeek`. Returns the first metric's id.
+ */
+async function seedScorecard(db: Kysely<Database>, teamId: string, ownerIds: string[], lastWeek: string) {
+  await sql`
+    insert into metrics (team_id, title, goal, owner_id, unit, position)
+    select ${teamId}, 'Measurable #' || n, '>=' || (n * 10), (${ownerIds}::text[])[1 + n % ${ownerIds.length}], case when n % 3 = 0 then '%' end, n
+    from generate_series(1, ${metricCount}) as n
+  `.execute(db);
+  await sql`
+    insert into metric_values (metric_id, week, value, on_track, entered_by_id)
+    select m.id, ${lastWeek}::date - 7 * w, (m.position * 10 + w % 7 - 3)::text, w % 7 >= 3, m.owner_id
+    from metrics m cross join generate_series(0, ${weeksOfValues - 1}) as w
+    where m.team_id = ${teamId}
+  `.execute(db);
+  const first = await db.selectFrom('metrics').select('id').where('team_id', '=', teamId).where('position', '=', 1).executeTakeFirstOrThrow();
+  return first.id;
 }
 
 /** The task list's order, as src/db/queries/tasks.ts pages it: (created_at instant, id string) ascending. */
@@ -240,6 +266,12 @@ async function main() {
       `Seeded ${taskCount.toLocaleString('en')} tasks in one team with one insert … select from generate_series in ${((seeded - seedingStarted) / 1000).toFixed(1)} s; vacuum (analyze) + checkpoint ${((performance.now() - seeded) / 1000).toFixed(1)} s; table + indexes ${size}`,
     );
 
+    // The bench caller's zone decides the Scorecard's current week.
+    const lastWeek = currentWeekMonday(new Date(), 'Europe/Bratislava');
+    const firstMetricId = await seedScorecard(database.db, team.id, ownerIds, lastWeek);
+    await sql`vacuum (analyze) metric_values`.execute(database.db);
+    console.log(`Seeded a Scorecard of ${metricCount} metrics with ${weeksOfValues} weeks of values each (${addWeeks(lastWeek, 1 - weeksOfValues)} to ${lastWeek})`);
+
     const logger = pino({ level: 'silent' });
     const secrets = createSecretBox(randomBytes(32));
     const full = await createApp({ db: database.db, config: { rateLimitPerMinute: 10_000_000, redisUrl: undefined }, logger, secrets });
@@ -272,6 +304,12 @@ async function main() {
     const middle = await tasksInOrder(database.db, team.id).offset(taskCount / 2 - 1).limit(1).executeTakeFirstOrThrow();
     const taskResponse = await fetch(`${api.url}/v1/tasks/${middle.id}`, { headers: auth });
     if (taskResponse.status !== 200) throw new Error(`GET /v1/tasks/${middle.id} answered ${taskResponse.status}`);
+    const scorecardPath = `/v1/teams/${team.id}/scorecard`;
+    const scorecard = (await (await fetch(`${api.url}${scorecardPath}`, { headers: auth })).json()) as { metrics?: { values: unknown[] }[] };
+    if (scorecard.metrics?.length !== metricCount || scorecard.metrics.some((metric) => metric.values.length !== 13)) {
+      throw new Error(`GET ${scorecardPath} does not hold ${metricCount} metrics with 13 weeks each: ${JSON.stringify(scorecard).slice(0, 300)}`);
+    }
+    const valuesPath = `/v1/metrics/${firstMetricId}/values`;
     const firstPath = `/v1/teams/${team.id}/tasks`;
     const firstOpenPath = `${firstPath}?completed=false`;
     const deep = await deepCursor(database.db, api.url, auth, team.id, deepPosition);
@@ -293,6 +331,8 @@ async function main() {
     const meResult = await load('GET /v1/me, full pipeline on PostgreSQL', `${api.url}/v1/me`, auth);
     const routedResult = await load('contract routing + validation, constant body', `${routedServer.url}/v1/me`, auth);
     const taskResult = await load('GET /v1/tasks/{id} (1M tasks)', `${api.url}/v1/tasks/${middle.id}`, auth);
+    const scorecardResult = await load(`GET /v1/teams/{teamId}/scorecard (${metricCount} × 13 weeks)`, `${api.url}${scorecardPath}`, auth);
+    const valuesResult = await load(`GET /v1/metrics/{id}/values (${weeksOfValues} weeks, page of 50)`, `${api.url}${valuesPath}`, auth);
     const [firstResult, deepResult] = await loadPair(
       { name: 'GET /v1/teams/{teamId}/tasks, first page', url: `${api.url}${firstPath}` },
       { name: `  … page after item ${deepPosition.toLocaleString('en')}`, url: `${api.url}${deep.path}` },
@@ -319,13 +359,21 @@ async function main() {
       { check: 'GET /v1/tasks/{id} ÷ bare route (req/s)', ...atLeast(taskResult.requestsPerSecond / bareResult.requestsPerSecond, 0.4), note: '' },
       { check: 'deep page ÷ first page (p50 latency)', ...atMost(deepResult.p50 / firstResult.p50, 1.2), note: deepRatios(firstResult, deepResult) },
       { check: 'deep ÷ first, ?completed=false (p50)', ...atMost(deepOpenResult.p50 / firstOpenResult.p50, 1.2), note: deepRatios(firstOpenResult, deepOpenResult) },
+      { check: 'GET …/scorecard ÷ GET /v1/me (req/s)', ...atLeast(scorecardResult.requestsPerSecond / meResult.requestsPerSecond, 0.5), note: `p99 ${scorecardResult.p99} ms` },
+      {
+        check: 'GET /v1/metrics/{id}/values ÷ GET /v1/me (req/s)',
+        value: (valuesResult.requestsPerSecond / meResult.requestsPerSecond).toFixed(2),
+        target: 'reported',
+        pass: true,
+        note: `p99 ${valuesResult.p99} ms`,
+      },
       { check: 'deep page is an index range scan (keyset)', value: keyset ? 'yes' : 'no', target: 'yes', pass: keyset, note: 'tasks_team_id_created_at_id_idx' },
     ];
     console.log('\nSummary');
     for (const line of summary) {
       console.log(`  ${line.pass ? 'PASS' : 'MISS'}  ${line.check.padEnd(44)} ${line.value.padStart(5)}  (target ${line.target})${line.note ? `   ${line.note}` : ''}`);
     }
-    const results = [bareResult, meResult, routedResult, taskResult, firstResult, deepResult, firstOpenResult, deepOpenResult];
+    const results = [bareResult, meResult, routedResult, taskResult, scorecardResult, valuesResult, firstResult, deepResult, firstOpenResult, deepOpenResult];
     if (results.some((result) => result.non2xx > 0)) process.exitCode = 1;
   } finally {
     for (const close of closers.reverse()) await close();

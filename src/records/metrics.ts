@@ -1,7 +1,7 @@
 /** Rows → the contract's metric, weekly value and Scorecard records. */
 import type { Schemas } from '../api/operations.js';
 import type { MetricRow, MetricValueRow } from '../db/database.js';
-import type { MetricValueJson } from '../db/queries/metrics.js';
+import type { MetricValueTuple } from '../db/queries/metrics.js';
 import type { ScorecardWeeks } from '../rules/scorecardWeeks.js';
 
 export const toMetric = (row: MetricRow): Schemas['Metric'] => ({
@@ -15,7 +15,7 @@ export const toMetric = (row: MetricRow): Schemas['Metric'] => ({
   position: row.position,
 });
 
-export const toMetricValue = (row: MetricValueRow | MetricValueJson): Schemas['MetricValue'] => ({
+export const toMetricValue = (row: MetricValueRow): Schemas['MetricValue'] => ({
   metricId: row.metric_id,
   week: row.week,
   value: row.value,
@@ -23,10 +23,18 @@ export const toMetricValue = (row: MetricValueRow | MetricValueJson): Schemas['M
   enteredById: row.entered_by_id,
 });
 
-export const toScorecard = (teamId: string, range: ScorecardWeeks, rows: (MetricRow & { values: MetricValueJson[] })[]): Schemas['Scorecard'] => ({
+const fromTuple = (metricId: string, [week, value, onTrack, enteredById]: MetricValueTuple): Schemas['MetricValue'] => ({
+  metricId,
+  week,
+  value,
+  onTrack,
+  enteredById,
+});
+
+export const toScorecard = (teamId: string, range: ScorecardWeeks, rows: (MetricRow & { values: MetricValueTuple[] })[]): Schemas['Scorecard'] => ({
   teamId,
   from: range.from,
   to: range.to,
   weeks: range.weeks,
-  metrics: rows.map((row) => ({ ...toMetric(row), values: row.values.map(toMetricValue) })),
+  metrics: rows.map((row) => ({ ...toMetric(row), values: row.values.map((value) => fromTuple(row.id, value)) })),
 });

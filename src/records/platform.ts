@@ -1,14 +1,8 @@
 /** Rows → the contract's platform records. */
 import type { Schemas } from '../api/operations.js';
 import { keyStatus } from '../auth/apiKeys.js';
-import type { AiPromptRow, AiProviderRow, ApiKeyRow, OrganizationRow, UserRow } from '../db/database.js';
-
-type Count = number | string | bigint;
-
-export type PlatformUserRow = Pick<UserRow, 'id' | 'email' | 'name' | 'system_role' | 'created_at'> & {
-  org_count: Count;
-  active_api_keys: Count;
-};
+import type { AiPromptRow, AiProviderRow, ApiKeyRow } from '../db/database.js';
+import type { PlatformOrganizationRow, PlatformUserRow } from '../db/queries/platform.js';
 
 export const toPlatformUser = (row: PlatformUserRow): Schemas['PlatformUser'] => ({
   id: row.id,
@@ -19,11 +13,6 @@ export const toPlatformUser = (row: PlatformUserRow): Schemas['PlatformUser'] =>
   activeApiKeys: Number(row.active_api_keys),
   createdAt: row.created_at.toISOString(),
 });
-
-export type PlatformOrganizationRow = Pick<OrganizationRow, 'id' | 'name' | 'slug' | 'status' | 'created_at'> & {
-  members: Count;
-  teams: Count;
-};
 
 export const toPlatformOrganization = (row: PlatformOrganizationRow): Schemas['PlatformOrganization'] => ({
   id: row.id,

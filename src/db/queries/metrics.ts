@@ -7,14 +7,12 @@ import { callerTeamRole } from './access.js';
 type Db = Kysely<Database> | Transaction<Database>;
 type Page = { limit: number; cursor?: string | undefined };
 
-/** A weekly value as the Scorecard query returns it, inside its metric's row. */
-export interface MetricValueJson {
-  metric_id: string;
-  week: Day;
-  value: string;
-  on_track: boolean;
-  entered_by_id: string;
-}
+/**
+ * A weekly value as the Scorecard query returns it inside its metric's row: `[week, value, on_track,
+ * entered_by_id]`. Arrays rather than objects, because building and parsing the keys of a few hundred
+ * objects was a third of the query's cost.
+ */
+export type MetricValueTuple = [week: Day, value: string, onTrack: boolean, enteredById: string];
 
 /** The team's metrics in Scorecard order. */
 export function listTeamMetrics(db: Db, teamId: string) {
@@ -31,14 +29,8 @@ export function scorecard(db: Db, teamId: string, from: Day, to: Day) {
     .selectFrom('metrics')
     .selectAll('metrics')
     .select(
-      sql<MetricValueJson[]>`(
-        select coalesce(
-          json_agg(
-            json_build_object('metric_id', v.metric_id, 'week', v.week, 'value', v.value, 'on_track', v.on_track, 'entered_by_id', v.entered_by_id)
-            order by v.week
-          ),
-          '[]'::json
-        )
+      sql<MetricValueTuple[]>`(
+        select coalesce(json_agg(json_build_array(v.week, v.value, v.on_track, v.entered_by_id) order by v.week), '[]'::json)
         from metric_values v
         where v.metric_id = metrics.id and v.week between ${from}::date and ${to}::date
       )`.as('values'),

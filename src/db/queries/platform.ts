@@ -8,10 +8,24 @@ import type {
   NewAiProvider,
   NewOrganization,
   NewUser,
+  OrganizationRow,
   OrganizationStatus,
+  UserRow,
 } from '../database.js';
 import { paginate } from '../pagination.js';
-import type { PlatformUserRow } from '../../records/platform.js';
+
+/** `count(*)` is a bigint, which the drivers hand over as text, number or bigint. */
+type Count = number | string | bigint;
+
+export type PlatformUserRow = Pick<UserRow, 'id' | 'email' | 'name' | 'system_role' | 'created_at'> & {
+  org_count: Count;
+  active_api_keys: Count;
+};
+
+export type PlatformOrganizationRow = Pick<OrganizationRow, 'id' | 'name' | 'slug' | 'status' | 'created_at'> & {
+  members: Count;
+  teams: Count;
+};
 
 /** All accounts, oldest first, with how many organizations they belong to and how many keys still work. */
 export function listUsers(db: Kysely<Database>, page: { limit: number; cursor?: string | undefined }, now: Date) {

@@ -66,7 +66,7 @@ export interface paths {
         head?: never;
         /**
          * Change the organization's settings
-         * @description Changes the fields sent and keeps the others; at least one known field is needed. `name` is trimmed and must be 1-200 characters; `timezone` must be a known IANA time zone name such as `Europe/Bratislava` (an unknown zone is a rule violation, 422 invalid); `defaultLocale` (`en` or `sk`) is the language of accounts created in the organization from now on, and does not change existing accounts. The change is applied completely or not at all. Allowed only for organization Owners and Admins: organization Members (even team Owners and Admins) and Implementers get 403 forbidden. An organization the caller is not a member of gives 404; a suspended organization 409 orgSuspended.
+         * @description Changes the fields sent and keeps the others; at least one known field is needed. `name` is trimmed and must be 1-200 characters; `timezone` must be a known IANA time zone name such as `Europe/Bratislava` (an unknown zone is a rule violation, 422 invalid); `defaultLocale` (`en` or `sk`) is the language of accounts created in the organization from now on, and does not change existing accounts. The change is applied completely or not at all. Allowed only for organization Owners and Admins: organization Members (even team Owners and Admins) and Implementers get 403 forbidden, and so does anyone who is not a member of the organization. Only an unknown organization gives 404; a suspended organization 409 orgSuspended.
          */
         patch: operations["updateOrganization"];
         trace?: never;
@@ -124,14 +124,14 @@ export interface paths {
         post?: never;
         /**
          * Remove a member from an organization
-         * @description Removes the person from the organization and from all of its teams. Their history stays: tasks, issues, ratings and other items they created or own are kept and still name them. Their API keys lose access to the organization on the very next request. Allowed only for organization Owners and Admins; organization Members (even team Owners and Admins) and Implementers get 403 forbidden. Only an Owner may remove a member who is OWNER or ADMIN (an Admin gets 403 forbidden). Removing the last Owner gives 422 invalid. A person who is not a member of the organization gives 404, as does an organization the caller is not a member of; a suspended organization gives 409 orgSuspended.
+         * @description Removes the person from the organization and from all of its teams. Their history stays: tasks, issues, ratings and other items they created or own are kept and still name them. Their API keys lose access to the organization on the very next request. Allowed only for organization Owners and Admins; organization Members (even team Owners and Admins) and Implementers get 403 forbidden. Only an Owner may remove a member who is OWNER or ADMIN (an Admin gets 403 forbidden). Removing the last Owner gives 422 invalid. A caller who is not a member of the organization gets 403 forbidden; an unknown organization, or a person who is not its member, gives 404; a suspended organization gives 409 orgSuspended.
          */
         delete: operations["removeOrganizationMember"];
         options?: never;
         head?: never;
         /**
          * Change a member's organization role
-         * @description Sets the person's organization role to `role`. Allowed only for organization Owners and Admins; organization Members (even team Owners and Admins) and Implementers get 403 forbidden. Only an Owner may grant OWNER or ADMIN or change the role of a member who is OWNER or ADMIN (an Admin gets 403 forbidden). Changing the role of the last Owner gives 422 invalid, so an organization always keeps an Owner. Team roles are not affected, but OWNER, ADMIN and IMPLEMENTER act as team Admins in every team of the organization, while a MEMBER sees only their own teams. A person who is not a member of the organization gives 404, as does an organization the caller is not a member of; a suspended organization gives 409 orgSuspended.
+         * @description Sets the person's organization role to `role`. Allowed only for organization Owners and Admins; organization Members (even team Owners and Admins) and Implementers get 403 forbidden. Only an Owner may grant OWNER or ADMIN or change the role of a member who is OWNER or ADMIN (an Admin gets 403 forbidden). Changing the role of the last Owner gives 422 invalid, so an organization always keeps an Owner. Team roles are not affected, but OWNER, ADMIN and IMPLEMENTER act as team Admins in every team of the organization, while a MEMBER sees only their own teams. A caller who is not a member of the organization gets 403 forbidden; an unknown organization, or a person who is not its member, gives 404; a suspended organization gives 409 orgSuspended.
          */
         patch: operations["updateOrganizationMember"];
         trace?: never;
@@ -214,14 +214,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a team and all its data
-         * @description Deletes the team together with ALL its data: tasks, issues, goals with their milestones, Scorecard metrics with their weekly values, meetings with their ratings, segues, headlines and cascading messages, the vision, org-chart seats, people reviews and documents. This cannot be undone. The team's members stay in the organization. Allowed only for organization Owners and Admins, not for team Owners or Admins who are plain organization Members, nor for Implementers: they get 403 forbidden when they can see the team and 404 when they cannot. An unknown team gives 404; a suspended organization 409 orgSuspended.
+         * @description Deletes the team together with ALL its data: tasks, issues, goals with their milestones, Scorecard metrics with their weekly values, meetings with their ratings, segues, headlines and cascading messages, the vision, org-chart seats, people reviews and documents. This cannot be undone. The team's members stay in the organization. Allowed only for organization Owners and Admins, not for team Owners or Admins who are plain organization Members, nor for Implementers: they get 403 forbidden whether or not they can see the team, and so does anyone outside the organization. Only an unknown team gives 404; a suspended organization 409 orgSuspended.
          */
         delete: operations["deleteTeam"];
         options?: never;
         head?: never;
         /**
          * Rename a team or change its settings
-         * @description Changes the fields sent and keeps the others; at least one known field is needed. `name` is trimmed and must be 1-100 characters (else 422 invalid); the slug never changes. `isLeadership` marks the team that manages company-level goals. Meeting settings out of range are adjusted, not refused: `meetingDurationMin` is clamped to 10-300 and `meetingWarningMin` to 1 up to one minute before the end of the meeting (for example, 400 and 500 are stored as 300 and 299); the response shows the stored values. The change is applied completely or not at all. Allowed only for organization Owners and Admins, not for team Owners or Admins who are plain organization Members, nor for Implementers: they get 403 forbidden when they can see the team and 404 when they cannot. An unknown team gives 404; a suspended organization 409 orgSuspended.
+         * @description Changes the fields sent and keeps the others; at least one known field is needed. `name` is trimmed and must be 1-100 characters (else 422 invalid); the slug never changes. `isLeadership` marks the team that manages company-level goals. Meeting settings out of range are adjusted, not refused: `meetingDurationMin` is clamped to 10-300 and `meetingWarningMin` to 1 up to one minute before the end of the meeting (for example, 400 and 500 are stored as 300 and 299); the response shows the stored values. The change is applied completely or not at all. Allowed only for organization Owners and Admins, not for team Owners or Admins who are plain organization Members, nor for Implementers: they get 403 forbidden whether or not they can see the team, and so does anyone outside the organization. Only an unknown team gives 404; a suspended organization 409 orgSuspended.
          */
         patch: operations["updateTeam"];
         trace?: never;
@@ -279,14 +279,14 @@ export interface paths {
         post?: never;
         /**
          * Remove a person from a team
-         * @description Removes the person from this team only; they stay in the organization and in their other teams. Their history in the team stays: tasks, issues, ratings and other items they created or own are kept and still name them, and those items can still be edited (a new owner must be a team member). Allowed only for organization Owners and Admins; team Owners and Admins who are plain organization Members, and Implementers, get 403 forbidden when they can see the team. A person who is not in the team gives 404, as does a team the caller cannot see or that does not exist; a suspended organization gives 409 orgSuspended.
+         * @description Removes the person from this team only; they stay in the organization and in their other teams. Their history in the team stays: tasks, issues, ratings and other items they created or own are kept and still name them, and those items can still be edited (a new owner must be a team member). Allowed only for organization Owners and Admins; team Owners and Admins who are plain organization Members, and Implementers, get 403 forbidden whether or not they can see the team, and so does anyone outside the organization. A person who is not in the team gives 404, as does a team that does not exist; a suspended organization gives 409 orgSuspended.
          */
         delete: operations["removeTeamMember"];
         options?: never;
         head?: never;
         /**
          * Change a member's team role
-         * @description Sets the person's role in this team to `role` (OWNER, ADMIN, MEMBER or VIEWER; a Viewer can read but change nothing). Their organization role and their roles in other teams stay as they are. Allowed only for organization Owners and Admins; team Owners and Admins who are plain organization Members, and Implementers, get 403 forbidden when they can see the team. A person who is not in the team gives 404, as does a team the caller cannot see or that does not exist; a suspended organization gives 409 orgSuspended.
+         * @description Sets the person's role in this team to `role` (OWNER, ADMIN, MEMBER or VIEWER; a Viewer can read but change nothing). Their organization role and their roles in other teams stay as they are. Allowed only for organization Owners and Admins; team Owners and Admins who are plain organization Members, and Implementers, get 403 forbidden whether or not they can see the team, and so does anyone outside the organization. A person who is not in the team gives 404, as does a team that does not exist; a suspended organization gives 409 orgSuspended.
          */
         patch: operations["updateTeamMember"];
         trace?: never;

@@ -132,7 +132,7 @@ describe(`teams (${databaseLabel})`, () => {
     expect(response.body.error.issues).toBeDefined();
   });
 
-  it('team Owners who are plain organization Members may not change the team (403), outsiders do not see it (404)', async () => {
+  it('team Owners who are plain organization Members and outsiders may not change the team (403); only an unknown team is 404', async () => {
     const { org } = await organizationWith();
     const team = await createTeam(app.db, org.id);
     const teamOwner = await createCaller(app.db);
@@ -141,7 +141,8 @@ describe(`teams (${databaseLabel})`, () => {
     const outsider = await createCaller(app.db);
 
     expect((await app.request('PATCH', `/v1/teams/${team.id}`, { key: teamOwner.key, body: { name: 'Mine' } })).status).toBe(403);
-    expect((await app.request('PATCH', `/v1/teams/${team.id}`, { key: outsider.key, body: { name: 'Mine' } })).status).toBe(404);
+    expect((await app.request('PATCH', `/v1/teams/${team.id}`, { key: outsider.key, body: { name: 'Mine' } })).status).toBe(403);
+    expect((await app.request('DELETE', `/v1/teams/${team.id}`, { key: outsider.key })).status).toBe(403);
     expect((await app.request('PATCH', '/v1/teams/no-such-team', { key: outsider.key, body: { name: 'Mine' } })).status).toBe(404);
     expect((await storedTeam(team.id))?.name).not.toBe('Mine');
   });

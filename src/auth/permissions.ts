@@ -16,8 +16,13 @@ import type { GoalLevel, OrganizationRole, TeamRole } from '../db/database.js';
 import { Forbidden, NotFound, OrgSuspended } from '../errors.js';
 import type { Caller } from './authenticate.js';
 
-/** How a refusal of visibility is answered: 403 for a collection under a team or organization, 404 for an item. */
-export type Target = 'collection' | 'item';
+/**
+ * How a refusal of visibility is answered: 403 for a collection under a team or organization, 404 for an
+ * item. `administration` (the organization's settings, members and teams, and the teams' members) is
+ * allowed only to the organization's Owners and Admins, else 403 — also for an organization or team
+ * the caller cannot see, so that only an unknown id gives 404.
+ */
+export type Target = 'collection' | 'item' | 'administration';
 
 export interface OrganizationAccess {
   orgId: string;
@@ -44,7 +49,7 @@ export interface TeamFacts {
   callerTeamRole: TeamRole | null;
 }
 
-const refuse = (target: Target): Error => (target === 'collection' ? new Forbidden() : new NotFound());
+const refuse = (target: Target): Error => (target === 'item' ? new NotFound() : new Forbidden());
 
 /** Roles of organization members who act as team Admins in every team of their organization. */
 const actsAsTeamAdmin: ReadonlySet<OrganizationRole> = new Set(['OWNER', 'ADMIN', 'IMPLEMENTER']);

@@ -23,7 +23,7 @@ export const getOrganization: Handler<'getOrganization'> = async ({ params }, { 
 };
 
 export const updateOrganization: Handler<'updateOrganization'> = async ({ params, body }, { db, caller }) => {
-  const access = await loadOrganizationAccess(db, caller, params.orgId, 'item');
+  const access = await loadOrganizationAccess(db, caller, params.orgId, 'administration');
   requireChange(access, administersOrganization(access.role));
   if (body.timezone !== undefined && !isTimeZone(body.timezone)) {
     throw new RuleViolation(`"${body.timezone}" is not a known IANA time zone.`);
@@ -37,7 +37,7 @@ export const updateOrganization: Handler<'updateOrganization'> = async ({ params
 };
 
 export const listOrganizationMembers: Handler<'listOrganizationMembers'> = async ({ params, query }, { db, caller }) => {
-  const access = await loadOrganizationAccess(db, caller, params.orgId, 'collection');
+  const access = await loadOrganizationAccess(db, caller, params.orgId, 'administration');
   if (!administersOrganization(access.role)) throw new Forbidden();
   const page = await organizations.listMembers(db, params.orgId, { limit: pageLimit(query.limit), cursor: query.cursor });
   return { status: 200, body: { data: page.rows.map(toOrganizationMember), nextCursor: page.nextCursor } };
@@ -48,7 +48,7 @@ export const listOrganizationMembers: Handler<'listOrganizationMembers'> = async
  * an external identity provider, named `name` or, without one, after the part of the e-mail before `@`.
  */
 export const addOrganizationMember: Handler<'addOrganizationMember'> = async ({ params, body }, { db, caller }) => {
-  const access = await loadOrganizationAccess(db, caller, params.orgId, 'collection');
+  const access = await loadOrganizationAccess(db, caller, params.orgId, 'administration');
   requireChange(access, mayAssignOrganizationRole(access.role, null, body.role));
 
   const added = await db.transaction().execute(async (trx) => {
@@ -75,7 +75,7 @@ export const addOrganizationMember: Handler<'addOrganizationMember'> = async ({ 
 
 /** The organization row is locked first, so two changes can never leave it without an Owner. */
 export const updateOrganizationMember: Handler<'updateOrganizationMember'> = async ({ params, body }, { db, caller }) => {
-  const access = await loadOrganizationAccess(db, caller, params.orgId, 'item');
+  const access = await loadOrganizationAccess(db, caller, params.orgId, 'administration');
   const updated = await db.transaction().execute(async (trx) => {
     await organizations.lockOrganization(trx, params.orgId);
     const member = await organizations.findMember(trx, params.orgId, params.userId);
@@ -91,7 +91,7 @@ export const updateOrganizationMember: Handler<'updateOrganizationMember'> = asy
 };
 
 export const removeOrganizationMember: Handler<'removeOrganizationMember'> = async ({ params }, { db, caller }) => {
-  const access = await loadOrganizationAccess(db, caller, params.orgId, 'item');
+  const access = await loadOrganizationAccess(db, caller, params.orgId, 'administration');
   await db.transaction().execute(async (trx) => {
     await organizations.lockOrganization(trx, params.orgId);
     const member = await organizations.findMember(trx, params.orgId, params.userId);

@@ -18,7 +18,7 @@ export const listOrganizationTeams: Handler<'listOrganizationTeams'> = async ({ 
 
 /** The organization is locked while the slug is chosen, so two teams of the same name get different slugs. */
 export const createTeam: Handler<'createTeam'> = async ({ params, body }, { db, caller }) => {
-  const access = await loadOrganizationAccess(db, caller, params.orgId, 'collection');
+  const access = await loadOrganizationAccess(db, caller, params.orgId, 'administration');
   requireChange(access, administersOrganization(access.role));
   const team = await db.transaction().execute(async (trx) => {
     await lockOrganization(trx, params.orgId);
@@ -35,7 +35,7 @@ export const getTeam: Handler<'getTeam'> = async ({ params }, { db, caller }) =>
 };
 
 export const updateTeam: Handler<'updateTeam'> = async ({ params, body }, { db, caller }) => {
-  const { access } = await loadTeamAccess(db, caller, params.teamId, 'item');
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'administration');
   requireChange(access, administersOrganization(access.orgRole));
   const team = await db.transaction().execute(async (trx) => {
     const stored = await teams.lockTeam(trx, params.teamId);
@@ -54,7 +54,7 @@ export const updateTeam: Handler<'updateTeam'> = async ({ params, body }, { db, 
 };
 
 export const deleteTeam: Handler<'deleteTeam'> = async ({ params }, { db, caller }) => {
-  const { access } = await loadTeamAccess(db, caller, params.teamId, 'item');
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'administration');
   requireChange(access, administersOrganization(access.orgRole));
   await teams.deleteTeam(db, params.teamId);
   return { status: 204, body: undefined };
@@ -67,7 +67,7 @@ export const listTeamMembers: Handler<'listTeamMembers'> = async ({ params, quer
 };
 
 export const addTeamMember: Handler<'addTeamMember'> = async ({ params, body }, { db, caller }) => {
-  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'administration');
   requireChange(access, administersOrganization(access.orgRole));
   const member = await db.transaction().execute(async (trx) => {
     if (!(await teams.isOrganizationMember(trx, access.orgId, body.userId))) {
@@ -82,7 +82,7 @@ export const addTeamMember: Handler<'addTeamMember'> = async ({ params, body }, 
 };
 
 export const updateTeamMember: Handler<'updateTeamMember'> = async ({ params, body }, { db, caller }) => {
-  const { access } = await loadTeamAccess(db, caller, params.teamId, 'item');
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'administration');
   const member = await teams.findTeamMember(db, params.teamId, params.userId);
   if (!member) throw new NotFound();
   requireChange(access, administersOrganization(access.orgRole));
@@ -91,7 +91,7 @@ export const updateTeamMember: Handler<'updateTeamMember'> = async ({ params, bo
 };
 
 export const removeTeamMember: Handler<'removeTeamMember'> = async ({ params }, { db, caller }) => {
-  const { access } = await loadTeamAccess(db, caller, params.teamId, 'item');
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'administration');
   const member = await teams.findTeamMember(db, params.teamId, params.userId);
   if (!member) throw new NotFound();
   requireChange(access, administersOrganization(access.orgRole));

@@ -1147,7 +1147,7 @@ export interface paths {
         put?: never;
         /**
          * Add a link
-         * @description Adds a link to the team's documents, with `type` LINK and the caller as `createdById`; the API uploads no files. Allowed for team Members and above (Viewers get 403 forbidden). The name is trimmed and must be 1-200 characters; `url` must be an `http://` or `https://` address of at most 2000 characters, else 422 invalid. An unknown team gives 404; in a suspended organization the answer is 409 orgSuspended.
+         * @description Adds a link to the team's documents, with `type` LINK and the caller as `createdById`; the API uploads no files. Allowed for team Members and above (Viewers get 403 forbidden). The name is trimmed and must be 1-200 characters; `url` must be an `http://` or `https://` address with a host, of at most 2000 characters, stored as sent after trimming, else 422 invalid: another scheme (`javascript:`, `data:`, `ftp:` …) is a format error with `issues`, an address too long or without a host a rule violation. An unknown team gives 404; in a suspended organization the answer is 409 orgSuspended.
          */
         post: operations["createDocument"];
         delete?: never;
@@ -2218,7 +2218,7 @@ export interface components {
         };
         CreateDocumentRequest: {
             name: string;
-            /** @description An `http://` or `https://` address. */
+            /** @description An `http://` or `https://` address with a host. Another scheme (such as `javascript:`) is a format error; an address with such a scheme but no host, or one that cannot be parsed (`https://:443/`), is a rule violation. */
             url: string;
         };
         /** @description An organization as the platform sees it; names and counts only. */

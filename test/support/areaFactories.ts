@@ -1,0 +1,38 @@
+/** Factories for documents, people reviews, the accountability chart and the vision: rows inserted straight into the database. */
+import type { Kysely } from 'kysely';
+import type { Database, DocumentType } from '../../src/db/database.js';
+
+// ---------------------------------------------------------------------------------------------------
+// Documents
+
+export interface DocumentOptions {
+  name?: string;
+  url?: string;
+  type?: DocumentType;
+  createdAt?: Date;
+}
+
+const documentValues = (teamId: string, createdById: string, options: DocumentOptions) => ({
+  team_id: teamId,
+  created_by_id: createdById,
+  name: options.name ?? 'Pipeline dashboard',
+  url: options.url ?? 'https://crm.northwind.example/dashboards/pipeline',
+  type: options.type ?? 'LINK',
+  ...(options.createdAt ? { created_at: options.createdAt } : {}),
+});
+
+export function createDocument(db: Kysely<Database>, teamId: string, createdById: string, options: DocumentOptions = {}) {
+  return db.insertInto('documents').values(documentValues(teamId, createdById, options)).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Many documents in one insert; `options(i)` shapes the i-th. */
+export function createDocuments(
+  db: Kysely<Database>,
+  teamId: string,
+  createdById: string,
+  count: number,
+  options: (index: number) => DocumentOptions = () => ({}),
+) {
+  const rows = Array.from({ length: count }, (_, index) => documentValues(teamId, createdById, options(index)));
+  return db.insertInto('documents').values(rows).returningAll().execute();
+}

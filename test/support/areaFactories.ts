@@ -36,3 +36,29 @@ export function createDocuments(
   const rows = Array.from({ length: count }, (_, index) => documentValues(teamId, createdById, options(index)));
   return db.insertInto('documents').values(rows).returningAll().execute();
 }
+
+// ---------------------------------------------------------------------------------------------------
+// People reviews
+
+export interface PeopleReviewOptions {
+  quarter?: string;
+  coreValuesScores?: Record<string, boolean>;
+  gwc?: { getsIt: boolean; wantsIt: boolean; capacityToDoIt: boolean };
+  notes?: string | null;
+}
+
+export function createPeopleReview(db: Kysely<Database>, teamId: string, userId: string, evaluatorId: string, options: PeopleReviewOptions = {}) {
+  return db
+    .insertInto('people_reviews')
+    .values({
+      team_id: teamId,
+      user_id: userId,
+      evaluator_id: evaluatorId,
+      quarter: options.quarter ?? '2026-Q4',
+      core_values_scores: JSON.stringify(options.coreValuesScores ?? { 'Deliver on our promises': true, 'Grow or die': false }),
+      gwc: JSON.stringify(options.gwc ?? { getsIt: true, wantsIt: true, capacityToDoIt: false }),
+      notes: options.notes ?? null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

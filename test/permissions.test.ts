@@ -12,12 +12,13 @@ import { administrationRows } from './permissions/administration.rows.js';
 import { documentRows } from './permissions/documents.rows.js';
 import { goalRows } from './permissions/goals.rows.js';
 import { issueRows } from './permissions/issues.rows.js';
+import { orgChartRows } from './permissions/orgChart.rows.js';
 import { peopleReviewRows } from './permissions/peopleReviews.rows.js';
 import { platformRows } from './permissions/platform.rows.js';
 import { taskRows } from './permissions/tasks.rows.js';
 import { callerNames, createWorld, type CallerName, type Expected, type MatrixRow, type World } from './permissions/world.js';
 
-const rowFiles: MatrixRow[][] = [administrationRows, platformRows, taskRows, issueRows, goalRows, documentRows, peopleReviewRows];
+const rowFiles: MatrixRow[][] = [administrationRows, platformRows, taskRows, issueRows, goalRows, documentRows, peopleReviewRows, orgChartRows];
 const rows = rowFiles.flat();
 
 /** Operations of areas not built yet: no row until they are. */
@@ -27,7 +28,6 @@ const pending: OperationId[] = [
   'setMeetingRating', 'revealMeetingRatings', 'createSegue', 'createHeadline', 'createCascadingMessage',
   'deleteCascadingMessage', 'acknowledgeCascadingMessages',
   'getTeamVision', 'createTeamVision', 'updateTeamVision',
-  'listTeamSeats', 'createSeat', 'updateSeat', 'deleteSeat',
 ];
 /** Operations anyone may call without a key. */
 const publicOperations: OperationId[] = ['getOpenApiDocument', 'getApiDocs'];

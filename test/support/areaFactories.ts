@@ -62,3 +62,29 @@ export function createPeopleReview(db: Kysely<Database>, teamId: string, userId:
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Accountability chart
+
+export interface SeatOptions {
+  title?: string;
+  parentId?: string | null;
+  userId?: string | null;
+  responsibilities?: string | null;
+  position?: number;
+}
+
+export function createSeat(db: Kysely<Database>, teamId: string, options: SeatOptions = {}) {
+  return db
+    .insertInto('seats')
+    .values({
+      team_id: teamId,
+      parent_id: options.parentId ?? null,
+      user_id: options.userId ?? null,
+      title: options.title ?? 'Head of Sales',
+      responsibilities: options.responsibilities ?? null,
+      position: options.position ?? 1,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

@@ -1009,7 +1009,7 @@ export interface paths {
         head?: never;
         /**
          * Set one field of the vision
-         * @description Sets one field of the team's vision and keeps the others; the vision is created first when the team has none. Send `field` and its new `value`, whose shape depends on the field: a list of texts for `coreValues`, `quarterlyRocks` and `issuesList` (at most 100 items, each trimmed and 1-1000 characters); an object for `coreFocus` and `marketingStrategy` (at most 30 keys of 1-100 characters, each value a text of at most 5000 characters or a list of texts as above); a text for `tenYearTarget`, `threeYearPicture` and `oneYearPlan`, stored exactly as sent (not trimmed). A value of the wrong shape for its field (a text for a list or object field, a list or object for a text field, a number, a boolean or `null`) is a format error, 422 invalid with `issues`. A value outside its limits, or one whose stored form (for a list or object, its JSON text) is longer than 20,000 characters, is a rule violation, 422 invalid without `issues`. Allowed for team Admins and Owners (and the organization's Owners, Admins and Implementers); team Members and Viewers get 403 forbidden, as does a caller who cannot see the team. An unknown team gives 404; a suspended organization 409 orgSuspended. The answer is the whole vision.
+         * @description Sets one field of the team's vision and keeps the others; the vision is created first when the team has none. Send `field` and its new `value`, whose shape depends on the field: a list of texts for `coreValues`, `quarterlyRocks` and `issuesList` (at most 100 items, each trimmed and 1-1000 characters); an object for `coreFocus` and `marketingStrategy` (at most 30 keys of 1-100 characters, each value a text of at most 5000 characters or a list of texts as above); a text for `tenYearTarget`, `threeYearPicture` and `oneYearPlan`, stored exactly as sent (not trimmed). A value of the wrong shape for its field (a text for a list or object field, a list or object for a text field, a number, a boolean or `null`) is a format error, 422 invalid with `issues`. A value outside its limits, or one whose stored form (for a list or object, its compact JSON text, without added spaces) is longer than 20,000 characters, is a rule violation, 422 invalid without `issues`. A text field may be set to an empty text, which is stored and returned as `""`; no field can be set back to `null`. Object keys are kept as sent; list items and texts inside an object are trimmed. Allowed for team Admins and Owners (and the organization's Owners, Admins and Implementers); team Members and Viewers get 403 forbidden, as does a caller who cannot see the team. An unknown team gives 404; a suspended organization 409 orgSuspended. The answer is the whole vision.
          */
         patch: operations["updateTeamVision"];
         trace?: never;
@@ -2075,7 +2075,7 @@ export interface components {
         VisionObjectValue: {
             [key: string]: string | string[];
         } | string | null;
-        /** @description The team's vision document. Every field is `null` until it is set. List and object fields are returned parsed; a list or object field that still holds older free text from the web application is returned as that text. Text fields are always returned as text, even when the text looks like JSON. */
+        /** @description The team's vision document. Every field is `null` until it is set. List and object fields are returned parsed; a list or object field that still holds older free text from the web application (any stored text that is not JSON of the field's shape) is returned as that text. Text fields are always returned as text, even when the text looks like JSON. */
         Vision: {
             id: components["schemas"]["Id"];
             teamId: components["schemas"]["Id"];
@@ -2105,7 +2105,7 @@ export interface components {
          *     }
          */
         VisionObject: {
-            [key: string]: string | components["schemas"]["VisionList"];
+            [key: string]: string | string[];
         };
         /** @description Sets one field of the vision. The shape of `value` depends on `field`: a list of texts for coreValues, quarterlyRocks and issuesList; an object for coreFocus and marketingStrategy; a text, stored as sent (not trimmed), for tenYearTarget, threeYearPicture and oneYearPlan. The stored value may be at most 20,000 characters. */
         UpdateVisionRequest: {

@@ -1,6 +1,6 @@
 /** Factories for documents, people reviews, the accountability chart and the vision: rows inserted straight into the database. */
-import type { Kysely } from 'kysely';
-import type { Database, DocumentType } from '../../src/db/database.js';
+import type { Insertable, Kysely } from 'kysely';
+import type { Database, DocumentType, VisionsTable } from '../../src/db/database.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Documents
@@ -85,6 +85,18 @@ export function createSeat(db: Kysely<Database>, teamId: string, options: SeatOp
       responsibilities: options.responsibilities ?? null,
       position: options.position ?? 1,
     })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Vision
+
+/** A vision holding exactly the given stored forms (JSON text for lists and objects, or older free text). */
+export function createVision(db: Kysely<Database>, teamId: string, stored: Omit<Insertable<VisionsTable>, 'team_id'> = {}) {
+  return db
+    .insertInto('visions')
+    .values({ team_id: teamId, ...stored })
     .returningAll()
     .executeTakeFirstOrThrow();
 }

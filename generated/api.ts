@@ -1043,7 +1043,7 @@ export interface paths {
         head?: never;
         /**
          * Set one field of the vision
-         * @description Sets one field of the team's vision and keeps the others; the vision is created first when the team has none. Send `field` and its new `value`, whose shape depends on the field: a list of texts for `coreValues`, `quarterlyRocks` and `issuesList` (at most 100 items, each trimmed and 1-1000 characters); an object for `coreFocus` and `marketingStrategy` (at most 30 keys of 1-100 characters, each value a text of at most 5000 characters or a list of texts as above); a text for `tenYearTarget`, `threeYearPicture` and `oneYearPlan`, stored exactly as sent (not trimmed). A value of the wrong shape for its field (a text for a list or object field, a list or object for a text field, a number, a boolean or `null`) is a format error, 422 invalid with `issues`. A value outside its limits, or one whose stored form (for a list or object, its JSON text) is longer than 20,000 characters, is a rule violation, 422 invalid without `issues`. Allowed for team Admins and Owners (and the organization's Owners, Admins and Implementers); team Members and Viewers get 403 forbidden, as does a caller who cannot see the team. An unknown team gives 404; a suspended organization 409 orgSuspended. The answer is the whole vision.
+         * @description Sets one field of the team's vision and keeps the others; the vision is created first when the team has none. Send `field` and its new `value`, whose shape depends on the field: a list of texts for `coreValues`, `quarterlyRocks` and `issuesList` (at most 100 items, each trimmed and 1-1000 characters); an object for `coreFocus` and `marketingStrategy` (at most 30 keys of 1-100 characters, each value a text of at most 5000 characters or a list of texts as above); a text for `tenYearTarget`, `threeYearPicture` and `oneYearPlan`, stored exactly as sent (not trimmed). A value of the wrong shape for its field (a text for a list or object field, a list or object for a text field, a number, a boolean or `null`) is a format error, 422 invalid with `issues`. A value outside its limits, or one whose stored form (for a list or object, its compact JSON text, without added spaces) is longer than 20,000 characters, is a rule violation, 422 invalid without `issues`. A text field may be set to an empty text, which is stored and returned as `""`; no field can be set back to `null`. Object keys are kept as sent; list items and texts inside an object are trimmed. Allowed for team Admins and Owners (and the organization's Owners, Admins and Implementers); team Members and Viewers get 403 forbidden, as does a caller who cannot see the team. An unknown team gives 404; a suspended organization 409 orgSuspended. The answer is the whole vision.
          */
         patch: operations["updateTeamVision"];
         trace?: never;
@@ -1150,7 +1150,7 @@ export interface paths {
         get: operations["listTeamPeopleReviews"];
         /**
          * Save the caller's review of a team member
-         * @description Creates or replaces the caller's review of one team member for one quarter: there is one review per reviewed person, evaluator and quarter, and the evaluator (`evaluatorId`) is always the caller. A second call for the same person and quarter replaces the whole review, so a field left out (`notes`) becomes `null`. `userId` must be a member of the team, else 422 invalid. `coreValuesScores` maps core value names (1-200 characters) to whether the person lives them, at most 50 entries; `gwc` needs all three booleans `getsIt`, `wantsIt` and `capacityToDoIt`; `notes` may have at most 5000 characters. A missing or mistyped field or a malformed `quarter` is a format error (422 with `issues`); a text or map outside its limits, or a person who is not a team member, a rule violation (422 without `issues`). Allowed for team Members and above (including the organization's Owners, Admins and Implementers); Viewers get 403 forbidden, as does a caller who cannot see the team. An unknown team gives 404; a suspended organization 409 orgSuspended.
+         * @description Creates or replaces the caller's review of one team member for one quarter: there is one review per reviewed person, evaluator and quarter, and the evaluator (`evaluatorId`) is always the caller. A second call for the same person and quarter replaces the whole review, so a field left out (`notes`) becomes `null`. `userId` must be a member of the team, else 422 invalid. `coreValuesScores` maps core value names (1-200 characters) to whether the person lives them, at most 50 entries; `gwc` needs all three booleans `getsIt`, `wantsIt` and `capacityToDoIt` (other keys of `gwc` are ignored); `notes` may have at most 5000 characters, and an empty text or `null` saves no notes (`null`). The names of `coreValuesScores` are kept as sent, but the order of its entries is not: clients order them themselves. A caller may review themselves when they are a team member. Two writes of the same review at the same time leave one review, the last one written. A missing or mistyped field or a malformed `quarter` is a format error (422 with `issues`); a text or map outside its limits, or a person who is not a team member, a rule violation (422 without `issues`). Allowed for team Members and above (including the organization's Owners, Admins and Implementers); Viewers get 403 forbidden, as does a caller who cannot see the team. An unknown team gives 404; a suspended organization 409 orgSuspended.
          */
         put: operations["putPeopleReview"];
         post?: never;
@@ -1181,7 +1181,7 @@ export interface paths {
         put?: never;
         /**
          * Add a link
-         * @description Adds a link to the team's documents, with `type` LINK and the caller as `createdById`; the API uploads no files. Allowed for team Members and above (Viewers get 403 forbidden). The name is trimmed and must be 1-200 characters; `url` must be an `http://` or `https://` address of at most 2000 characters, else 422 invalid. An unknown team gives 404; in a suspended organization the answer is 409 orgSuspended.
+         * @description Adds a link to the team's documents, with `type` LINK and the caller as `createdById`; the API uploads no files. Allowed for team Members and above (Viewers get 403 forbidden). The name is trimmed and must be 1-200 characters; `url` must be an `http://` or `https://` address with a host, of at most 2000 characters, stored as sent after trimming, else 422 invalid: another scheme (`javascript:`, `data:`, `ftp:` …) is a format error with `issues`, an address too long or without a host a rule violation. An unknown team gives 404; in a suspended organization the answer is 409 orgSuspended.
          */
         post: operations["createDocument"];
         delete?: never;
@@ -2126,7 +2126,7 @@ export interface components {
         VisionObjectValue: {
             [key: string]: string | string[];
         } | string | null;
-        /** @description The team's vision document. Every field is `null` until it is set. List and object fields are returned parsed; a list or object field that still holds older free text from the web application is returned as that text. Text fields are always returned as text, even when the text looks like JSON. */
+        /** @description The team's vision document. Every field is `null` until it is set. List and object fields are returned parsed; a list or object field that still holds older free text from the web application (any stored text that is not JSON of the field's shape) is returned as that text. Text fields are always returned as text, even when the text looks like JSON. */
         Vision: {
             id: components["schemas"]["Id"];
             teamId: components["schemas"]["Id"];
@@ -2156,7 +2156,7 @@ export interface components {
          *     }
          */
         VisionObject: {
-            [key: string]: string | components["schemas"]["VisionList"];
+            [key: string]: string | string[];
         };
         /** @description Sets one field of the vision. The shape of `value` depends on `field`: a list of texts for coreValues, quarterlyRocks and issuesList; an object for coreFocus and marketingStrategy; a text, stored as sent (not trimmed), for tenYearTarget, threeYearPicture and oneYearPlan. The stored value may be at most 20,000 characters. */
         UpdateVisionRequest: {
@@ -2269,7 +2269,7 @@ export interface components {
         };
         CreateDocumentRequest: {
             name: string;
-            /** @description An `http://` or `https://` address. */
+            /** @description An `http://` or `https://` address with a host. Another scheme (such as `javascript:`) is a format error; an address with such a scheme but no host, or one that cannot be parsed (`https://:443/`), is a rule violation. */
             url: string;
         };
         /** @description An organization as the platform sees it; names and counts only. */

@@ -171,6 +171,12 @@ export const atLeast = (role: TeamRole, least: TeamRole): boolean => teamRank[ro
 export const teamAllows = (access: TeamAccess, action: TeamAction): boolean => atLeast(access.role, leastRoleFor[action]);
 
 // ---------------------------------------------------------------------------------------------------
+// People reviews: team Admins and Owners (organization Owners, Admins and Implementers included) see
+// every review of the team; other members see the reviews they wrote and those about themselves.
+
+export const seesEveryPeopleReview = (access: TeamAccess): boolean => atLeast(access.role, 'ADMIN');
+
+// ---------------------------------------------------------------------------------------------------
 // Goals: company goals are visible to every member of their organization.
 
 export interface GoalAccess {

@@ -1,8 +1,32 @@
-/** Handlers of the documents area. */
-import { notImplemented, type Handler } from './types.js';
+/** Handlers of the documents area: the team's links and files; the API adds links only. */
+import { requireChange, teamAccess, teamAllows } from '../auth/permissions.js';
+import { loadTeamAccess, teamFacts } from '../db/queries/access.js';
+import * as documents from '../db/queries/documents.js';
+import { pageLimit } from '../db/pagination.js';
+import { RuleViolation } from '../errors.js';
+import { toDocument } from '../records/documents.js';
+import { isLinkUrl } from '../rules/documents.js';
+import type { Handler } from './types.js';
 
-export const listTeamDocuments: Handler<'listTeamDocuments'> = notImplemented('listTeamDocuments');
+export const listTeamDocuments: Handler<'listTeamDocuments'> = async ({ params, query }, { db, caller }) => {
+  await loadTeamAccess(db, caller, params.teamId, 'collection');
+  const page = await documents.listTeamDocuments(db, params.teamId, { limit: pageLimit(query.limit), cursor: query.cursor });
+  return { status: 200, body: { data: page.rows.map(toDocument), nextCursor: page.nextCursor } };
+};
 
-export const createDocument: Handler<'createDocument'> = notImplemented('createDocument');
+export const createDocument: Handler<'createDocument'> = async ({ params, body }, { db, caller }) => {
+  // A limit of the field alone, checked like the contract's own limits: before visibility.
+  if (!isLinkUrl(body.url)) throw new RuleViolation('The url must be an http:// or https:// address with a host.');
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
+  requireChange(access, teamAllows(access, 'addDocument'));
+  const link = await documents.insertLink(db, { teamId: params.teamId, name: body.name, url: body.url, createdById: caller.userId });
+  return { status: 201, body: toDocument(link) };
+};
 
-export const deleteDocument: Handler<'deleteDocument'> = notImplemented('deleteDocument');
+export const deleteDocument: Handler<'deleteDocument'> = async ({ params }, { db, caller }) => {
+  const document = await documents.findDocument(db, params.id, caller.userId);
+  const access = teamAccess(caller, document && teamFacts(document), 'item');
+  requireChange(access, teamAllows(access, 'delete'));
+  await documents.deleteDocument(db, params.id);
+  return { status: 204, body: undefined };
+};

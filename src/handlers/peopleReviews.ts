@@ -1,6 +1,38 @@
-/** Handlers of the peopleReviews area. */
-import { notImplemented, type Handler } from './types.js';
+/** Handlers of the people reviews area: each evaluator's review of team members, per quarter (People Analyzer). */
+import { requireChange, seesEveryPeopleReview, teamAllows } from '../auth/permissions.js';
+import { loadTeamAccess } from '../db/queries/access.js';
+import * as peopleReviews from '../db/queries/peopleReviews.js';
+import { pageLimit } from '../db/pagination.js';
+import { toPeopleReview } from '../records/peopleReviews.js';
+import { clearable, requireTeamMember } from './shared.js';
+import type { Handler } from './types.js';
 
-export const listTeamPeopleReviews: Handler<'listTeamPeopleReviews'> = notImplemented('listTeamPeopleReviews');
+export const listTeamPeopleReviews: Handler<'listTeamPeopleReviews'> = async ({ params, query }, { db, caller }) => {
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
+  const page = await peopleReviews.listTeamPeopleReviews(
+    db,
+    params.teamId,
+    { quarter: query.quarter, involving: seesEveryPeopleReview(access) ? undefined : caller.userId },
+    { limit: pageLimit(query.limit), cursor: query.cursor },
+  );
+  return { status: 200, body: { data: page.rows.map(toPeopleReview), nextCursor: page.nextCursor } };
+};
 
-export const putPeopleReview: Handler<'putPeopleReview'> = notImplemented('putPeopleReview');
+/** The evaluator is always the caller; a second write for the same person and quarter replaces the review whole. */
+export const putPeopleReview: Handler<'putPeopleReview'> = async ({ params, body }, { db, caller }) => {
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
+  requireChange(access, teamAllows(access, 'writePeopleReview'));
+  const review = await db.transaction().execute(async (trx) => {
+    await requireTeamMember(trx, params.teamId, body.userId, 'review', 'reviewed person');
+    return peopleReviews.upsertPeopleReview(trx, {
+      teamId: params.teamId,
+      userId: body.userId,
+      evaluatorId: caller.userId,
+      quarter: body.quarter,
+      coreValuesScores: body.coreValuesScores,
+      gwc: body.gwc,
+      notes: clearable(body.notes ?? null),
+    });
+  });
+  return { status: 200, body: toPeopleReview(review) };
+};

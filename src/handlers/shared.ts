@@ -6,9 +6,9 @@ import { isTeamMember } from '../db/queries/teams.js';
 import { RuleViolation } from '../errors.js';
 
 /** Any `ownerId` (task, goal, metric) and `userId` (seat, review) must be a member of the item's team. */
-export async function requireTeamMember(trx: Transaction<Database>, teamId: string, userId: string, item: string) {
+export async function requireTeamMember(trx: Transaction<Database>, teamId: string, userId: string, item: string, who = 'owner') {
   if (!(await isTeamMember(trx, teamId, userId))) {
-    throw new RuleViolation(`The ${item}'s owner must be a member of its team.`);
+    throw new RuleViolation(`The ${item}'s ${who} must be a member of its team.`);
   }
 }
 

@@ -1,8 +1,33 @@
-/** Handlers of the vision area. */
-import { notImplemented, type Handler } from './types.js';
+/** Handlers of the vision area: the team's vision document (V/TO), one per team. */
+import { requireChange, teamAllows } from '../auth/permissions.js';
+import { loadTeamAccess } from '../db/queries/access.js';
+import * as vision from '../db/queries/vision.js';
+import { NotFound, RuleViolation } from '../errors.js';
+import { toVision, visionColumns } from '../records/vision.js';
+import { fitsStoredLimit, storedVisionValue, VISION_STORED_MAX } from '../rules/vision.js';
+import type { Handler } from './types.js';
 
-export const getTeamVision: Handler<'getTeamVision'> = notImplemented('getTeamVision');
+export const getTeamVision: Handler<'getTeamVision'> = async ({ params }, { db, caller }) => {
+  await loadTeamAccess(db, caller, params.teamId, 'collection');
+  const found = await vision.findVision(db, params.teamId);
+  if (!found) throw new NotFound('The team has no vision yet.');
+  return { status: 200, body: toVision(found) };
+};
 
-export const createTeamVision: Handler<'createTeamVision'> = notImplemented('createTeamVision');
+export const createTeamVision: Handler<'createTeamVision'> = async ({ params }, { db, caller }) => {
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
+  requireChange(access, teamAllows(access, 'editVision'));
+  return { status: 201, body: toVision(await vision.createVision(db, params.teamId)) };
+};
 
-export const updateTeamVision: Handler<'updateTeamVision'> = notImplemented('updateTeamVision');
+/** The shape of the value was checked with the contract; its stored form is a limit of the field alone, checked before visibility like the others. */
+export const updateTeamVision: Handler<'updateTeamVision'> = async ({ params, body }, { db, caller }) => {
+  const stored = storedVisionValue(body.value);
+  if (!fitsStoredLimit(stored)) {
+    throw new RuleViolation(`${body.field}: the stored value may have at most ${VISION_STORED_MAX} characters.`);
+  }
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
+  requireChange(access, teamAllows(access, 'editVision'));
+  const updated = await vision.setVisionField(db, params.teamId, visionColumns[body.field], stored);
+  return { status: 200, body: toVision(updated) };
+};

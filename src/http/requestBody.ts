@@ -18,13 +18,17 @@ type Schema = {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The branch of a oneOf whose enum/const properties all match the value (e.g. the vision `field`). */
+/**
+ * The branch of a oneOf whose enum/const properties all match the value (e.g. the vision `field`),
+ * compared as they will be after trimming, so that a padded `field` still keeps its value as sent.
+ */
 function chooseBranch(branches: Schema[], value: Record<string, unknown>): Schema | undefined {
   return branches.find((branch) =>
     Object.entries(branch.properties ?? {}).every(([name, property]) => {
       if (!(name in value)) return true;
-      if (property.enum) return property.enum.includes(value[name]);
-      if ('const' in property) return property.const === value[name];
+      const given = typeof value[name] === 'string' ? value[name].trim() : value[name];
+      if (property.enum) return property.enum.includes(given);
+      if ('const' in property) return property.const === given;
       return true;
     }),
   );

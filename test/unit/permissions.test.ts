@@ -7,6 +7,7 @@ import {
   mayReportOnGoal,
   organizationAccess,
   requireChange,
+  seesEveryPeopleReview,
   teamAccess,
   teamAllows,
 } from '../../src/auth/permissions.js';
@@ -113,5 +114,16 @@ describe('goals', () => {
     const viewer = goalAccess(callerIn('MEMBER'), facts('VIEWER'), 'DEPARTMENT');
     expect([mayReportOnGoal(member, 'me', 'me'), mayReportOnGoal(member, 'me', 'someone')]).toEqual([true, false]);
     expect(mayReportOnGoal(viewer, 'me', 'me')).toBe(false);
+  });
+});
+
+describe('people reviews', () => {
+  it('team Admins and Owners and the organization\'s Owners, Admins and Implementers see every review; Members and Viewers only their own', () => {
+    const inTeam = (role: 'OWNER' | 'ADMIN' | 'MEMBER' | 'VIEWER') => teamAccess(callerIn('MEMBER'), facts(role), 'collection');
+    expect(['OWNER', 'ADMIN', 'MEMBER', 'VIEWER'].map((role) => seesEveryPeopleReview(inTeam(role as 'ADMIN')))).toEqual([true, true, false, false]);
+    for (const orgRole of ['OWNER', 'ADMIN', 'IMPLEMENTER'] as const) {
+      expect(seesEveryPeopleReview(teamAccess(callerIn(orgRole), facts(null), 'collection')), orgRole).toBe(true);
+      expect(seesEveryPeopleReview(teamAccess(callerIn(orgRole), facts('VIEWER'), 'collection')), orgRole).toBe(true);
+    }
   });
 });

@@ -1,0 +1,41 @@
+/** Queries of documents (links added through the API, files uploaded in the web application). */
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../database.js';
+import { paginate } from '../pagination.js';
+import { callerTeamRole } from './access.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** A document with its team's organization and the caller's role in the team, in one query. */
+export function findDocument(db: Db, documentId: string, userId: string) {
+  return db
+    .selectFrom('documents')
+    .innerJoin('teams', 'teams.id', 'documents.team_id')
+    .select(['documents.id', 'documents.team_id', 'teams.org_id', callerTeamRole('documents.team_id', userId)])
+    .where('documents.id', '=', documentId)
+    .executeTakeFirst();
+}
+
+/** The team's documents, oldest first (index `documents_team_id_created_at_id_idx`). */
+export function listTeamDocuments(db: Db, teamId: string, page: { limit: number; cursor?: string | undefined }) {
+  const query = db.selectFrom('documents').selectAll('documents').where('documents.team_id', '=', teamId);
+  return paginate(query, {
+    ...page,
+    order: [
+      { column: 'documents.created_at', direction: 'asc', type: 'instant', value: (row) => row.created_at },
+      { column: 'documents.id', direction: 'asc', type: 'string', value: (row) => row.id },
+    ],
+  });
+}
+
+export function insertLink(db: Db, link: { teamId: string; name: string; url: string; createdById: string }) {
+  return db
+    .insertInto('documents')
+    .values({ team_id: link.teamId, name: link.name, url: link.url, type: 'LINK', created_by_id: link.createdById })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function deleteDocument(db: Db, documentId: string) {
+  await db.deleteFrom('documents').where('id', '=', documentId).execute();
+}

@@ -4,8 +4,11 @@ import {
   effectiveTeamRole,
   goalAccess,
   mayAssignOrganizationRole,
+  mayRateSelf,
   mayReportOnGoal,
+  messagesAccess,
   organizationAccess,
+  ratesAnyTime,
   requireChange,
   teamAccess,
   teamAllows,
@@ -113,5 +116,40 @@ describe('goals', () => {
     const viewer = goalAccess(callerIn('MEMBER'), facts('VIEWER'), 'DEPARTMENT');
     expect([mayReportOnGoal(member, 'me', 'me'), mayReportOnGoal(member, 'me', 'someone')]).toEqual([true, false]);
     expect(mayReportOnGoal(viewer, 'me', 'me')).toBe(false);
+  });
+});
+
+describe('meetings', () => {
+  const access = (orgRole: OrganizationRole, teamRole: 'OWNER' | 'ADMIN' | 'MEMBER' | 'VIEWER' | null) =>
+    teamAccess(callerIn(orgRole), facts(teamRole), 'item');
+
+  it('people in the team with the team role Member or above rate themselves; Viewers do not', () => {
+    expect((['OWNER', 'ADMIN', 'MEMBER', 'VIEWER'] as const).map((role) => mayRateSelf(access('MEMBER', role)))).toEqual([true, true, true, false]);
+  });
+
+  it('Implementers never rate themselves, organization Owners and Admins only in teams they are members of', () => {
+    expect(mayRateSelf(access('IMPLEMENTER', 'MEMBER'))).toBe(false);
+    expect(mayRateSelf(access('IMPLEMENTER', null))).toBe(false);
+    expect([mayRateSelf(access('OWNER', null)), mayRateSelf(access('ADMIN', null))]).toEqual([false, false]);
+    expect([mayRateSelf(access('OWNER', 'MEMBER')), mayRateSelf(access('ADMIN', 'MEMBER'))]).toEqual([true, true]);
+  });
+
+  it('team Admins and Owners, organization Owners and Admins included, rate outside the window; team Members do not', () => {
+    expect(ratesAnyTime(access('MEMBER', 'ADMIN'))).toBe(true);
+    expect(ratesAnyTime(access('MEMBER', 'OWNER'))).toBe(true);
+    expect(ratesAnyTime(access('ADMIN', 'MEMBER'))).toBe(true);
+    expect(ratesAnyTime(access('MEMBER', 'MEMBER'))).toBe(false);
+  });
+
+  it('setting others\' ratings is for team Admins, and organization Owners, Admins and Implementers', () => {
+    expect(teamAllows(access('IMPLEMENTER', null), 'rateOthers')).toBe(true);
+    expect(teamAllows(access('MEMBER', 'MEMBER'), 'rateOthers')).toBe(false);
+  });
+
+  it('cascading messages are acknowledged by any member of their organization; one foreign message refuses all', () => {
+    expect(messagesAccess(callerIn('MEMBER'), ['org'])).toEqual({ suspended: false });
+    expect(messagesAccess(callerIn('MEMBER'), [])).toEqual({ suspended: false });
+    expect(messagesAccess(callerIn('MEMBER', 'SUSPENDED'), ['org'])).toEqual({ suspended: true });
+    expect(code(() => messagesAccess(callerIn('MEMBER'), ['org', 'elsewhere']))).toBe('forbidden');
   });
 });

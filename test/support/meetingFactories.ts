@@ -1,7 +1,8 @@
 /** Factories for the meetings area: meetings in any state, ratings, segues, headlines and cascading messages. */
 import type { Kysely } from 'kysely';
-import type { Database, HeadlineType, MeetingStatus } from '../../src/db/database.js';
+import type { Database, HeadlineType, MeetingStatus, OrganizationRole, TeamRole } from '../../src/db/database.js';
 import { addMinutes } from '../../src/time.js';
+import { addOrganizationMember, addTeamMember, createCaller, createOrganization, createTeam } from './factories.js';
 
 export interface MeetingOptions {
   date?: string;
@@ -90,4 +91,27 @@ export function createMessage(
 
 export function acknowledgementsOf(db: Kysely<Database>, userId: string) {
   return db.selectFrom('message_acknowledgements').select('message_id').where('user_id', '=', userId).execute();
+}
+
+/**
+ * The people of the meeting tests: an organization (in a chosen time zone) with one team, a team Admin,
+ * Member and Viewer, and `person(orgRole, teamRole?, {timezone})` for anyone else.
+ */
+export async function createMeetingWorld(
+  db: Kysely<Database>,
+  options: { timezone?: string; suspended?: boolean } = {},
+) {
+  const org = await createOrganization(db, { timezone: options.timezone, status: options.suspended ? 'SUSPENDED' : 'ACTIVE' });
+  const team = await createTeam(db, org.id);
+  /** A caller with that organization role and, when given, that team role; `timezone` is the profile's zone. */
+  const person = async (orgRole: OrganizationRole, teamRole?: TeamRole, profile: { timezone?: string | null } = {}) => {
+    const caller = await createCaller(db, { timezone: profile.timezone ?? null });
+    await addOrganizationMember(db, org.id, caller.user.id, orgRole);
+    if (teamRole) await addTeamMember(db, team.id, caller.user.id, teamRole);
+    return caller;
+  };
+  const admin = await person('MEMBER', 'ADMIN');
+  const member = await person('MEMBER', 'MEMBER');
+  const viewer = await person('MEMBER', 'VIEWER');
+  return { org, team, person, admin, member, viewer };
 }

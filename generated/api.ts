@@ -783,7 +783,7 @@ export interface paths {
         get?: never;
         /**
          * Rate a meeting yourself
-         * @description Stores the caller's own rating of the meeting (an integer 1-10), replacing any earlier one, and marks the caller present. Only people in the meeting's team with the team role Member, Admin or Owner may rate themselves: Viewers, Implementers (who never rate) and organization Owners and Admins who are not members of the team get 403 forbidden.
+         * @description Stores the caller's own rating of the meeting (an integer 1-10), replacing any earlier one, and marks the caller present. Only people in the meeting's team with the team role Member, Admin or Owner may rate themselves: Viewers, Implementers (who never rate, even as team members) and organization Owners and Admins who are not members of the team get 403 forbidden. Organization Owners and Admins who are members of the team rate as the team Admins they act as, whatever their team role.
          *
          *     A SCHEDULED meeting cannot be rated by anyone (409 ratingClosed). Once the meeting has started, team members may rate it while its rating window is open (`ratingWindow` in `GET /meetings/{id}`): until the team's next meeting starts, at the latest 7 days after this meeting started (7 days after it was entered for a meeting recorded after the fact). After that, team members who are not team Admins get 409 ratingClosed; team Owners and Admins (including organization Owners and Admins who are members of the team) may rate at any time. While the ratings of a meeting in progress are hidden, only the caller sees the new rating, until the ratings are revealed or the meeting is completed.
          *

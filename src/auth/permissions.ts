@@ -207,12 +207,12 @@ export function mayReportOnGoal(access: GoalAccess, callerId: string, goalOwnerI
 // Meetings: who rates, and who acknowledges cascading messages.
 
 /**
- * Rating a meeting oneself is for people in the meeting's team with the team role Member, Admin or
- * Owner. Implementers never rate themselves; organization Owners and Admins rate only in teams they
- * are members of; Viewers change nothing.
+ * Rating a meeting oneself is for people in the meeting's team who act in it as Member or above.
+ * Implementers never rate themselves; organization Owners and Admins rate only in teams they are
+ * members of, where they act as team Admins whatever their row says; Viewers change nothing.
  */
 export function mayRateSelf(access: TeamAccess): boolean {
-  return access.orgRole !== 'IMPLEMENTER' && access.membership !== null && atLeast(access.membership, 'MEMBER');
+  return access.orgRole !== 'IMPLEMENTER' && access.membership !== null && atLeast(access.role, 'MEMBER');
 }
 
 /**

@@ -131,7 +131,7 @@ describe('meetings', () => {
     expect(mayRateSelf(access('IMPLEMENTER', 'MEMBER'))).toBe(false);
     expect(mayRateSelf(access('IMPLEMENTER', null))).toBe(false);
     expect([mayRateSelf(access('OWNER', null)), mayRateSelf(access('ADMIN', null))]).toEqual([false, false]);
-    expect([mayRateSelf(access('OWNER', 'MEMBER')), mayRateSelf(access('ADMIN', 'MEMBER'))]).toEqual([true, true]);
+    expect([mayRateSelf(access('OWNER', 'MEMBER')), mayRateSelf(access('ADMIN', 'VIEWER'))]).toEqual([true, true]);
   });
 
   it('team Admins and Owners, organization Owners and Admins included, rate outside the window; team Members do not', () => {

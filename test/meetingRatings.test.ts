@@ -103,6 +103,17 @@ describe(`rating a meeting oneself (${databaseLabel})`, () => {
     expect(await ratingsOf(meeting.id)).toEqual([]);
   });
 
+  it('checks in the documented order: format, visibility, suspension, permission, then the meeting’s state', async () => {
+    const { team, admin, viewer, person } = await createMeetingWorld(app.db);
+    const orgMember = await person('MEMBER');
+    const scheduled = await createMeetingIn(app.db, team.id, admin.user.id);
+
+    expectRuleViolation(await rateMe(scheduled.id, orgMember.key, { rating: 11 }));
+    expect((await rateMe(scheduled.id, orgMember.key, { rating: 8 })).status).toBe(404);
+    expect((await rateMe(scheduled.id, viewer.key, { rating: 8 })).status).toBe(403);
+    expectRatingClosed(await rateMe(scheduled.id, admin.key, { rating: 8 }));
+  });
+
   it('an invisible or unknown meeting is 404; a suspended organization 409 orgSuspended', async () => {
     const { team, admin, person } = await createMeetingWorld(app.db);
     const orgMember = await person('MEMBER');
@@ -201,13 +212,16 @@ describe(`setting, deleting and marking absent a member’s rating (${databaseLa
     for (const caller of [member, viewer]) expect((await rate(meeting.id, member.user.id, caller.key, { rating: 7 })).status).toBe(403);
   });
 
-  it('a SCHEDULED meeting cannot be rated (409 ratingClosed), whoever asks', async () => {
+  it('a SCHEDULED meeting cannot be rated (409 ratingClosed), whoever asks, and this is checked before the person', async () => {
     const { team, admin, member, person } = await createMeetingWorld(app.db);
     const meeting = await createMeetingIn(app.db, team.id, admin.user.id);
     const orgOwner = await person('OWNER');
     for (const body of [{ rating: 8 }, { absent: true }, { rating: 0 }]) {
       expectRatingClosed(await rate(meeting.id, member.user.id, orgOwner.key, body));
     }
+    expectRatingClosed(await rate(meeting.id, orgOwner.user.id, orgOwner.key, { rating: 8 }));
+    expect((await rate(meeting.id, member.user.id, member.key, { rating: 8 })).status).toBe(403);
+    expect(await ratingsOf(meeting.id)).toEqual([]);
   });
 });
 

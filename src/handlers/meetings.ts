@@ -75,6 +75,18 @@ export const listTeamMeetings: Handler<'listTeamMeetings'> = async ({ params, qu
   return { status: 200, body: { data: page.rows.map(toMeeting), nextCursor: page.nextCursor } };
 };
 
+/** A past meeting as recorded: COMPLETED, ended `durationMin` after its start, on its start's day. */
+function recordedMeeting(record: { startedAt: string; durationMin: number }, now: Date, caller: Caller, access: TeamAccess) {
+  const startedAt = meetingStart(record.startedAt, now);
+  return {
+    date: meetingDay(startedAt, caller, access),
+    status: 'COMPLETED' as const,
+    startedAt,
+    endedAt: addMinutes(startedAt, record.durationMin),
+    durationMin: record.durationMin,
+  };
+}
+
 export const createMeeting: Handler<'createMeeting'> = async ({ params, body }, { db, caller, now }) => {
   const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
   requireChange(access, teamAllows(access, 'manageMeetings'));
@@ -82,16 +94,7 @@ export const createMeeting: Handler<'createMeeting'> = async ({ params, body }, 
   const shape =
     'date' in body
       ? { date: body.date, status: 'SCHEDULED' as const, startedAt: null, endedAt: null, durationMin: null }
-      : (() => {
-          const startedAt = meetingStart(body.startedAt, at);
-          return {
-            date: meetingDay(startedAt, caller, access),
-            status: 'COMPLETED' as const,
-            startedAt,
-            endedAt: addMinutes(startedAt, body.durationMin),
-            durationMin: body.durationMin,
-          };
-        })();
+      : recordedMeeting(body, at, caller, access);
   const meeting = await meetings.insertMeeting(db, { ...shape, teamId: params.teamId, createdById: caller.userId, createdAt: at });
   return { status: 201, body: toMeeting(meeting) };
 };

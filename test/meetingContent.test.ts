@@ -78,6 +78,18 @@ describe(`segues and headlines (${databaseLabel})`, () => {
     expect(longest.status).toBe(201);
   });
 
+  it('these bodies are not strict: unknown fields are ignored', async () => {
+    const { meeting, member } = await setup();
+    const segue = await app.request('POST', `/v1/meetings/${meeting.id}/segues`, { key: member.key, body: { content: 'News', mood: 'happy' } });
+    const headline = await app.request('POST', `/v1/meetings/${meeting.id}/headlines`, {
+      key: member.key,
+      body: { type: 'CUSTOMER', content: 'News', customerId: 'c-1' },
+    });
+    const message = await app.request('POST', `/v1/meetings/${meeting.id}/messages`, { key: member.key, body: { content: 'News', urgent: true } });
+    const acknowledge = await app.request('POST', '/v1/messages/acknowledge', { key: member.key, body: { ids: [message.body.id], all: true } });
+    expect([segue.status, headline.status, message.status, acknowledge.status]).toEqual([201, 201, 201, 204]);
+  });
+
   it('segues, headlines and messages may be added in every status of the meeting', async () => {
     const { team, admin, member } = await setup();
     for (const status of ['SCHEDULED', 'COMPLETED'] as const) {

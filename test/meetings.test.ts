@@ -239,6 +239,13 @@ describe(`listing meetings (${databaseLabel})`, () => {
     ]);
   });
 
+  it('a cursor that was not handed out, or a limit outside 1-200, is a format error', async () => {
+    const { team, admin } = await createMeetingWorld(app.db);
+    for (const query of ['cursor=not-a-cursor', 'limit=0', 'limit=201']) {
+      expectFormatError(await app.request('GET', `/v1/teams/${team.id}/meetings?${query}`, { key: admin.key }));
+    }
+  });
+
   it('organization Members outside the team and other organizations get 403, an unknown team 404', async () => {
     const { team, person } = await createMeetingWorld(app.db);
     const orgMember = await person('MEMBER');

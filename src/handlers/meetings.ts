@@ -27,10 +27,7 @@ import { addMinutes, callerTimeZone, dayInTimeZone, isDay } from '../time.js';
 import { clearable } from './shared.js';
 import type { Handler } from './types.js';
 
-/**
- * A meeting's start as sent: an instant with a zone (the contract checks the format), not in the
- * future, on a day the API can show (years 2000-2100).
- */
+/** A meeting's start as sent: an instant with a zone (the contract checks the format), not in the future. */
 function meetingStart(text: string, now: Date): Date {
   const startedAt = new Date(text);
   if (Number.isNaN(startedAt.getTime())) {
@@ -40,7 +37,10 @@ function meetingStart(text: string, now: Date): Date {
   return startedAt;
 }
 
-/** The meeting day of a start: its day in the caller's time zone (the profile's, else the organization's). */
+/**
+ * The meeting day of a start: its day in the caller's time zone (the profile's, else the
+ * organization's), within the years a day may have (2000-2100).
+ */
 function meetingDay(startedAt: Date, caller: Caller, access: TeamAccess): string {
   const date = dayInTimeZone(startedAt, callerTimeZone(caller.timezone, membershipIn(caller, access.orgId)!.timezone));
   if (!isDay(date)) throw new RuleViolation('A meeting must take place between the years 2000 and 2100.');
@@ -62,11 +62,10 @@ function requireRatingOpen(meeting: MeetingRow & { next_started_at: Date | null 
   );
 }
 
-/** The meeting and the caller's access to it; an invisible meeting is answered like a missing one (404). */
-async function loadMeetingFacts(db: Kysely<Database>, caller: Caller, meetingId: string) {
+/** The caller's access to a meeting; an invisible meeting is answered like a missing one (404). */
+async function meetingAccess(db: Kysely<Database>, caller: Caller, meetingId: string) {
   const meeting = await meetings.findMeetingFacts(db, meetingId, caller.userId);
-  const access = teamAccess(caller, meeting && teamFacts(meeting), 'item');
-  return { meeting: meeting!, access };
+  return teamAccess(caller, meeting && teamFacts(meeting), 'item');
 }
 
 export const listTeamMeetings: Handler<'listTeamMeetings'> = async ({ params, query }, { db, caller }) => {
@@ -199,7 +198,7 @@ export const revealMeetingRatings: Handler<'revealMeetingRatings'> = async ({ pa
 };
 
 export const createSegue: Handler<'createSegue'> = async ({ params, body }, { db, caller }) => {
-  const { access } = await loadMeetingFacts(db, caller, params.id);
+  const access = await meetingAccess(db, caller, params.id);
   requireChange(access, teamAllows(access, 'addMeetingContent'));
   const segue = await meetings.insertSegue(db, { meetingId: params.id, userId: caller.userId, content: body.content });
   if (!segue) throw new NotFound();
@@ -207,7 +206,7 @@ export const createSegue: Handler<'createSegue'> = async ({ params, body }, { db
 };
 
 export const createHeadline: Handler<'createHeadline'> = async ({ params, body }, { db, caller }) => {
-  const { access } = await loadMeetingFacts(db, caller, params.id);
+  const access = await meetingAccess(db, caller, params.id);
   requireChange(access, teamAllows(access, 'addMeetingContent'));
   const headline = await meetings.insertHeadline(db, { meetingId: params.id, userId: caller.userId, type: body.type, content: body.content });
   if (!headline) throw new NotFound();
@@ -215,7 +214,7 @@ export const createHeadline: Handler<'createHeadline'> = async ({ params, body }
 };
 
 export const createCascadingMessage: Handler<'createCascadingMessage'> = async ({ params, body }, { db, caller }) => {
-  const { access } = await loadMeetingFacts(db, caller, params.id);
+  const access = await meetingAccess(db, caller, params.id);
   requireChange(access, teamAllows(access, 'addMeetingContent'));
   const message = await meetings.insertMessage(db, { meetingId: params.id, userId: caller.userId, content: body.content });
   if (!message) throw new NotFound();

@@ -711,7 +711,7 @@ export interface paths {
         put?: never;
         /**
          * Schedule a meeting or record a past one
-         * @description Creates a meeting of the team from exactly one of two body shapes. `{date}` schedules a meeting for that day; it starts SCHEDULED, without times. `{startedAt, durationMin}` records a meeting that already took place; it is created COMPLETED with `endedAt` = `startedAt` + `durationMin` minutes, and `date` is the day of `startedAt` in the caller's time zone (the profile's, else the organization's). Allowed for team Admins and Owners (and the organization's Owners, Admins and Implementers); team Members and Viewers, and callers who cannot see the team, get 403 forbidden. The body is strict: both shapes together, neither of them, or any other field is a format error (422 invalid with `issues`). A `startedAt` in the future or a `durationMin` outside 1-600 is a rule violation (422 invalid). An unknown team gives 404; a suspended organization 409 orgSuspended. The new meeting has no ratings yet.
+         * @description Creates a meeting of the team from exactly one of two body shapes. `{date}` schedules a meeting for that day; it starts SCHEDULED, without times. `{startedAt, durationMin}` records a meeting that already took place; it is created COMPLETED with `endedAt` = `startedAt` + `durationMin` minutes, and `date` is the day of `startedAt` in the caller's time zone (the profile's, else the organization's). Allowed for team Admins and Owners (and the organization's Owners, Admins and Implementers); team Members and Viewers, and callers who cannot see the team, get 403 forbidden. The body is strict: both shapes together, neither of them, or any other field is a format error (422 invalid with `issues`). A `startedAt` in the future or a `durationMin` outside 1-600 is a rule violation (422 invalid), and so is a start whose day falls outside the years 2000-2100. Any day may be scheduled, past days included, and several meetings may share a day. An unknown team gives 404; a suspended organization 409 orgSuspended. The new meeting has no ratings yet.
          */
         post: operations["createMeeting"];
         delete?: never;
@@ -753,9 +753,10 @@ export interface paths {
          *
          *     - `{status}` moves the meeting one step forward: SCHEDULED to IN_PROGRESS
          *       sets `startedAt` to now (and closes the self-rating window of the
-         *       team's previous meeting); IN_PROGRESS to COMPLETED sets `endedAt` to
-         *       now and `durationMin` to the minutes since the start, rounded to the
-         *       nearest minute and at least 1, and makes all ratings visible. Any other
+         *       team's previous meeting) and keeps the scheduled `date`; IN_PROGRESS
+         *       to COMPLETED sets `endedAt` to now and `durationMin` to the minutes
+         *       since the start, rounded to the nearest minute and at least 1, and
+         *       makes all ratings visible. Any other
          *       move (backwards, to the same status, or SCHEDULED straight to
          *       COMPLETED) is a rule violation (422 invalid).
          *
@@ -763,8 +764,9 @@ export interface paths {
          *       COMPLETED meeting; on a meeting in another status it is a rule
          *       violation (422 invalid). `startedAt` must not be in the future and
          *       `durationMin` must be 1-600 (else 422 invalid); `endedAt` is recomputed
-         *       as `startedAt` + `durationMin` minutes and `date` follows the new
-         *       start.
+         *       as `startedAt` + `durationMin` minutes. A new `startedAt` also sets
+         *       `date` to its day in the caller's time zone (the profile's, else the
+         *       organization's); `durationMin` alone keeps the start and the day.
          *
          *     - `{notes}` replaces the notes in any status; the text is trimmed and
          *       at most 20,000 characters; an empty string or `null` clears them.
@@ -817,7 +819,7 @@ export interface paths {
         get?: never;
         /**
          * Rate a meeting yourself
-         * @description Stores the caller's own rating of the meeting (an integer 1-10), replacing any earlier one, and marks the caller present. Only people in the meeting's team with the team role Member, Admin or Owner may rate themselves: Viewers, Implementers (who never rate) and organization Owners and Admins who are not members of the team get 403 forbidden.
+         * @description Stores the caller's own rating of the meeting (an integer 1-10), replacing any earlier one, and marks the caller present. Only people in the meeting's team with the team role Member, Admin or Owner may rate themselves: Viewers, Implementers (who never rate, even as team members) and organization Owners and Admins who are not members of the team get 403 forbidden. Organization Owners and Admins who are members of the team rate as the team Admins they act as, whatever their team role.
          *
          *     A SCHEDULED meeting cannot be rated by anyone (409 ratingClosed). Once the meeting has started, team members may rate it while its rating window is open (`ratingWindow` in `GET /meetings/{id}`): until the team's next meeting starts, at the latest 7 days after this meeting started (7 days after it was entered for a meeting recorded after the fact). After that, team members who are not team Admins get 409 ratingClosed; team Owners and Admins (including organization Owners and Admins who are members of the team) may rate at any time. While the ratings of a meeting in progress are hidden, only the caller sees the new rating, until the ratings are revealed or the meeting is completed.
          *
@@ -854,7 +856,7 @@ export interface paths {
          * Set or delete a member's rating, or mark them absent
          * @description Sets the rating of one member of the meeting's team, with exactly one of these bodies: `{rating}` 1-10 (optionally with `absent: false`) stores the rating and marks the person present (200); `{rating: 0}` deletes the rating, so the person counts as present but unrated (204, no content); `{absent: true}` marks the person absent with rating 0, which leaves them out of the average (200). Allowed for team Admins and Owners and for the organization's Owners, Admins and Implementers, also in teams they are not members of; team Members and Viewers get 403 forbidden.
          *
-         *     The rating window does not apply here, but a SCHEDULED meeting cannot be rated (409 ratingClosed). The person (`userId`) must be a member of the meeting's team, else 422 invalid; a rating that is not an integer 0-10 is a rule violation (422 invalid). The body is strict: an empty body, `absent: false` without `rating`, `rating` together with `absent: true`, or any other field is a format error (422 invalid with `issues`). An invisible or unknown meeting gives 404; a suspended organization 409 orgSuspended.
+         *     The rating window does not apply here, but a SCHEDULED meeting cannot be rated (409 ratingClosed, checked before the person). The person (`userId`) must be a member of the meeting's team (any team role), else 422 invalid; a rating that is not an integer 0-10 is a rule violation (422 invalid). The body is strict: an empty body, `absent: false` without `rating`, `rating` together with `absent: true`, or any other field is a format error (422 invalid with `issues`). An invisible or unknown meeting gives 404; a suspended organization 409 orgSuspended.
          */
         put: operations["setMeetingRating"];
         post?: never;
@@ -907,7 +909,7 @@ export interface paths {
         put?: never;
         /**
          * Add a segue to a meeting
-         * @description Adds a segue (a piece of good news shared at the start of the meeting) in the caller's name: the caller becomes its author (`userId`). Allowed for team Members and above (and the organization's Owners, Admins and Implementers); Viewers get 403 forbidden. The content is trimmed and must be 1-1000 characters, else 422 invalid. Segues cannot be edited or deleted through the API. An invisible or unknown meeting gives 404; a suspended organization 409 orgSuspended.
+         * @description Adds a segue (a piece of good news shared at the start of the meeting) in the caller's name: the caller becomes its author (`userId`). Allowed for team Members and above (and the organization's Owners, Admins and Implementers); Viewers get 403 forbidden. The content is trimmed and must be 1-1000 characters, else 422 invalid. Segues cannot be edited or deleted through the API. An invisible or unknown meeting gives 404; a suspended organization 409 orgSuspended. Segues may be added in every status of the meeting, SCHEDULED included.
          */
         post: operations["createSegue"];
         delete?: never;
@@ -933,7 +935,7 @@ export interface paths {
         put?: never;
         /**
          * Add a headline to a meeting
-         * @description Adds a customer or employee headline (`type` CUSTOMER or EMPLOYEE) to the meeting; the caller becomes its author (`userId`). Allowed for team Members and above (and the organization's Owners, Admins and Implementers); Viewers get 403 forbidden. The content is trimmed and must be 1-1000 characters, else 422 invalid; a missing or unknown `type` is a format error (422 invalid with `issues`). Headlines cannot be edited or deleted through the API. An invisible or unknown meeting gives 404; a suspended organization 409 orgSuspended.
+         * @description Adds a customer or employee headline (`type` CUSTOMER or EMPLOYEE) to the meeting; the caller becomes its author (`userId`). Allowed for team Members and above (and the organization's Owners, Admins and Implementers); Viewers get 403 forbidden. The content is trimmed and must be 1-1000 characters, else 422 invalid; a missing or unknown `type` is a format error (422 invalid with `issues`). Headlines cannot be edited or deleted through the API. An invisible or unknown meeting gives 404; a suspended organization 409 orgSuspended. Headlines may be added in every status of the meeting, SCHEDULED included.
          */
         post: operations["createHeadline"];
         delete?: never;
@@ -959,7 +961,7 @@ export interface paths {
         put?: never;
         /**
          * Add a cascading message to a meeting
-         * @description Adds a cascading message from the meeting; the caller becomes its author (`userId`). A cascading message addresses the whole organization: any member of the organization may mark it read with `POST /messages/acknowledge`. The new message is not yet acknowledged by anyone, the author included (`acknowledged` false). Allowed for team Members and above (and the organization's Owners, Admins and Implementers); Viewers get 403 forbidden. The content is trimmed and must be 1-1000 characters, else 422 invalid. Team Admins and Owners can delete a message with `DELETE /messages/{id}`. An invisible or unknown meeting gives 404; a suspended organization 409 orgSuspended.
+         * @description Adds a cascading message from the meeting; the caller becomes its author (`userId`). A cascading message addresses the whole organization: any member of the organization may mark it read with `POST /messages/acknowledge`. The new message is not yet acknowledged by anyone, the author included (`acknowledged` false). Allowed for team Members and above (and the organization's Owners, Admins and Implementers); Viewers get 403 forbidden. The content is trimmed and must be 1-1000 characters, else 422 invalid. Team Admins and Owners can delete a message with `DELETE /messages/{id}`. An invisible or unknown meeting gives 404; a suspended organization 409 orgSuspended. Cascading messages may be added in every status of the meeting, SCHEDULED included.
          */
         post: operations["createCascadingMessage"];
         delete?: never;
@@ -1005,7 +1007,7 @@ export interface paths {
         put?: never;
         /**
          * Mark cascading messages read
-         * @description Marks the given cascading messages (`ids`, 1-500 message ids) as read by the caller; afterwards they show `acknowledged` true for the caller. Cascading messages address the whole organization, so any member of a message's organization may acknowledge it, whatever their teams. Acknowledging a message again changes nothing, and ids that match no message are skipped. If any of the messages belongs to an organization the caller is not a member of, the whole request gets 403 forbidden and nothing is acknowledged; if any belongs to a suspended organization, the answer is 409 orgSuspended. An empty list, more than 500 ids or a body without `ids` gives 422 invalid. Answers 204 with no content.
+         * @description Marks the given cascading messages (`ids`, 1-500 message ids) as read by the caller; afterwards they show `acknowledged` true for the caller. Cascading messages address the whole organization, so any member of a message's organization may acknowledge it, whatever their teams. Acknowledging a message again changes nothing, and ids that match no message are skipped, and an id given twice counts once. If any of the messages belongs to an organization the caller is not a member of, the whole request gets 403 forbidden and nothing is acknowledged; if any belongs to a suspended organization, the answer is 409 orgSuspended. An empty list, more than 500 ids or a body without `ids` gives 422 invalid. Answers 204 with no content.
          */
         post: operations["acknowledgeCascadingMessages"];
         delete?: never;
@@ -1956,7 +1958,7 @@ export interface components {
          * @enum {string}
          */
         MeetingStatus: "SCHEDULED" | "IN_PROGRESS" | "COMPLETED";
-        /** @description `average` excludes absent members and members who did not rate; it is `null` when nobody rated, and while the ratings of a running meeting are hidden. */
+        /** @description `average` excludes absent members and members who did not rate; it is `null` when nobody rated, and while the ratings of a running meeting are hidden. It is the plain arithmetic mean of the ratings given, not rounded. `ratedCount` counts the present members who rated, `absentCount` those marked absent; both are shown even while ratings are hidden. */
         MeetingRatingSummary: {
             /** @example 8.5 */
             average: number | null;
@@ -2029,7 +2031,7 @@ export interface components {
             createdAt: components["schemas"]["Instant"];
             acknowledged: boolean;
         };
-        /** @description Whether team members may still rate the meeting themselves. SCHEDULED: `{open: false, closesAt: null}`. IN_PROGRESS or COMPLETED: the window closes when the team's next meeting starts, at the latest 7 days after this meeting started (for a meeting recorded after the fact, 7 days after it was entered); `closesAt` is that moment. Team Admins may rate at any time except while SCHEDULED. */
+        /** @description Whether team members may still rate the meeting themselves. SCHEDULED: `{open: false, closesAt: null}`. IN_PROGRESS or COMPLETED: the window closes when the team's next meeting starts, at the latest 7 days after this meeting started (for a meeting recorded after the fact, 7 days after it was entered); `closesAt` is that moment. The 7 days count from the later of the meeting's start and the moment it was entered: a meeting run live was entered before it started, a meeting recorded after the fact after. The team's next meeting is the team's meeting with the earliest start after this meeting's start, so a meeting recorded after a later meeting already started has a window that is already closed. `open` is true strictly before `closesAt`. Team Admins may rate at any time except while SCHEDULED. */
         RatingWindow: {
             open: boolean;
             closesAt: components["schemas"]["Instant"] | null;
@@ -2038,7 +2040,7 @@ export interface components {
         MeetingDetail: components["schemas"]["Meeting"] & {
             /** @description Meeting notes written by team Admins and Owners; `null` when there are none. */
             notes: string | null;
-            /** @description Ratings visible to the caller, in the order they were given. */
+            /** @description Ratings visible to the caller, in the order they were first given (a replaced rating keeps its place). */
             ratings: components["schemas"]["Rating"][];
             /** @description In the order they were added. */
             segues: components["schemas"]["Segue"][];

@@ -40,11 +40,13 @@ export async function createApp(options: {
   secrets: SecretBox;
   /** Replaces some handlers (tests use it to reach the 500 path). */
   handlers?: Partial<HandlerMap>;
+  /** The clock handlers read "now" from; the real time unless given (tests move it across time windows). */
+  now?: () => Date;
 }): Promise<App> {
   const { db, config, logger, secrets } = options;
   const contract = await loadContract(contractDocument);
   const rateLimiter = createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl });
-  const routes = { contract, handlers: { ...handlers, ...options.handlers } as HandlerMap, db, logger, secrets };
+  const routes = { contract, handlers: { ...handlers, ...options.handlers } as HandlerMap, db, logger, secrets, now: options.now };
 
   const app = express();
   app.disable('x-powered-by');

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { currentWeekMonday } from '../src/time.js';
 import { databaseLabel } from './support/database.js';
 import { addOrganizationMember, addTeamMember, createCaller, createOrganization, createTeam, createTeamWorld } from './support/factories.js';
 import { createMetric, createMetricValues } from './support/scorecardFactories.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
 let app: TestApp;
+/** The app's clock while a test sets it; the real time otherwise. */
+let clock: Date | undefined;
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ now: () => clock ?? new Date() });
 });
 afterAll(() => app.close());
 
@@ -108,35 +109,35 @@ describe(`the Scorecard view (${databaseLabel})`, () => {
     expect(response.body.metrics[0].values.map((value: { week: string }) => value.week)).toEqual(['2026-09-07', '2026-09-14', '2026-09-21', '2026-09-28']);
   });
 
-  it('without a range, it shows the 13 weeks up to the current week in the caller\'s own time zone', async () => {
-    const { team, member } = await setup();
-    const zone = 'Pacific/Kiritimati';
-    await app.db.updateTable('users').set({ timezone: zone }).where('id', '=', member.user.id).execute();
+  /** Sunday 23:30 UTC: already Monday 2026-11-23 in Bratislava, still Sunday of the week of 2026-11-16 in New York. */
+  const sundayNight = new Date('2026-11-22T23:30:00Z');
 
-    const before = currentWeekMonday(new Date(), zone);
-    const response = await scorecardOf(team.id, member.key);
-    const after = currentWeekMonday(new Date(), zone);
-
-    expect(response.status).toBe(200);
-    expect([before, after]).toContain(response.body.to);
-    expect(response.body.weeks).toHaveLength(13);
-    expect(response.body.weeks.at(-1)).toBe(response.body.to);
-  });
-
-  it("without a range and without a profile time zone, the current week is the organization's", async () => {
-    const zone = 'Pacific/Pago_Pago';
-    const org = await createOrganization(app.db, { timezone: zone });
+  /** A team Member whose profile has `profileZone`, in an organization whose zone is `organizationZone`. */
+  async function memberWithZones(profileZone: string | null, organizationZone: string) {
+    const org = await createOrganization(app.db, { timezone: organizationZone });
     const team = await createTeam(app.db, org.id);
-    const member = await createCaller(app.db, { timezone: null });
+    const member = await createCaller(app.db, { timezone: profileZone });
     await addOrganizationMember(app.db, org.id, member.user.id, 'MEMBER');
     await addTeamMember(app.db, team.id, member.user.id, 'MEMBER');
+    return { team, member };
+  }
 
-    const before = currentWeekMonday(new Date(), zone);
-    const response = await scorecardOf(team.id, member.key);
-    const after = currentWeekMonday(new Date(), zone);
+  it.each([
+    ['the profile zone when the caller has one', 'Europe/Bratislava', 'America/New_York', '2026-11-23'],
+    ['the profile zone over the organization zone', 'America/New_York', 'Europe/Bratislava', '2026-11-16'],
+    ["the organization's zone when the profile has none", null, 'America/New_York', '2026-11-16'],
+    ["the organization's zone, a day ahead of UTC", null, 'Europe/Bratislava', '2026-11-23'],
+  ])('without a range it shows the 13 weeks up to the current week in %s', async (_case, profileZone, organizationZone, currentWeek) => {
+    const { team, member } = await memberWithZones(profileZone, organizationZone);
+    clock = sundayNight;
+    try {
+      const response = await scorecardOf(team.id, member.key);
 
-    expect([before, after]).toContain(response.body.to);
-    expect(response.body.weeks).toHaveLength(13);
+      expect(response.status).toBe(200);
+      expect([response.body.to, response.body.weeks.length, response.body.weeks.at(-1)]).toEqual([currentWeek, 13, currentWeek]);
+    } finally {
+      clock = undefined;
+    }
   });
 
   it('a team without metrics has an empty Scorecard over its weeks', async () => {

@@ -213,3 +213,31 @@ export function mayReportOnGoal(access: GoalAccess, callerId: string, goalOwnerI
   const team = access.team;
   return team !== null && (teamAllows(team, 'manageGoals') || (callerId === goalOwnerId && atLeast(team.role, 'MEMBER')));
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Meetings: who rates, and who acknowledges cascading messages.
+
+/**
+ * Rating a meeting oneself is for people in the meeting's team who act in it as Member or above.
+ * Implementers never rate themselves; organization Owners and Admins rate only in teams they are
+ * members of, where they act as team Admins whatever their row says; Viewers change nothing.
+ */
+export function mayRateSelf(access: TeamAccess): boolean {
+  return access.orgRole !== 'IMPLEMENTER' && access.membership !== null && atLeast(access.role, 'MEMBER');
+}
+
+/**
+ * Team Admins and Owners (organization Owners and Admins included) rate at any time except while the
+ * meeting is SCHEDULED; team Members only within the rating window.
+ */
+export const ratesAnyTime = (access: TeamAccess): boolean => atLeast(access.role, 'ADMIN');
+
+/**
+ * A cascading message addresses its whole organization: any member of it may acknowledge it, whatever
+ * their teams. Messages of an organization the caller is not a member of refuse the whole request (403).
+ */
+export function messagesAccess(caller: Caller, orgIds: readonly string[]): { suspended: boolean } {
+  const memberships = orgIds.map((orgId) => membershipIn(caller, orgId));
+  if (memberships.some((membership) => membership === undefined)) throw new Forbidden();
+  return { suspended: memberships.some((membership) => membership?.status === 'SUSPENDED') };
+}

@@ -27,10 +27,10 @@ export const listTeamMetrics: Handler<'listTeamMetrics'> = async ({ params }, { 
   return { status: 200, body: { data: rows.map(toMetric), nextCursor: null } };
 };
 
-export const getTeamScorecard: Handler<'getTeamScorecard'> = async ({ params, query }, { db, caller }) => {
+export const getTeamScorecard: Handler<'getTeamScorecard'> = async ({ params, query }, { db, caller, now }) => {
   const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
   const timeZone = () => callerTimeZone(caller.timezone, membershipIn(caller, access.orgId)!.timezone);
-  const range = scorecardWeeks(query, () => currentWeekMonday(new Date(), timeZone()));
+  const range = scorecardWeeks(query, () => currentWeekMonday(now(), timeZone()));
   if (!range) {
     throw new RuleViolation(`The range must run forwards, cover at most ${SCORECARD_MAX_WEEKS} weeks and stay within the years 2000-2100.`);
   }

@@ -115,20 +115,20 @@ export const updatePlatformOrganization: Handler<'updatePlatformOrganization'> =
 // ---------------------------------------------------------------------------------------------------
 // Accounts and their keys
 
-export const listPlatformUsers: Handler<'listPlatformUsers'> = async ({ query }, { db }) => {
-  const page = await listUsers(db, { limit: pageLimit(query.limit), cursor: query.cursor }, new Date());
+export const listPlatformUsers: Handler<'listPlatformUsers'> = async ({ query }, { db, now }) => {
+  const page = await listUsers(db, { limit: pageLimit(query.limit), cursor: query.cursor }, now());
   return { status: 200, body: { data: page.rows.map(toPlatformUser), nextCursor: page.nextCursor } };
 };
 
-export const listPlatformUserApiKeys: Handler<'listPlatformUserApiKeys'> = async ({ params }, { db }) => {
+export const listPlatformUserApiKeys: Handler<'listPlatformUserApiKeys'> = async ({ params }, { db, now }) => {
   if (!(await userExists(db, params.id))) throw new NotFound();
   const keys = await listApiKeysOfUser(db, params.id);
-  const now = new Date();
-  return { status: 200, body: { data: keys.map((key) => toApiKeyInfo(key, now)), nextCursor: null } };
+  const at = now();
+  return { status: 200, body: { data: keys.map((key) => toApiKeyInfo(key, at)), nextCursor: null } };
 };
 
-export const revokePlatformApiKey: Handler<'revokePlatformApiKey'> = async ({ params }, { db }) => {
-  if (!(await revokeApiKey(db, params.id, new Date())) && !(await apiKeyExists(db, params.id))) throw new NotFound();
+export const revokePlatformApiKey: Handler<'revokePlatformApiKey'> = async ({ params }, { db, now }) => {
+  if (!(await revokeApiKey(db, params.id, now())) && !(await apiKeyExists(db, params.id))) throw new NotFound();
   return { status: 204, body: undefined };
 };
 

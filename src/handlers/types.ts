@@ -17,6 +17,8 @@ export interface PublicContext {
   db: Kysely<Database>;
   requestId: string;
   logger: Logger;
+  /** The current instant: the real time, unless the app was given another clock (tests of time windows). */
+  now: () => Date;
 }
 
 export interface RequestContext extends PublicContext {

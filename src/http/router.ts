@@ -102,6 +102,8 @@ export interface RouterOptions {
   db: Kysely<Database>;
   logger: Logger;
   secrets: SecretBox;
+  /** The clock of the handlers' context; the real time unless given. */
+  now?: () => Date;
 }
 
 /**
@@ -110,6 +112,7 @@ export interface RouterOptions {
  */
 export function operationRoutes(options: RouterOptions, publicOperations: readonly PublicOperationId[], which: 'public' | 'authenticated') {
   const { contract, handlers, db, logger, secrets } = options;
+  const now = options.now ?? (() => new Date());
   const router = express.Router();
   const selected = contract.operations
     .filter((operation) => publicOperations.includes(operation.operationId as PublicOperationId) === (which === 'public'))
@@ -145,7 +148,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
         );
         if (!result.valid) return next(validationError(result.errors ?? []));
 
-        const context = { db, logger, secrets, requestId: req.requestId, caller: req.caller };
+        const context = { db, logger, secrets, now, requestId: req.requestId, caller: req.caller };
         const answer = await handler({ params: { ...req.params }, query: result.coerced?.query ?? {}, body }, context);
         res.status(answer.status);
         if (answer.status === 204) res.end();

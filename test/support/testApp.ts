@@ -94,6 +94,8 @@ export async function startTestApp(
     handlers?: Partial<HandlerMap>;
     database?: TestDatabase;
     logger?: Logger;
+    /** The app's clock; the real time unless given. */
+    now?: () => Date;
   } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
@@ -105,6 +107,7 @@ export async function startTestApp(
     logger,
     secrets,
     handlers: options.handlers,
+    now: options.now,
   });
   const server: Server = await new Promise((listening) => {
     const started = app.listen(0, '127.0.0.1', () => listening(started));

@@ -4,8 +4,11 @@ import {
   effectiveTeamRole,
   goalAccess,
   mayAssignOrganizationRole,
+  mayRateSelf,
   mayReportOnGoal,
+  messagesAccess,
   organizationAccess,
+  ratesAnyTime,
   requireChange,
   seesEveryPeopleReview,
   teamAccess,
@@ -125,5 +128,40 @@ describe('people reviews', () => {
       expect(seesEveryPeopleReview(teamAccess(callerIn(orgRole), facts(null), 'collection')), orgRole).toBe(true);
       expect(seesEveryPeopleReview(teamAccess(callerIn(orgRole), facts('VIEWER'), 'collection')), orgRole).toBe(true);
     }
+  });
+});
+
+describe('meetings', () => {
+  const access = (orgRole: OrganizationRole, teamRole: 'OWNER' | 'ADMIN' | 'MEMBER' | 'VIEWER' | null) =>
+    teamAccess(callerIn(orgRole), facts(teamRole), 'item');
+
+  it('people in the team with the team role Member or above rate themselves; Viewers do not', () => {
+    expect((['OWNER', 'ADMIN', 'MEMBER', 'VIEWER'] as const).map((role) => mayRateSelf(access('MEMBER', role)))).toEqual([true, true, true, false]);
+  });
+
+  it('Implementers never rate themselves, organization Owners and Admins only in teams they are members of', () => {
+    expect(mayRateSelf(access('IMPLEMENTER', 'MEMBER'))).toBe(false);
+    expect(mayRateSelf(access('IMPLEMENTER', null))).toBe(false);
+    expect([mayRateSelf(access('OWNER', null)), mayRateSelf(access('ADMIN', null))]).toEqual([false, false]);
+    expect([mayRateSelf(access('OWNER', 'MEMBER')), mayRateSelf(access('ADMIN', 'VIEWER'))]).toEqual([true, true]);
+  });
+
+  it('team Admins and Owners, organization Owners and Admins included, rate outside the window; team Members do not', () => {
+    expect(ratesAnyTime(access('MEMBER', 'ADMIN'))).toBe(true);
+    expect(ratesAnyTime(access('MEMBER', 'OWNER'))).toBe(true);
+    expect(ratesAnyTime(access('ADMIN', 'MEMBER'))).toBe(true);
+    expect(ratesAnyTime(access('MEMBER', 'MEMBER'))).toBe(false);
+  });
+
+  it('setting others\' ratings is for team Admins, and organization Owners, Admins and Implementers', () => {
+    expect(teamAllows(access('IMPLEMENTER', null), 'rateOthers')).toBe(true);
+    expect(teamAllows(access('MEMBER', 'MEMBER'), 'rateOthers')).toBe(false);
+  });
+
+  it('cascading messages are acknowledged by any member of their organization; one foreign message refuses all', () => {
+    expect(messagesAccess(callerIn('MEMBER'), ['org'])).toEqual({ suspended: false });
+    expect(messagesAccess(callerIn('MEMBER'), [])).toEqual({ suspended: false });
+    expect(messagesAccess(callerIn('MEMBER', 'SUSPENDED'), ['org'])).toEqual({ suspended: true });
+    expect(code(() => messagesAccess(callerIn('MEMBER'), ['org', 'elsewhere']))).toBe('forbidden');
   });
 });

@@ -1,8 +1,15 @@
-/** Queries of meetings used by other areas. */
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../database.js';
+/**
+ * Queries of meetings and of what is recorded in them: ratings, segues, headlines and cascading
+ * messages. A meeting is read with everything it shows in one statement (JSON arrays built by
+ * correlated subqueries), and a page of meetings with their rating summaries in one statement too.
+ */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database, Day, HeadlineType, IssuePriority, IssueStatus, MeetingStatus } from '../database.js';
+import { paginate } from '../pagination.js';
+import { callerTeamRole } from './access.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
+type Page = { limit: number; cursor?: string | undefined };
 
 /**
  * The team of a meeting, or undefined when there is no such meeting. Inside a transaction the row is
@@ -11,4 +18,395 @@ type Db = Kysely<Database> | Transaction<Database>;
 export async function meetingTeamId(db: Db, meetingId: string): Promise<string | undefined> {
   const row = await db.selectFrom('meetings').select('team_id').where('id', '=', meetingId).forKeyShare().executeTakeFirst();
   return row?.team_id;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Pieces of the meeting statements. Instants inside JSON arrive as text in the session's zone; the
+// mappers turn them into UTC. Days inside JSON arrive as `YYYY-MM-DD` text.
+
+export interface RatingSummaryJson {
+  average: number | null;
+  rated_count: number;
+  absent_count: number;
+}
+
+export interface RatingJson {
+  user_id: string;
+  rating: number;
+  absent: boolean;
+}
+
+export interface SegueJson {
+  id: string;
+  meeting_id: string;
+  user_id: string;
+  content: string;
+  created_at: string;
+}
+
+export interface HeadlineJson extends SegueJson {
+  type: HeadlineType;
+}
+
+export interface MessageJson extends SegueJson {
+  acknowledged: boolean;
+}
+
+/** `rating_summary`: the average of the present members' ratings, how many rated and how many were absent. */
+function ratingSummaryOf(meetingIdColumn: string) {
+  return sql<RatingSummaryJson>`(
+    select json_build_object(
+      'average', cast(avg(r.rating) filter (where not r.absent) as double precision),
+      'rated_count', count(*) filter (where not r.absent),
+      'absent_count', count(*) filter (where r.absent)
+    )
+    from meeting_ratings r
+    where r.meeting_id = ${sql.ref(meetingIdColumn)}
+  )`.as('rating_summary');
+}
+
+/** `next_started_at`: when the team's next meeting started (the earliest start after this one's), or null. */
+const nextStartedAt = sql<Date | null>`(
+  select min(n.started_at) from meetings n where n.team_id = meetings.team_id and n.started_at > meetings.started_at
+)`.as('next_started_at');
+
+const ratingsOf = sql<RatingJson[]>`(
+  select coalesce(
+    json_agg(json_build_object('user_id', r.user_id, 'rating', r.rating, 'absent', r.absent) order by r.created_at, r.user_id),
+    '[]'::json
+  )
+  from meeting_ratings r
+  where r.meeting_id = meetings.id
+)`.as('ratings');
+
+const seguesOf = sql<SegueJson[]>`(
+  select coalesce(
+    json_agg(
+      json_build_object('id', s.id, 'meeting_id', s.meeting_id, 'user_id', s.user_id, 'content', s.content, 'created_at', s.created_at)
+      order by s.created_at, s.id
+    ),
+    '[]'::json
+  )
+  from segues s
+  where s.meeting_id = meetings.id
+)`.as('segues');
+
+const headlinesOf = sql<HeadlineJson[]>`(
+  select coalesce(
+    json_agg(
+      json_build_object(
+        'id', h.id, 'meeting_id', h.meeting_id, 'user_id', h.user_id, 'type', h.type, 'content', h.content, 'created_at', h.created_at
+      )
+      order by h.created_at, h.id
+    ),
+    '[]'::json
+  )
+  from headlines h
+  where h.meeting_id = meetings.id
+)`.as('headlines');
+
+/** `messages`, each with whether the caller has acknowledged it. */
+function messagesOf(userId: string) {
+  return sql<MessageJson[]>`(
+    select coalesce(
+      json_agg(
+        json_build_object(
+          'id', c.id, 'meeting_id', c.meeting_id, 'user_id', c.user_id, 'content', c.content, 'created_at', c.created_at,
+          'acknowledged', exists (select 1 from message_acknowledgements a where a.message_id = c.id and a.user_id = ${userId})
+        )
+        order by c.created_at, c.id
+      ),
+      '[]'::json
+    )
+    from cascading_messages c
+    where c.meeting_id = meetings.id
+  )`.as('messages');
+}
+
+/** The meeting with its team's organization and the caller's role in the team. */
+function selectMeetingFacts(db: Db, userId: string) {
+  return db
+    .selectFrom('meetings')
+    .innerJoin('teams', 'teams.id', 'meetings.team_id')
+    .selectAll('meetings')
+    .select(['teams.org_id', callerTeamRole('meetings.team_id', userId)]);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reads
+
+/** The team's meetings with their rating summaries, newest first (day, then creation, then id). */
+export function listTeamMeetings(db: Db, teamId: string, filters: { status?: MeetingStatus | undefined }, page: Page) {
+  let query = db.selectFrom('meetings').selectAll('meetings').select(ratingSummaryOf('meetings.id')).where('meetings.team_id', '=', teamId);
+  if (filters.status !== undefined) query = query.where('meetings.status', '=', filters.status);
+  return paginate(query, {
+    ...page,
+    order: [
+      { column: 'meetings.date', direction: 'desc', type: 'day', value: (row) => row.date },
+      { column: 'meetings.created_at', direction: 'desc', type: 'instant', value: (row) => row.created_at },
+      { column: 'meetings.id', direction: 'desc', type: 'string', value: (row) => row.id },
+    ],
+  });
+}
+
+/** One meeting with everything it shows and what decides access and its rating window, in one statement. */
+export function findMeeting(db: Db, meetingId: string, userId: string) {
+  return selectMeetingFacts(db, userId)
+    .select([ratingSummaryOf('meetings.id'), nextStartedAt, ratingsOf, seguesOf, headlinesOf, messagesOf(userId)])
+    .where('meetings.id', '=', meetingId)
+    .executeTakeFirst();
+}
+
+export type MeetingDetailRow = NonNullable<Awaited<ReturnType<typeof findMeeting>>>;
+
+/** What decides access to a meeting: its team, organization and the caller's role in the team. */
+export function findMeetingFacts(db: Db, meetingId: string, userId: string) {
+  return selectMeetingFacts(db, userId).where('meetings.id', '=', meetingId).executeTakeFirst();
+}
+
+/** The meeting to change, locked until the end of the transaction, so that two status moves never both succeed. */
+export function lockMeeting(trx: Transaction<Database>, meetingId: string, userId: string) {
+  return selectMeetingFacts(trx, userId).where('meetings.id', '=', meetingId).forUpdate('meetings').executeTakeFirst();
+}
+
+/**
+ * The meeting to rate with what decides its rating window, share-locked until the end of the
+ * transaction: raters do not wait for each other, but a status move waits for them (and they for it).
+ */
+export function lockMeetingForRating(trx: Transaction<Database>, meetingId: string, userId: string) {
+  return selectMeetingFacts(trx, userId).select(nextStartedAt).where('meetings.id', '=', meetingId).forShare('meetings').executeTakeFirst();
+}
+
+export interface RecapTaskJson {
+  id: string;
+  title: string;
+  owner_id: string;
+  owner_name: string;
+  due_date: Day;
+  completed: boolean;
+}
+
+export interface RecapIssueJson {
+  id: string;
+  title: string;
+  priority: IssuePriority;
+  status: IssueStatus;
+}
+
+const issueJson = sql`json_build_object('id', i.id, 'title', i.title, 'priority', i.priority, 'status', i.status)`;
+
+/**
+ * A meeting with its recap, in one statement: the tasks and issues created with its id, the team's
+ * issues solved between its start and end, its headlines and messages.
+ */
+export function findMeetingRecap(db: Db, meetingId: string, userId: string) {
+  return selectMeetingFacts(db, userId)
+    .select([
+      ratingSummaryOf('meetings.id'),
+      headlinesOf,
+      messagesOf(userId),
+      sql<RecapTaskJson[]>`(
+        select coalesce(
+          json_agg(
+            json_build_object(
+              'id', t.id, 'title', t.title, 'owner_id', t.owner_id, 'owner_name', u.name, 'due_date', t.due_date, 'completed', t.completed
+            )
+            order by t.created_at, t.id
+          ),
+          '[]'::json
+        )
+        from tasks t
+        join users u on u.id = t.owner_id
+        where t.meeting_id = meetings.id
+      )`.as('new_tasks'),
+      sql<RecapIssueJson[]>`(
+        select coalesce(json_agg(${issueJson} order by i.created_at, i.id), '[]'::json)
+        from issues i
+        where i.meeting_id = meetings.id
+      )`.as('raised_issues'),
+      sql<RecapIssueJson[]>`(
+        select coalesce(json_agg(${issueJson} order by i.resolved_at, i.id), '[]'::json)
+        from issues i
+        where i.team_id = meetings.team_id and i.resolved_at between meetings.started_at and meetings.ended_at
+      )`.as('solved_issues'),
+    ])
+    .where('meetings.id', '=', meetingId)
+    .executeTakeFirst();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Writes
+
+export function insertMeeting(
+  db: Db,
+  meeting: {
+    teamId: string;
+    createdById: string;
+    date: Day;
+    status: MeetingStatus;
+    startedAt: Date | null;
+    endedAt: Date | null;
+    durationMin: number | null;
+    createdAt: Date;
+  },
+) {
+  return db
+    .insertInto('meetings')
+    .values({
+      team_id: meeting.teamId,
+      created_by_id: meeting.createdById,
+      date: meeting.date,
+      status: meeting.status,
+      started_at: meeting.startedAt,
+      ended_at: meeting.endedAt,
+      duration_min: meeting.durationMin,
+      created_at: meeting.createdAt,
+    })
+    .returningAll()
+    .returning(ratingSummaryOf('meetings.id'))
+    .executeTakeFirstOrThrow();
+}
+
+export interface MeetingChange {
+  status?: MeetingStatus;
+  date?: Day;
+  startedAt?: Date;
+  endedAt?: Date;
+  durationMin?: number;
+  notes?: string | null;
+}
+
+export async function updateMeeting(trx: Transaction<Database>, meetingId: string, change: MeetingChange) {
+  await trx
+    .updateTable('meetings')
+    .set({
+      status: change.status,
+      date: change.date,
+      started_at: change.startedAt,
+      ended_at: change.endedAt,
+      duration_min: change.durationMin,
+      notes: change.notes,
+    })
+    .where('id', '=', meetingId)
+    .execute();
+}
+
+/** Reveals the ratings of a meeting in progress; a second reveal keeps the first moment. */
+export async function revealRatings(trx: Transaction<Database>, meetingId: string, now: Date) {
+  await trx
+    .updateTable('meetings')
+    .set({ ratings_revealed_at: sql<Date>`coalesce(ratings_revealed_at, ${now})` })
+    .where('id', '=', meetingId)
+    .where('status', '=', 'IN_PROGRESS')
+    .execute();
+}
+
+/** Stores one person's rating or absence: one row per person and meeting, however many requests race. */
+export function upsertRating(trx: Transaction<Database>, rating: { meetingId: string; userId: string; rating: number; absent: boolean }) {
+  return trx
+    .insertInto('meeting_ratings')
+    .values({ meeting_id: rating.meetingId, user_id: rating.userId, rating: rating.rating, absent: rating.absent })
+    .onConflict((conflict) =>
+      conflict.columns(['meeting_id', 'user_id']).doUpdateSet({
+        rating: (eb) => eb.ref('excluded.rating'),
+        absent: (eb) => eb.ref('excluded.absent'),
+        updated_at: sql<Date>`now()`,
+      }),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function deleteRating(trx: Transaction<Database>, meetingId: string, userId: string) {
+  await trx.deleteFrom('meeting_ratings').where('meeting_id', '=', meetingId).where('user_id', '=', userId).execute();
+}
+
+/** Adds a segue or headline to the meeting if it still exists (undefined otherwise). */
+export function insertSegue(db: Db, segue: { meetingId: string; userId: string; content: string }) {
+  return db
+    .insertInto('segues')
+    .columns(['meeting_id', 'user_id', 'content'])
+    .expression((eb) =>
+      eb
+        .selectFrom('meetings')
+        .select(['meetings.id', sql<string>`${segue.userId}::text`.as('user_id'), sql<string>`${segue.content}::text`.as('content')])
+        .where('meetings.id', '=', segue.meetingId),
+    )
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function insertHeadline(db: Db, headline: { meetingId: string; userId: string; type: HeadlineType; content: string }) {
+  return db
+    .insertInto('headlines')
+    .columns(['meeting_id', 'user_id', 'type', 'content'])
+    .expression((eb) =>
+      eb
+        .selectFrom('meetings')
+        .select([
+          'meetings.id',
+          sql<string>`${headline.userId}::text`.as('user_id'),
+          sql<HeadlineType>`${headline.type}::text`.as('type'),
+          sql<string>`${headline.content}::text`.as('content'),
+        ])
+        .where('meetings.id', '=', headline.meetingId),
+    )
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Adds a cascading message to the meeting (if it still exists), in the organization of the meeting's team. */
+export function insertMessage(db: Db, message: { meetingId: string; userId: string; content: string }) {
+  return db
+    .insertInto('cascading_messages')
+    .columns(['meeting_id', 'org_id', 'user_id', 'content'])
+    .expression((eb) =>
+      eb
+        .selectFrom('meetings')
+        .innerJoin('teams', 'teams.id', 'meetings.team_id')
+        .select([
+          'meetings.id',
+          'teams.org_id',
+          sql<string>`${message.userId}::text`.as('user_id'),
+          sql<string>`${message.content}::text`.as('content'),
+        ])
+        .where('meetings.id', '=', message.meetingId),
+    )
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** A cascading message with what decides access to it: its meeting's team and organization and the caller's role. */
+export function findMessageFacts(db: Db, messageId: string, userId: string) {
+  return db
+    .selectFrom('cascading_messages')
+    .innerJoin('meetings', 'meetings.id', 'cascading_messages.meeting_id')
+    .select(['cascading_messages.id', 'meetings.team_id', 'cascading_messages.org_id', callerTeamRole('meetings.team_id', userId)])
+    .where('cascading_messages.id', '=', messageId)
+    .executeTakeFirst();
+}
+
+export async function deleteMessage(db: Db, messageId: string) {
+  await db.deleteFrom('cascading_messages').where('id', '=', messageId).execute();
+}
+
+/** The organizations of the messages that exist among `ids` (ids that match nothing are left out). */
+export async function messageOrganizations(db: Db, ids: readonly string[]): Promise<string[]> {
+  const rows = await db.selectFrom('cascading_messages').select('org_id').distinct().where('id', 'in', [...ids]).execute();
+  return rows.map((row) => row.org_id);
+}
+
+/** Marks the messages that exist among `ids` read by the person; those already read stay as they were. */
+export async function acknowledgeMessages(db: Db, ids: readonly string[], userId: string) {
+  await db
+    .insertInto('message_acknowledgements')
+    .columns(['message_id', 'user_id'])
+    .expression((eb) =>
+      eb
+        .selectFrom('cascading_messages')
+        .select(['cascading_messages.id', sql<string>`${userId}::text`.as('user_id')])
+        .where('cascading_messages.id', 'in', [...ids]),
+    )
+    .onConflict((conflict) => conflict.columns(['message_id', 'user_id']).doNothing())
+    .execute();
 }

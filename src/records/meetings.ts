@@ -1,0 +1,119 @@
+/** Rows → the contract's meeting records: what a caller sees of a meeting depends on who asks and when. */
+import type { Schemas } from '../api/operations.js';
+import type { MeetingRatingRow, MeetingRow } from '../db/database.js';
+import type {
+  HeadlineJson,
+  MeetingDetailRow,
+  MessageJson,
+  RatingJson,
+  RatingSummaryJson,
+  RecapIssueJson,
+  RecapTaskJson,
+  SegueJson,
+} from '../db/queries/meetings.js';
+import { ratingsHidden } from '../rules/meetingStatus.js';
+import { ratingWindow } from '../rules/ratingWindow.js';
+
+/** An instant read from a JSON array (text in the session's zone) or a column (Date), in UTC. */
+const instant = (value: string | Date): string => new Date(value).toISOString();
+
+const toRatingSummary = (summary: RatingSummaryJson, hidden: boolean): Schemas['MeetingRatingSummary'] => ({
+  average: hidden ? null : summary.average,
+  ratedCount: summary.rated_count,
+  absentCount: summary.absent_count,
+});
+
+export const toMeeting = (row: MeetingRow & { rating_summary: RatingSummaryJson }): Schemas['Meeting'] => ({
+  id: row.id,
+  teamId: row.team_id,
+  date: row.date,
+  status: row.status,
+  startedAt: row.started_at && instant(row.started_at),
+  endedAt: row.ended_at && instant(row.ended_at),
+  durationMin: row.duration_min,
+  createdById: row.created_by_id,
+  rating: toRatingSummary(row.rating_summary, ratingsHidden(row.status, row.ratings_revealed_at)),
+});
+
+export const toRating = (row: RatingJson | MeetingRatingRow): Schemas['Rating'] => ({
+  userId: row.user_id,
+  rating: row.rating,
+  absent: row.absent,
+});
+
+export const toSegue = (row: SegueJson | (Omit<SegueJson, 'created_at'> & { created_at: Date })): Schemas['Segue'] => ({
+  id: row.id,
+  meetingId: row.meeting_id,
+  userId: row.user_id,
+  content: row.content,
+  createdAt: instant(row.created_at),
+});
+
+export const toHeadline = (row: HeadlineJson | (Omit<HeadlineJson, 'created_at'> & { created_at: Date })): Schemas['Headline'] => ({
+  ...toSegue(row),
+  type: row.type,
+});
+
+export const toCascadingMessage = (row: MessageJson | (Omit<MessageJson, 'created_at'> & { created_at: Date })): Schemas['CascadingMessage'] => ({
+  ...toSegue(row),
+  acknowledged: row.acknowledged,
+});
+
+/**
+ * The single meeting as `callerId` sees it at `now`: while its ratings are hidden only the caller's own
+ * rating shows; the rating window is the one the rule decides at that moment.
+ */
+export function toMeetingDetail(row: MeetingDetailRow, callerId: string, now: Date): Schemas['MeetingDetail'] {
+  const hidden = ratingsHidden(row.status, row.ratings_revealed_at);
+  const window = ratingWindow(
+    { status: row.status, startedAt: row.started_at, createdAt: row.created_at, nextMeetingStartedAt: row.next_started_at },
+    now,
+  );
+  return {
+    ...toMeeting(row),
+    notes: row.notes,
+    ratings: row.ratings.filter((rating) => !hidden || rating.user_id === callerId).map(toRating),
+    segues: row.segues.map(toSegue),
+    headlines: row.headlines.map(toHeadline),
+    messages: row.messages.map(toCascadingMessage),
+    ratingWindow: { open: window.open, closesAt: window.closesAt && instant(window.closesAt) },
+    ratingsHidden: hidden,
+  };
+}
+
+const toRecapIssue = (row: RecapIssueJson): Schemas['RecapIssue'] => ({ id: row.id, title: row.title, priority: row.priority, status: row.status });
+
+/** The recap of a COMPLETED meeting (its times are set). */
+export function toMeetingRecap(
+  row: MeetingRow & {
+    rating_summary: RatingSummaryJson;
+    headlines: HeadlineJson[];
+    messages: MessageJson[];
+    new_tasks: RecapTaskJson[];
+    raised_issues: RecapIssueJson[];
+    solved_issues: RecapIssueJson[];
+  },
+): Schemas['MeetingRecap'] {
+  return {
+    meetingId: row.id,
+    teamId: row.team_id,
+    date: row.date,
+    startedAt: instant(row.started_at!),
+    endedAt: instant(row.ended_at!),
+    durationMin: row.duration_min!,
+    rating: toRatingSummary(row.rating_summary, false),
+    newTasks: row.new_tasks.map((task) => ({
+      id: task.id,
+      title: task.title,
+      ownerId: task.owner_id,
+      ownerName: task.owner_name,
+      dueDate: task.due_date,
+      completed: task.completed,
+    })),
+    solvedIssues: row.solved_issues.map(toRecapIssue),
+    raisedIssues: row.raised_issues.map(toRecapIssue),
+    headlines: row.headlines.map(toHeadline),
+    messages: row.messages.map(toCascadingMessage),
+    notes: row.notes,
+  };
+}

@@ -1,6 +1,6 @@
 /** Handlers of the documents area: the team's links and files; the API adds links only. */
 import { requireChange, teamAccess, teamAllows } from '../auth/permissions.js';
-import { loadTeamAccess, teamFacts } from '../db/queries/access.js';
+import { loadTeamAccess, teamFacts } from '../auth/access.js';
 import * as documents from '../db/queries/documents.js';
 import { pageLimit } from '../db/pagination.js';
 import { RuleViolation } from '../errors.js';

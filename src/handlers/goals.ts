@@ -1,7 +1,7 @@
 /** Handlers of the goals area: quarterly goals (Rocks) of a team or of the whole company, and their milestones. */
 import { goalAccess, mayDeleteGoal, mayManageGoal, mayReportOnGoal, requireChange, teamAllows } from '../auth/permissions.js';
 import type { GoalLevel } from '../db/database.js';
-import { loadOrganizationAccess, loadTeamAccess, teamFacts } from '../db/queries/access.js';
+import { loadOrganizationAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
 import * as goals from '../db/queries/goals.js';
 import { pageLimit } from '../db/pagination.js';
 import { NotFound, RuleViolation } from '../errors.js';

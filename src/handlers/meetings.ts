@@ -15,7 +15,7 @@ import {
   type TeamAccess,
 } from '../auth/permissions.js';
 import type { Database, MeetingRow } from '../db/database.js';
-import { loadTeamAccess, teamFacts } from '../db/queries/access.js';
+import { loadTeamAccess, teamFacts } from '../auth/access.js';
 import * as meetings from '../db/queries/meetings.js';
 import { isTeamMember } from '../db/queries/teams.js';
 import { pageLimit } from '../db/pagination.js';

@@ -2,7 +2,7 @@
 import type { Transaction } from 'kysely';
 import { requireChange, teamAccess, teamAllows } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
-import { loadTeamAccess, teamFacts } from '../db/queries/access.js';
+import { loadTeamAccess, teamFacts } from '../auth/access.js';
 import * as orgChart from '../db/queries/orgChart.js';
 import { NotFound, RuleViolation } from '../errors.js';
 import { toSeat } from '../records/orgChart.js';

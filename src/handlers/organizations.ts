@@ -1,6 +1,6 @@
 /** Handlers of the organizations area: the caller's organizations, their settings and members. */
 import { administersOrganization, mayAssignOrganizationRole, requireChange } from '../auth/permissions.js';
-import { loadOrganizationAccess } from '../db/queries/access.js';
+import { loadOrganizationAccess } from '../auth/access.js';
 import * as organizations from '../db/queries/organizations.js';
 import { findUserByEmail } from '../db/queries/users.js';
 import { pageLimit } from '../db/pagination.js';

@@ -1,6 +1,6 @@
 /** Handlers of the people reviews area: each evaluator's review of team members, per quarter (People Analyzer). */
 import { requireChange, seesEveryPeopleReview, teamAllows } from '../auth/permissions.js';
-import { loadTeamAccess } from '../db/queries/access.js';
+import { loadTeamAccess } from '../auth/access.js';
 import * as peopleReviews from '../db/queries/peopleReviews.js';
 import { pageLimit } from '../db/pagination.js';
 import { toPeopleReview } from '../records/peopleReviews.js';

@@ -1,6 +1,6 @@
 /** Handlers of the teams area: teams of an organization, their settings and members. */
 import { administersOrganization, requireChange, seesTeam } from '../auth/permissions.js';
-import { loadOrganizationAccess, loadTeamAccess } from '../db/queries/access.js';
+import { loadOrganizationAccess, loadTeamAccess } from '../auth/access.js';
 import { lockOrganization } from '../db/queries/organizations.js';
 import * as teams from '../db/queries/teams.js';
 import { pageLimit } from '../db/pagination.js';

@@ -1,6 +1,6 @@
 /** Handlers of the vision area: the team's vision document (V/TO), one per team. */
 import { requireChange, teamAllows } from '../auth/permissions.js';
-import { loadTeamAccess } from '../db/queries/access.js';
+import { loadTeamAccess } from '../auth/access.js';
 import * as vision from '../db/queries/vision.js';
 import { NotFound, RuleViolation } from '../errors.js';
 import { toVision, visionColumns } from '../records/vision.js';

@@ -1,11 +1,9 @@
 /**
- * The pieces of a query that tell the authorization module (src/auth/permissions.ts) who the caller is
- * in a team: added to the query that loads the team or item itself, so that checking access costs no
- * extra round trip.
+ * The pieces of a query that tell the authorization module (src/auth/permissions.ts, through
+ * src/auth/access.ts) who the caller is in a team: added to the query that loads the team or item
+ * itself, so that checking access costs no extra round trip.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Caller } from '../../auth/authenticate.js';
-import { membershipIn, organizationAccess, teamAccess, type Target, type TeamFacts } from '../../auth/permissions.js';
 import type { Database, TeamRole } from '../database.js';
 
 /**
@@ -18,22 +16,9 @@ export function callerTeamRole(teamIdColumn: string, userId: string) {
   );
 }
 
-/** The facts of a row that carries `team_id`, `org_id` and `caller_team_role`. */
-export const teamFacts = (row: { team_id: string; org_id: string; caller_team_role: TeamRole | null }): TeamFacts => ({
-  teamId: row.team_id,
-  orgId: row.org_id,
-  callerTeamRole: row.caller_team_role,
-});
-
 export async function organizationExists(db: Kysely<Database>, orgId: string): Promise<boolean> {
   const row = await db.selectFrom('organizations').select('id').where('id', '=', orgId).executeTakeFirst();
   return row !== undefined;
-}
-
-/** The caller's access to an organization; the organization is looked up only when the caller is not a member. */
-export async function loadOrganizationAccess(db: Kysely<Database>, caller: Caller, orgId: string, target: Target) {
-  const exists = membershipIn(caller, orgId) !== undefined || (await organizationExists(db, orgId));
-  return organizationAccess(caller, orgId, target, exists);
 }
 
 /** A team with the caller's role in it, in one query. */
@@ -44,11 +29,4 @@ export function findTeam(db: Kysely<Database>, teamId: string, userId: string) {
     .select(callerTeamRole('teams.id', userId))
     .where('teams.id', '=', teamId)
     .executeTakeFirst();
-}
-
-/** The team and the caller's access to it (refused as `target` asks). */
-export async function loadTeamAccess(db: Kysely<Database>, caller: Caller, teamId: string, target: Target) {
-  const team = await findTeam(db, teamId, caller.userId);
-  const access = teamAccess(caller, team && teamFacts({ ...team, team_id: team.id }), target);
-  return { team: team!, access };
 }

@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { createHash } from 'node:crypto';
-import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { Kysely, PostgresDialect, type LogEvent, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import lockfile from 'proper-lockfile';
@@ -16,6 +16,16 @@ import type { Database } from './database.js';
 const DATE_OID = 1082;
 // Days stay the `YYYY-MM-DD` text PostgreSQL sends, never a Date shifted by a time zone.
 const keepText = (value: string) => value;
+
+/** Told of every statement the database runs (`begin` and `commit` included): the round-trip budget test counts them. */
+export interface DatabaseOptions {
+  onQuery?: (sql: string) => void;
+}
+
+const logOf = (options: DatabaseOptions) => {
+  const { onQuery } = options;
+  return onQuery ? { log: (event: LogEvent) => onQuery(event.query.sql) } : {};
+};
 
 export interface OpenDatabase {
   db: Kysely<Database>;
@@ -63,7 +73,7 @@ function preparingPool(pool: pg.Pool): PostgresPool {
   };
 }
 
-export async function openPostgres(databaseUrl: string): Promise<OpenDatabase> {
+export async function openPostgres(databaseUrl: string, options: DatabaseOptions = {}): Promise<OpenDatabase> {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     types: {
@@ -74,12 +84,12 @@ export async function openPostgres(databaseUrl: string): Promise<OpenDatabase> {
   // An idle client whose connection the server ended is dropped by the pool; without a listener the
   // error event would end the process.
   pool.on('error', () => undefined);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }), ...logOf(options) });
   return { db, kind: 'postgres', close: () => db.destroy() };
 }
 
 /** `dataDir` `memory://` opens a throwaway in-memory database (tests), which needs no lock. */
-export async function openPglite(dataDir: string): Promise<OpenDatabase> {
+export async function openPglite(dataDir: string, options: DatabaseOptions = {}): Promise<OpenDatabase> {
   const inMemory = dataDir === 'memory://';
   let release: (() => Promise<void>) | undefined;
   if (!inMemory) {
@@ -96,7 +106,7 @@ export async function openPglite(dataDir: string): Promise<OpenDatabase> {
     // Options go in one object: PGlite.create(undefined, options) ignores the options.
     const parsers = { [DATE_OID]: keepText };
     const pglite = await PGlite.create(inMemory ? { parsers } : { dataDir: resolve(dataDir), parsers });
-    const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+    const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite), ...logOf(options) });
     return {
       db,
       kind: 'pglite',

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openPglite, openPostgres, type OpenDatabase } from '../../src/db/connect.js';
+import { openPglite, openPostgres, type DatabaseOptions, type OpenDatabase } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 
 export interface TestDatabase extends OpenDatabase {
@@ -38,14 +38,14 @@ export async function createPostgresDatabase(prefix = 'teamos_test'): Promise<{ 
   };
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(options: DatabaseOptions = {}): Promise<TestDatabase> {
   if (!postgresUrl) {
-    const database = await openPglite('memory://');
+    const database = await openPglite('memory://', options);
     await migrateToLatest(database.db);
     return { ...database, url: undefined };
   }
   const created = await createPostgresDatabase();
-  const database = await openPostgres(created.url);
+  const database = await openPostgres(created.url, options);
   await migrateToLatest(database.db);
   return {
     ...database,

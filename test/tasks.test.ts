@@ -248,8 +248,12 @@ describe(`listing tasks (${databaseLabel})`, () => {
     });
   });
 
-  it('organization Members outside the team and people of other organizations get 403; an unknown team 404', async () => {
-    const { team, person } = await setup();
+  it.each([
+    ['an empty team', 0],
+    ['a team with tasks (the page and the access are read in one statement)', 2],
+  ])('organization Members outside %s and people of other organizations get 403; an unknown team 404', async (_case, count) => {
+    const { team, person, member } = await setup();
+    if (count > 0) await createTasks(app.db, team.id, member.user.id, count);
     const orgMember = await person('MEMBER');
     const outsider = await createCaller(app.db);
 

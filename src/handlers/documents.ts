@@ -1,6 +1,6 @@
 /** Handlers of the documents area: the team's links and files; the API adds links only. */
 import { requireChange, teamAccess, teamAllows } from '../auth/permissions.js';
-import { loadTeamAccess, teamFacts } from '../auth/access.js';
+import { listAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
 import * as documents from '../db/queries/documents.js';
 import { pageLimit } from '../db/pagination.js';
 import { RuleViolation } from '../errors.js';
@@ -9,8 +9,8 @@ import { isLinkUrl } from '../rules/documents.js';
 import type { Handler } from './types.js';
 
 export const listTeamDocuments: Handler<'listTeamDocuments'> = async ({ params, query }, { db, caller }) => {
-  await loadTeamAccess(db, caller, params.teamId, 'collection');
-  const page = await documents.listTeamDocuments(db, params.teamId, { limit: pageLimit(query.limit), cursor: query.cursor });
+  const page = await documents.listTeamDocuments(db, params.teamId, caller.userId, { limit: pageLimit(query.limit), cursor: query.cursor });
+  await listAccess(db, caller, params.teamId, page.rows);
   return { status: 200, body: { data: page.rows.map(toDocument), nextCursor: page.nextCursor } };
 };
 

@@ -1,7 +1,7 @@
 /** Handlers of the goals area: quarterly goals (Rocks) of a team or of the whole company, and their milestones. */
 import { goalAccess, mayDeleteGoal, mayManageGoal, mayReportOnGoal, requireChange, teamAllows } from '../auth/permissions.js';
 import type { GoalLevel } from '../db/database.js';
-import { loadOrganizationAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
+import { listAccess, loadOrganizationAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
 import * as goals from '../db/queries/goals.js';
 import { pageLimit } from '../db/pagination.js';
 import { NotFound, RuleViolation } from '../errors.js';
@@ -27,13 +27,14 @@ export const listOrganizationGoals: Handler<'listOrganizationGoals'> = async ({ 
 };
 
 export const listTeamGoals: Handler<'listTeamGoals'> = async ({ params, query }, { db, caller }) => {
-  await loadTeamAccess(db, caller, params.teamId, 'collection');
   const page = await goals.listTeamGoals(
     db,
     params.teamId,
+    caller.userId,
     { quarter: query.quarter, status: query.status, level: query.level },
     { limit: pageLimit(query.limit), cursor: query.cursor },
   );
+  await listAccess(db, caller, params.teamId, page.rows);
   return { status: 200, body: { data: page.rows.map(toGoal), nextCursor: page.nextCursor } };
 };
 

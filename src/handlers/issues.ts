@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Caller } from '../auth/authenticate.js';
 import { requireChange, teamAccess, teamAllows } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
-import { loadTeamAccess, teamFacts } from '../auth/access.js';
+import { listAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
 import * as issues from '../db/queries/issues.js';
 import { pageLimit } from '../db/pagination.js';
 import { NotFound } from '../errors.js';
@@ -19,13 +19,14 @@ async function loadIssue(db: Kysely<Database>, caller: Caller, issueId: string) 
 }
 
 export const listTeamIssues: Handler<'listTeamIssues'> = async ({ params, query }, { db, caller }) => {
-  await loadTeamAccess(db, caller, params.teamId, 'collection');
   const page = await issues.listTeamIssues(
     db,
     params.teamId,
+    caller.userId,
     { status: query.status, priority: query.priority },
     { limit: pageLimit(query.limit), cursor: query.cursor },
   );
+  await listAccess(db, caller, params.teamId, page.rows);
   return { status: 200, body: { data: page.rows.map(toIssue), nextCursor: page.nextCursor } };
 };
 

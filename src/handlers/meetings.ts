@@ -15,7 +15,7 @@ import {
   type TeamAccess,
 } from '../auth/permissions.js';
 import type { Database, MeetingRow } from '../db/database.js';
-import { loadTeamAccess, teamFacts } from '../auth/access.js';
+import { listAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
 import * as meetings from '../db/queries/meetings.js';
 import { isTeamMember } from '../db/queries/teams.js';
 import { pageLimit } from '../db/pagination.js';
@@ -69,8 +69,8 @@ async function meetingAccess(db: Kysely<Database>, caller: Caller, meetingId: st
 }
 
 export const listTeamMeetings: Handler<'listTeamMeetings'> = async ({ params, query }, { db, caller }) => {
-  await loadTeamAccess(db, caller, params.teamId, 'collection');
-  const page = await meetings.listTeamMeetings(db, params.teamId, { status: query.status }, { limit: pageLimit(query.limit), cursor: query.cursor });
+  const page = await meetings.listTeamMeetings(db, params.teamId, caller.userId, { status: query.status }, { limit: pageLimit(query.limit), cursor: query.cursor });
+  await listAccess(db, caller, params.teamId, page.rows);
   return { status: 200, body: { data: page.rows.map(toMeeting), nextCursor: page.nextCursor } };
 };
 

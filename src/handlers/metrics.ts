@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Caller } from '../auth/authenticate.js';
 import { membershipIn, requireChange, teamAccess, teamAllows } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
-import { loadTeamAccess, teamFacts } from '../auth/access.js';
+import { listAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
 import * as metrics from '../db/queries/metrics.js';
 import { pageLimit } from '../db/pagination.js';
 import { NotFound, RuleViolation } from '../errors.js';
@@ -22,8 +22,8 @@ async function loadMetric(db: Kysely<Database>, caller: Caller, metricId: string
 }
 
 export const listTeamMetrics: Handler<'listTeamMetrics'> = async ({ params }, { db, caller }) => {
-  await loadTeamAccess(db, caller, params.teamId, 'collection');
-  const rows = await metrics.listTeamMetrics(db, params.teamId);
+  const rows = await metrics.listTeamMetrics(db, params.teamId, caller.userId);
+  await listAccess(db, caller, params.teamId, rows);
   return { status: 200, body: { data: rows.map(toMetric), nextCursor: null } };
 };
 

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Caller } from '../auth/authenticate.js';
 import { requireChange, teamAccess, teamAllows } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
-import { loadTeamAccess, teamFacts } from '../auth/access.js';
+import { listAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
 import * as tasks from '../db/queries/tasks.js';
 import { pageLimit } from '../db/pagination.js';
 import { NotFound } from '../errors.js';
@@ -19,13 +19,14 @@ async function loadTask(db: Kysely<Database>, caller: Caller, taskId: string) {
 }
 
 export const listTeamTasks: Handler<'listTeamTasks'> = async ({ params, query }, { db, caller }) => {
-  await loadTeamAccess(db, caller, params.teamId, 'collection');
   const page = await tasks.listTeamTasks(
     db,
     params.teamId,
+    caller.userId,
     { completed: query.completed, ownerId: query.ownerId },
     { limit: pageLimit(query.limit), cursor: query.cursor },
   );
+  await listAccess(db, caller, params.teamId, page.rows);
   return { status: 200, body: { data: page.rows.map(toTask), nextCursor: page.nextCursor } };
 };
 

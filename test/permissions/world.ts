@@ -8,7 +8,11 @@ import type { Kysely } from 'kysely';
 import type { OperationId } from '../../src/api/operations.js';
 import type { Scope } from '../../src/auth/scopes.js';
 import type { Database, OrganizationRole, OrganizationRow, TeamRole, TeamRow, UserRow } from '../../src/db/database.js';
+import { createDocument, createSeat } from '../support/areaFactories.js';
+import { createGoal, createIssue, createTask } from '../support/executionFactories.js';
 import { addOrganizationMember, addTeamMember, createKey, createOrganization, createTeam, createUser } from '../support/factories.js';
+import { createMeetingIn } from '../support/meetingFactories.js';
+import { createMetric } from '../support/scorecardFactories.js';
 
 /** The callers, in the order of the matrix's columns. */
 export const callerNames = [
@@ -85,6 +89,15 @@ export async function createWorld(db: Kysely<Database>, options: { suspended?: b
     if (person.teamRole) await addTeamMember(db, team.id, user.id, person.teamRole);
   }
   await addOrganizationMember(db, elsewhere.id, users.outsider.id, 'OWNER');
+  // Something in every list of the team, so that a list's rows are never the reason for its answer.
+  const owner = users.teamMember.id;
+  await createTask(db, team.id, owner);
+  await createIssue(db, team.id, owner);
+  await createGoal(db, team, owner);
+  await createMetric(db, team.id, owner);
+  await createMeetingIn(db, team.id, owner);
+  await createDocument(db, team.id, owner);
+  await createSeat(db, team.id);
 
   const teamRoles = Object.entries(people).filter(([, person]) => person.teamRole) as [Exclude<CallerName, 'noKey'>, { teamRole: TeamRole }][];
   return {

@@ -30,3 +30,16 @@ export function findTeam(db: Kysely<Database>, teamId: string, userId: string) {
     .where('teams.id', '=', teamId)
     .executeTakeFirst();
 }
+
+/**
+ * `team_org_id` and `caller_team_role` of one team, as columns any query under that team can carry:
+ * a list reads its rows and the caller's access in one statement. Both subqueries are uncorrelated,
+ * so PostgreSQL runs them once per statement, not once per row.
+ */
+export function teamFactsOf(teamId: string, userId: string) {
+  return [
+    sql<string | null>`(select t.org_id from teams t where t.id = ${teamId})`.as('team_org_id'),
+    sql<TeamRole | null>`(select tm.role from team_members tm where tm.team_id = ${teamId} and tm.user_id = ${userId})`.as('caller_team_role'),
+  ] as const;
+}
+

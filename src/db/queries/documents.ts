@@ -2,7 +2,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../database.js';
 import { paginate } from '../pagination.js';
-import { callerTeamRole } from './access.js';
+import { callerTeamRole, teamFactsOf } from './access.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -17,8 +17,8 @@ export function findDocument(db: Db, documentId: string, userId: string) {
 }
 
 /** The team's documents, oldest first (index `documents_team_id_created_at_id_idx`). */
-export function listTeamDocuments(db: Db, teamId: string, page: { limit: number; cursor?: string | undefined }) {
-  const query = db.selectFrom('documents').selectAll('documents').where('documents.team_id', '=', teamId);
+export function listTeamDocuments(db: Db, teamId: string, userId: string, page: { limit: number; cursor?: string | undefined }) {
+  const query = db.selectFrom('documents').selectAll('documents').select(teamFactsOf(teamId, userId)).where('documents.team_id', '=', teamId);
   return paginate(query, {
     ...page,
     order: [

@@ -2,7 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Day, GoalLevel, GoalStatus } from '../database.js';
 import { paginate } from '../pagination.js';
-import { callerTeamRole } from './access.js';
+import { callerTeamRole, teamFactsOf } from './access.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 type Page = { limit: number; cursor?: string | undefined };
@@ -51,8 +51,8 @@ export interface TeamGoalFilters {
 }
 
 /** The team's goals with their milestones, oldest first. */
-export function listTeamGoals(db: Db, teamId: string, filters: TeamGoalFilters, page: Page) {
-  let query = selectGoals(db).where('goals.team_id', '=', teamId);
+export function listTeamGoals(db: Db, teamId: string, userId: string, filters: TeamGoalFilters, page: Page) {
+  let query = selectGoals(db).select(teamFactsOf(teamId, userId)).where('goals.team_id', '=', teamId);
   if (filters.quarter !== undefined) query = query.where('goals.quarter', '=', filters.quarter);
   if (filters.status !== undefined) query = query.where('goals.status', '=', filters.status);
   if (filters.level !== undefined) query = query.where('goals.level', '=', filters.level);

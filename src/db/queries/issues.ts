@@ -2,7 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, IssuePriority, IssueStatus } from '../database.js';
 import { paginate } from '../pagination.js';
-import { callerTeamRole } from './access.js';
+import { callerTeamRole, teamFactsOf } from './access.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -23,8 +23,8 @@ export interface IssueFilters {
 }
 
 /** The team's issues, oldest first. */
-export function listTeamIssues(db: Db, teamId: string, filters: IssueFilters, page: { limit: number; cursor?: string | undefined }) {
-  let query = db.selectFrom('issues').selectAll('issues').where('issues.team_id', '=', teamId);
+export function listTeamIssues(db: Db, teamId: string, userId: string, filters: IssueFilters, page: { limit: number; cursor?: string | undefined }) {
+  let query = db.selectFrom('issues').selectAll('issues').select(teamFactsOf(teamId, userId)).where('issues.team_id', '=', teamId);
   if (filters.status !== undefined) query = query.where('issues.status', '=', filters.status);
   if (filters.priority !== undefined) query = query.where('issues.priority', '=', filters.priority);
   return paginate(query, {

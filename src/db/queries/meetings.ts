@@ -6,7 +6,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Day, HeadlineType, IssuePriority, IssueStatus, MeetingStatus } from '../database.js';
 import { paginate } from '../pagination.js';
-import { callerTeamRole } from './access.js';
+import { callerTeamRole, teamFactsOf } from './access.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 type Page = { limit: number; cursor?: string | undefined };
@@ -136,8 +136,13 @@ function selectMeetingFacts(db: Db, userId: string) {
 // Reads
 
 /** The team's meetings with their rating summaries, newest first (day, then creation, then id). */
-export function listTeamMeetings(db: Db, teamId: string, filters: { status?: MeetingStatus | undefined }, page: Page) {
-  let query = db.selectFrom('meetings').selectAll('meetings').select(ratingSummaryOf('meetings.id')).where('meetings.team_id', '=', teamId);
+export function listTeamMeetings(db: Db, teamId: string, userId: string, filters: { status?: MeetingStatus | undefined }, page: Page) {
+  let query = db
+    .selectFrom('meetings')
+    .selectAll('meetings')
+    .select(ratingSummaryOf('meetings.id'))
+    .select(teamFactsOf(teamId, userId))
+    .where('meetings.team_id', '=', teamId);
   if (filters.status !== undefined) query = query.where('meetings.status', '=', filters.status);
   return paginate(query, {
     ...page,

@@ -2,7 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Day } from '../database.js';
 import { paginate } from '../pagination.js';
-import { callerTeamRole } from './access.js';
+import { callerTeamRole, teamFactsOf } from './access.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 type Page = { limit: number; cursor?: string | undefined };
@@ -15,8 +15,8 @@ type Page = { limit: number; cursor?: string | undefined };
 export type MetricValueTuple = [week: Day, value: string, onTrack: boolean, enteredById: string];
 
 /** The team's metrics in Scorecard order. */
-export function listTeamMetrics(db: Db, teamId: string) {
-  return db.selectFrom('metrics').selectAll().where('team_id', '=', teamId).orderBy('position').execute();
+export function listTeamMetrics(db: Db, teamId: string, userId: string) {
+  return db.selectFrom('metrics').selectAll('metrics').select(teamFactsOf(teamId, userId)).where('metrics.team_id', '=', teamId).orderBy('metrics.position').execute();
 }
 
 /**

@@ -2,7 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../database.js';
 import { paginate } from '../pagination.js';
-import { callerTeamRole } from './access.js';
+import { callerTeamRole, teamFactsOf } from './access.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -22,9 +22,9 @@ export interface TaskFilters {
   ownerId?: string | undefined;
 }
 
-/** The team's tasks, oldest first. */
-export function listTeamTasks(db: Db, teamId: string, filters: TaskFilters, page: { limit: number; cursor?: string | undefined }) {
-  let query = db.selectFrom('tasks').selectAll('tasks').where('tasks.team_id', '=', teamId);
+/** The team's tasks, oldest first, each row with the team's facts for the access check (`teamFactsOf`). */
+export function listTeamTasks(db: Db, teamId: string, userId: string, filters: TaskFilters, page: { limit: number; cursor?: string | undefined }) {
+  let query = db.selectFrom('tasks').selectAll('tasks').select(teamFactsOf(teamId, userId)).where('tasks.team_id', '=', teamId);
   if (filters.completed !== undefined) query = query.where('tasks.completed', '=', filters.completed);
   if (filters.ownerId !== undefined) query = query.where('tasks.owner_id', '=', filters.ownerId);
   return paginate(query, {

@@ -140,6 +140,20 @@ describe(`the Scorecard view (${databaseLabel})`, () => {
     }
   });
 
+  it("a caller without a profile zone in organizations of different zones gets the current week in the team's organization", async () => {
+    const { team, member } = await memberWithZones(null, 'Europe/Bratislava');
+    const elsewhere = await createOrganization(app.db, { timezone: 'America/New_York' });
+    await addOrganizationMember(app.db, elsewhere.id, member.user.id, 'MEMBER');
+    clock = sundayNight;
+    try {
+      const response = await scorecardOf(team.id, member.key);
+
+      expect([response.status, response.body.to]).toEqual([200, '2026-11-23']);
+    } finally {
+      clock = undefined;
+    }
+  });
+
   it('a team without metrics has an empty Scorecard over its weeks', async () => {
     const { team, person } = await createTeamWorld(app.db);
     const member = await person('MEMBER', 'VIEWER');

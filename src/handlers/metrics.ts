@@ -1,7 +1,7 @@
 /** Handlers of the metrics area: a team's weekly Scorecard, its order, and the weekly values. */
 import type { Kysely } from 'kysely';
 import type { Caller } from '../auth/authenticate.js';
-import { membershipIn, requireChange, teamAccess, teamAllows } from '../auth/permissions.js';
+import { membershipIn, requireChange, teamAccess, teamAllows, type TeamAccess } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
 import { listAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
 import * as metrics from '../db/queries/metrics.js';
@@ -27,14 +27,32 @@ export const listTeamMetrics: Handler<'listTeamMetrics'> = async ({ params }, { 
   return { status: 200, body: { data: rows.map(toMetric), nextCursor: null } };
 };
 
+/**
+ * The caller's time zone when it is known before the team is read: the profile's, or the one zone all
+ * the caller's organizations share (the team, if visible at all, belongs to one of them).
+ */
+function zoneKnownInAdvance(caller: Caller): string | undefined {
+  const zones = new Set(caller.organizations.map((organization) => organization.timezone));
+  return caller.timezone ?? (zones.size === 1 ? [...zones][0] : undefined);
+}
+
+/**
+ * The metrics with their values and the caller's access come in one statement. Only the default range
+ * of a caller whose organizations lie in different zones needs the team first, for its zone.
+ */
 export const getTeamScorecard: Handler<'getTeamScorecard'> = async ({ params, query }, { db, caller, now }) => {
-  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
-  const timeZone = () => callerTimeZone(caller.timezone, membershipIn(caller, access.orgId)!.timezone);
-  const range = scorecardWeeks(query, () => currentWeekMonday(now(), timeZone()));
+  let access: TeamAccess | undefined;
+  let zone = zoneKnownInAdvance(caller);
+  if (zone === undefined && query.from === undefined && query.to === undefined) {
+    access = (await loadTeamAccess(db, caller, params.teamId, 'collection')).access;
+    zone = callerTimeZone(caller.timezone, membershipIn(caller, access.orgId)!.timezone);
+  }
+  const range = scorecardWeeks(query, () => currentWeekMonday(now(), zone!));
   if (!range) {
     throw new RuleViolation(`The range must run forwards, cover at most ${SCORECARD_MAX_WEEKS} weeks and stay within the years 2000-2100.`);
   }
-  const rows = await metrics.scorecard(db, params.teamId, range.from, range.to);
+  const rows = await metrics.scorecard(db, params.teamId, caller.userId, range.from, range.to);
+  if (!access) await listAccess(db, caller, params.teamId, rows);
   return { status: 200, body: toScorecard(params.teamId, range, rows) };
 };
 

@@ -21,13 +21,14 @@ export function listTeamMetrics(db: Db, teamId: string, userId: string) {
 
 /**
  * The team's metrics in Scorecard order, each with its values in the weeks `from`…`to` (oldest first)
- * as a JSON array built in the same statement: one query whatever the number of metrics. Days come
- * out of JSON as `YYYY-MM-DD` text.
+ * as a JSON array built in the same statement, and the team's facts for the access check: one query
+ * whatever the number of metrics. Days come out of JSON as `YYYY-MM-DD` text.
  */
-export function scorecard(db: Db, teamId: string, from: Day, to: Day) {
+export function scorecard(db: Db, teamId: string, userId: string, from: Day, to: Day) {
   return db
     .selectFrom('metrics')
     .selectAll('metrics')
+    .select(teamFactsOf(teamId, userId))
     .select(
       sql<MetricValueTuple[]>`(
         select coalesce(json_agg(json_build_array(v.week, v.value, v.on_track, v.entered_by_id) order by v.week), '[]'::json)

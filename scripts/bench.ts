@@ -217,7 +217,8 @@ async function main() {
   await admin.query(`create database ${name}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const database = await openPostgres(url.toString());
+  // Seeding a million tasks in one statement may outlast the server's statement limit.
+  const database = await openPostgres(url.toString(), { statementTimeoutMs: 0 });
   const closers: (() => Promise<unknown>)[] = [];
   try {
     await migrateToLatest(database.db);

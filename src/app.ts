@@ -45,7 +45,7 @@ export async function createApp(options: {
 }): Promise<App> {
   const { db, config, logger, secrets } = options;
   const contract = await loadContract(contractDocument);
-  const rateLimiter = createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl });
+  const rateLimiter = createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger });
   const routes = { contract, handlers: { ...handlers, ...options.handlers } as HandlerMap, db, logger, secrets, now: options.now };
 
   const app = express();

@@ -9,6 +9,7 @@ import { createSecretBox, loadSecretsKey, SecretsKeyError } from './auth/secrets
 import { readConfig } from './config.js';
 import { DataDirectoryLocked, openDatabase } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
+import { createHttpServer } from './http/httpServer.js';
 import { createLogger } from './logger.js';
 
 const config = readConfig();
@@ -22,7 +23,7 @@ async function main() {
   if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
 
   const { app, close } = await createApp({ db: database.db, config, logger, secrets });
-  const server: Server = app.listen(config.port, config.host);
+  const server: Server = createHttpServer(app).listen(config.port, config.host);
   await new Promise<void>((listening, failed) => {
     server.once('listening', listening);
     server.once('error', failed);

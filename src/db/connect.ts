@@ -73,9 +73,21 @@ function preparingPool(pool: pg.Pool): PostgresPool {
   };
 }
 
-export async function openPostgres(databaseUrl: string, options: DatabaseOptions = {}): Promise<OpenDatabase> {
+/**
+ * Deliberate limits, so that an outage or a stuck statement gives a request a quick 500 instead of a
+ * hang: at most 5 s to get a connection (a free one from the pool or a new one), at most 30 s per
+ * statement, and a transaction left idle for 60 s is ended by the server.
+ */
+export const postgresLimits = { connectionTimeoutMs: 5_000, statementTimeoutMs: 30_000, idleInTransactionTimeoutMs: 60_000 };
+
+/** `statementTimeoutMs` 0 lifts the statement limit (the bench's bulk seeding). */
+export async function openPostgres(databaseUrl: string, options: DatabaseOptions & { statementTimeoutMs?: number } = {}): Promise<OpenDatabase> {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
+    connectionTimeoutMillis: postgresLimits.connectionTimeoutMs,
+    statement_timeout: options.statementTimeoutMs ?? postgresLimits.statementTimeoutMs,
+    idle_in_transaction_session_timeout: postgresLimits.idleInTransactionTimeoutMs,
+    keepAlive: true,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === DATE_OID ? keepText : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
@@ -84,6 +96,9 @@ export async function openPostgres(databaseUrl: string, options: DatabaseOptions
   // An idle client whose connection the server ended is dropped by the pool; without a listener the
   // error event would end the process.
   pool.on('error', () => undefined);
+  // A connection lost while a request holds it (between two statements of a transaction) is reported
+  // to that request by its next statement; unheard, the client's error event would end the process.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }), ...logOf(options) });
   return { db, kind: 'postgres', close: () => db.destroy() };
 }

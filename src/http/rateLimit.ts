@@ -3,10 +3,15 @@
  * budget is renewed when a minute begins (not a minute after the first request), so each hit
  * counts under a key naming the current minute. One instance keeps counts in memory; with
  * REDIS_URL every instance shares one count in Redis.
+ *
+ * Redis failing fails open: while it cannot be reached (within about a second per request), requests
+ * pass without a limit and one warning is logged; when Redis answers again counting resumes and that
+ * is logged too. An outage of the shared counter must not take the API down with it.
  */
 import type { Request } from 'express';
 import { MemoryStore, rateLimit, type IncrementResponse, type Options, type Store } from 'express-rate-limit';
 import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import { RateLimited } from '../errors.js';
 
@@ -14,11 +19,22 @@ const minuteMs = 60_000;
 
 export const secondsUntilNextMinute = (now: number) => Math.max(1, Math.ceil((minuteMs - (now % minuteMs)) / 1000));
 
+/** A failed count, already logged by the store when the outage began. */
+class CountsUnavailable extends Error {}
+
 class MinuteAlignedStore implements Store {
   readonly localKeys: boolean;
   readonly prefix: string | undefined;
 
-  constructor(private readonly inner: Store) {
+  private unavailable = false;
+  private options: Options | undefined;
+  /** Set after a failure: the shared store loads its scripts again (a restarted Redis has none, a failed first load stays failed). */
+  private reload = false;
+
+  constructor(
+    private readonly inner: Store,
+    private readonly logger: Logger,
+  ) {
     this.localKeys = inner.localKeys ?? false;
     this.prefix = inner.prefix;
   }
@@ -27,13 +43,36 @@ class MinuteAlignedStore implements Store {
     return `${key}:${Math.floor(now / minuteMs)}`;
   }
 
+  private failed(error: unknown) {
+    this.reload = true;
+    if (this.unavailable) return;
+    this.unavailable = true;
+    this.logger.warn({ err: error }, 'rate limit counts unavailable (Redis): requests pass without a limit until Redis answers');
+  }
+
   init(options: Options) {
-    return this.inner.init?.(options);
+    this.options = options;
+    const started = this.inner.init?.(options);
+    return started instanceof Promise ? started.catch((error: unknown) => this.failed(error)) : started;
   }
 
   async increment(key: string): Promise<IncrementResponse> {
     const now = Date.now();
-    const { totalHits } = await this.inner.increment(this.current(key, now));
+    let totalHits: number;
+    try {
+      if (this.reload && this.options) {
+        await this.inner.init?.(this.options);
+        this.reload = false;
+      }
+      ({ totalHits } = await this.inner.increment(this.current(key, now)));
+    } catch (error) {
+      this.failed(error);
+      throw new CountsUnavailable('rate limit counts unavailable', { cause: error });
+    }
+    if (this.unavailable) {
+      this.unavailable = false;
+      this.logger.info('rate limit counts available again (Redis)');
+    }
     return { totalHits, resetTime: new Date((Math.floor(now / minuteMs) + 1) * minuteMs) };
   }
 
@@ -55,15 +94,25 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
-export function createRateLimiter(options: { perMinute: number; redisUrl: string | undefined }): RateLimiter {
-  const redis = options.redisUrl ? new Redis(options.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : undefined;
+export function createRateLimiter(options: { perMinute: number; redisUrl: string | undefined; logger: Logger }): RateLimiter {
+  // Bounded waits: a refused or silent Redis costs a request at most about a second, never a hang.
+  const redis = options.redisUrl
+    ? new Redis(options.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1, connectTimeout: 1_000, commandTimeout: 1_000 })
+    : undefined;
+  // Once the connection is lost, requests stop waiting for it until ioredis, which keeps reconnecting
+  // on its own, is ready again; connection errors are reported through the counts' one warning.
+  let disconnected = false;
+  redis?.on('error', () => undefined);
+  redis?.on('close', () => (disconnected = true));
+  redis?.on('ready', () => (disconnected = false));
   const inner: Store = redis
     ? new RedisStore({
         prefix: 'teamos:rate:',
-        sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
+        sendCommand: (command: string, ...args: string[]) =>
+          disconnected ? Promise.reject(new Error('Redis is not connected')) : (redis.call(command, ...args) as Promise<RedisReply>),
       })
     : new MemoryStore();
-  const store = new MinuteAlignedStore(inner);
+  const store = new MinuteAlignedStore(inner, options.logger);
   const middleware = rateLimit({
     windowMs: minuteMs,
     limit: options.perMinute,
@@ -71,6 +120,14 @@ export function createRateLimiter(options: { perMinute: number; redisUrl: string
     legacyHeaders: false,
     store,
     keyGenerator: (req: Request) => req.caller!.keyId,
+    passOnStoreError: true,
+    // The store logs an outage once; express-rate-limit would log every request that passes.
+    logger: {
+      error: (error: unknown, message?: string) => {
+        if (!(error instanceof CountsUnavailable)) options.logger.error({ err: error }, message ?? 'rate limit');
+      },
+      warn: (warning: unknown, message?: string) => options.logger.warn({ err: warning }, message ?? 'rate limit'),
+    },
     handler: (_req, _res, next) => next(new RateLimited(secondsUntilNextMinute(Date.now()))),
   });
   return {

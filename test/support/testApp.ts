@@ -12,6 +12,7 @@ import { expect } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { createSecretBox, type SecretBox } from '../../src/auth/secrets.js';
 import type { HandlerMap } from '../../src/handlers/types.js';
+import { createHttpServer, type ServerTimeouts } from '../../src/http/httpServer.js';
 import { checkResponse, contract, operations, type ContractOperation } from './contract.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
@@ -96,6 +97,8 @@ export async function startTestApp(
     logger?: Logger;
     /** The app's clock; the real time unless given. */
     now?: () => Date;
+    /** The HTTP server's timeouts; those of src/server.ts unless given. */
+    serverTimeouts?: ServerTimeouts;
   } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
@@ -110,7 +113,7 @@ export async function startTestApp(
     now: options.now,
   });
   const server: Server = await new Promise((listening) => {
-    const started = app.listen(0, '127.0.0.1', () => listening(started));
+    const started = createHttpServer(app, options.serverTimeouts).listen(0, '127.0.0.1', () => listening(started));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

@@ -1,0 +1,110 @@
+/**
+ * The rate limit's shared counts in Redis fail open: with REDIS_URL set and Redis gone, requests pass
+ * without a limit, one warning is logged, and counting resumes when Redis returns.
+ */
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { secondsUntilNextMinute } from '../src/http/rateLimit.js';
+import { createTestDatabase, databaseLabel, type TestDatabase } from './support/database.js';
+import { createCaller } from './support/factories.js';
+import { freePort } from './support/ports.js';
+import { startRedis, stopProcess, waitFor } from './support/processes.js';
+import { startTestApp, type TestApp } from './support/testApp.js';
+
+const perMinute = 3;
+const redisServerInstalled = spawnSync('redis-server', ['--version']).status === 0;
+
+function capturedLog() {
+  const lines: { level: number; msg: string }[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { lines, logger: pino({ level: 'info' }, sink) };
+}
+
+const warnings = (lines: { level: number; msg: string }[]) => lines.filter((line) => line.level === 40 && line.msg.startsWith('rate limit counts unavailable'));
+
+/** Waits until at least 8 seconds remain in the current minute, so a burst stays within one window. */
+async function awayFromMinuteEnd() {
+  const left = secondsUntilNextMinute(Date.now());
+  if (left < 8) await new Promise((wait) => setTimeout(wait, left * 1000 + 200));
+}
+
+/** `count` requests one after another; their statuses and the slowest one's time. */
+async function burst(app: TestApp, key: string, count: number) {
+  const statuses: number[] = [];
+  let slowestMs = 0;
+  for (let i = 0; i < count; i += 1) {
+    const started = performance.now();
+    statuses.push((await app.request('GET', '/v1/me', { key })).status);
+    slowestMs = Math.max(slowestMs, performance.now() - started);
+  }
+  return { statuses, slowestMs };
+}
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(() => database.close());
+
+describe(`Redis unavailable with REDIS_URL set (${databaseLabel})`, () => {
+  it('Redis never reachable: every request passes without a limit and without waiting past the one-second command timeout; one warning is logged', async () => {
+    const log = capturedLog();
+    const app = await startTestApp({ rateLimitPerMinute: perMinute, redisUrl: `redis://127.0.0.1:${await freePort()}`, database, logger: log.logger });
+    try {
+      const { key } = await createCaller(database.db, { scopes: ['read'] });
+
+      const { statuses, slowestMs } = await burst(app, key, perMinute + 3);
+
+      expect(statuses).toEqual(Array(perMinute + 3).fill(200));
+      expect(slowestMs).toBeLessThan(1_500);
+      expect(warnings(log.lines)).toHaveLength(1);
+    } finally {
+      await app.close();
+    }
+  });
+
+  describe.skipIf(!redisServerInstalled)('Redis stopped and started again under a running app (needs redis-server)', () => {
+    let port: number;
+    let redis: ChildProcess | undefined;
+    let app: TestApp;
+    const log = capturedLog();
+    beforeAll(async () => {
+      port = await freePort();
+      redis = await startRedis(port);
+      app = await startTestApp({ rateLimitPerMinute: perMinute, redisUrl: `redis://127.0.0.1:${port}`, database, logger: log.logger });
+    });
+    afterAll(async () => {
+      await app?.close();
+      await stopProcess(redis);
+    });
+
+    it('counts while Redis runs, lets requests pass while it is gone, and counts again once it is back', async () => {
+      await awayFromMinuteEnd();
+      const counted = await createCaller(database.db, { scopes: ['read'] });
+      expect((await burst(app, counted.key, perMinute + 1)).statuses).toEqual([200, 200, 200, 429]);
+
+      await stopProcess(redis);
+      const during = await createCaller(database.db, { scopes: ['read'] });
+      const outage = await burst(app, during.key, perMinute + 3);
+      expect(outage.statuses).toEqual(Array(perMinute + 3).fill(200));
+      expect(outage.slowestMs).toBeLessThan(1_500);
+      expect(warnings(log.lines)).toHaveLength(1);
+
+      redis = await startRedis(port);
+      const after = await createCaller(database.db, { scopes: ['read'] });
+      // ioredis reconnects with a backoff: the first request that is counted again shows the budget.
+      await waitFor('counting to resume', async () => (await app.request('GET', '/v1/me', { key: after.key })).headers.has('ratelimit'));
+      await awayFromMinuteEnd();
+      const again = await createCaller(database.db, { scopes: ['read'] });
+      expect((await burst(app, again.key, perMinute + 1)).statuses).toEqual([200, 200, 200, 429]);
+      expect(log.lines.some((line) => line.msg === 'rate limit counts available again (Redis)')).toBe(true);
+    });
+  });
+});

@@ -43,7 +43,8 @@ const isIsoDay = (value: string): boolean =>
 function isSortValue(type: SortKeyType, value: unknown): value is SortValue {
   switch (type) {
     case 'string':
-      return typeof value === 'string';
+      // No stored text holds NUL, and PostgreSQL refuses to compare with such text.
+      return typeof value === 'string' && !value.includes('\u0000');
     case 'number':
       return typeof value === 'number' && Number.isFinite(value);
     case 'instant':

@@ -268,6 +268,11 @@ describe('keyset pagination', () => {
 });
 
 describe('cursors', () => {
+  it('refuse text holding the character NUL, which no stored key holds and PostgreSQL cannot compare', () => {
+    const cursor = Buffer.from(JSON.stringify(['2026-11-16T09:00:00.000Z', 'a\u0000'])).toString('base64url');
+    expect(() => decodeCursor(cursor, ['instant', 'string'])).toThrow(FormatError);
+  });
+
   it('round-trip every key type, bringing instants back as Dates', () => {
     const values = [new Date('2026-11-16T09:00:00.123Z'), 'Kováčová "J"', 42.5, '2028-02-29'];
     const cursor = encodeCursor(values);

@@ -6,8 +6,8 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database, MeetingStatus } from '../../src/db/database.js';
-import { createDocument, createSeat } from '../support/areaFactories.js';
-import { createGoal, createIssue, createMilestone, createTask } from '../support/executionFactories.js';
+import { createDocument, createDocuments, createPeopleReview, createSeat } from '../support/areaFactories.js';
+import { createGoal, createGoals, createIssue, createIssues, createMilestone, createTask, createTasks } from '../support/executionFactories.js';
 import { createCaller, createOrganization } from '../support/factories.js';
 import { createMeetingIn, createMessage, createRating } from '../support/meetingFactories.js';
 import { createMetric, createMetricValues } from '../support/scorecardFactories.js';
@@ -52,6 +52,16 @@ export async function createFuzzWorld(db: Kysely<Database>): Promise<FuzzWorld> 
     .returning('id')
     .executeTakeFirstOrThrow();
   await db.insertInto('ai_prompts').values({ input_type: 'HEADLINE', system_prompt: 'Write a headline.' }).execute();
+
+  // Two items in every list, so that a page of one has a next cursor to learn the list's cursor from.
+  await createTasks(db, team.id, users.teamMember.id, 2);
+  await createIssues(db, team.id, users.teamMember.id, 2);
+  await createGoals(db, team, users.teamMember.id, 2);
+  await createGoals(db, await world.newTeam({ isLeadership: true }), users.teamMember.id, 2, () => ({ level: 'COMPANY' }));
+  await createMeetingIn(db, team.id, users.teamAdmin.id, { status: 'COMPLETED', createdAt: new Date(Date.now() - 86_400_000) });
+  await createDocuments(db, team.id, users.teamMember.id, 2);
+  await createPeopleReview(db, team.id, users.teamMember.id, users.teamAdmin.id, { quarter: '2026-Q3' });
+  await createPeopleReview(db, team.id, users.teamViewer.id, users.teamAdmin.id, { quarter: '2026-Q4' });
 
   const pool: IdPool = {
     any: [...members, meeting.id, message.id, seat.id, team.id, org.id],

@@ -59,61 +59,89 @@ const unknownQueryNames = ['foo', 'Limit', 'LIMIT', 'limit[]', '__proto__', 'con
 
 const base64url = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
 
-/** Cursors: random text, cursors of the right shape carrying hostile sort values, and broken encodings. */
+/**
+ * Sort values of every kind a list may be ordered by, valid and hostile: instants and days at the
+ * edges of what JavaScript and PostgreSQL can hold, ids with NUL, numbers past every integer range.
+ */
+/** A year as four digits, often at the edges: 0000 (which PostgreSQL has not), 0001, 9999. */
+const sortYear = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(0, 1, 9999) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 9999 }) }).map((year) => String(year).padStart(4, '0'));
+const sortInstant = fc.oneof(
+  { weight: 3, arbitrary: fc.tuple(sortYear, fc.date({ min: new Date('2026-01-01T00:00:00Z'), max: new Date('2026-12-31T00:00:00Z'), noInvalidDate: true })).map(([year, date]) => `${year}${date.toISOString().slice(4)}`) },
+  { weight: 1, arbitrary: fc.constantFrom('+275760-09-13T00:00:00.000Z', '-000001-01-01T00:00:00.000Z', '2026-11-16T09:00:00Z', '2026-02-30T00:00:00.000Z', '2026-11-16T09:00:00.000+01:00') },
+);
+const sortDay = fc.oneof(
+  { weight: 3, arbitrary: fc.tuple(sortYear, fc.date({ min: new Date('2026-01-01T00:00:00Z'), max: new Date('2026-12-31T00:00:00Z'), noInvalidDate: true })).map(([year, date]) => `${year}${date.toISOString().slice(4, 10)}`) },
+  { weight: 1, arbitrary: fc.constantFrom('1900-02-29', '2026-02-30', '2026-11-16T00:00:00.000Z', '+275760-09-13', '2026-1-1') },
+);
+const sortText = fc.oneof(fc.uuid(), fc.constantFrom('\u0000', 'a\u0000b', '', ' ', 'x'.repeat(400), '\ud800', '😀', "'", '"', '\\'), fc.string({ maxLength: 8 }));
+const sortNumber = fc.oneof(fc.integer(), fc.constantFrom(1e308, -1e308, 2 ** 31, -(2 ** 31) - 1, 2 ** 63, 1.5, -1, 0));
+const sortOther = fc.constantFrom(null, true, [], {}, 1e308);
+const sortValue = fc.oneof(sortInstant, sortDay, sortText, sortNumber, sortOther);
+
+/** Cursors: arrays of sort values of the shapes lists are ordered by, other JSON, random bytes, broken encodings. */
 const cursorArbitrary: fc.Arbitrary<string> = fc.oneof(
-  fc.array(
-    fc.oneof(
-      fc.constantFrom(
-        '\u0000', 'a\u0000b', '', ' ', 'x'.repeat(400), '2026-11-16T09:00:00.000Z', '0001-01-01T00:00:00.000Z', '+275760-09-13T00:00:00.000Z',
-        '2026-02-30', '2026-11-16', '9999-12-31', '0000-01-01', '2026-Q4', '\ud800', '😀', "'", 1e308, -1e308, 2 ** 31, -(2 ** 31) - 1, 2 ** 63, 1.5, -1, 0, null, true, [], {},
-      ),
-      fc.uuid(),
-      fc.integer(),
-      fc.string({ maxLength: 8 }),
-    ),
-    { minLength: 0, maxLength: 4 },
-  ).map((values) => base64url(JSON.stringify(values))),
-  fc.jsonValue({ maxDepth: 2 }).map((value) => base64url(JSON.stringify(value))),
-  fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }).map((text) => Buffer.from(text, 'latin1').toString('base64url')),
-  fc.constantFrom('', 'x', '====', 'eyJ', 'e30', 'W10', 'bnVsbA', 'x'.repeat(501), 'a+b/c=', '%00', 'W251bGxd', 'WzFdCg'),
+  { weight: 6, arbitrary: fc.oneof(fc.tuple(sortInstant, sortText), fc.tuple(sortDay, sortInstant, sortText), fc.tuple(sortDay), fc.tuple(sortText), fc.tuple(sortNumber, sortText)).map((values) => base64url(JSON.stringify(values))) },
+  { weight: 2, arbitrary: fc.array(sortValue, { minLength: 0, maxLength: 4 }).map((values) => base64url(JSON.stringify(values))) },
+  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((value) => base64url(JSON.stringify(value))) },
+  { weight: 1, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }).map((text) => Buffer.from(text, 'latin1').toString('base64url')) },
+  { weight: 1, arbitrary: fc.constantFrom('', 'x', '====', 'eyJ', 'e30', 'W10', 'bnVsbA', 'x'.repeat(501), 'a+b/c=', '%00', 'W251bGxd', 'WzFdCg') },
 );
 
-type QueryPair = { pair: [string, string]; valid: boolean };
+/**
+ * Real cursors with one sort value replaced by a hostile one of the same kind (an instant by an
+ * instant at the edges, a day by a day, text by text): the shape is right, so the value reaches
+ * the query unless the cursor check stops it.
+ */
+function mutatedCursor(real: unknown[]): fc.Arbitrary<string> {
+  const kindOf = (value: unknown) =>
+    typeof value !== 'string' ? sortNumber : /^\d{4}-\d\d-\d\dT/.test(value) ? sortInstant : /^\d{4}-\d\d-\d\d$/.test(value) ? sortDay : sortText;
+  return fc
+    .nat(real.length - 1)
+    .chain((index) => fc.oneof({ weight: 4, arbitrary: kindOf(real[index]) }, { weight: 1, arbitrary: sortOther }).map((value) => real.map((item, i) => (i === index ? value : item))))
+    .map((values) => base64url(JSON.stringify(values)));
+}
 
-function queryArbitrary(parameter: Parameter, pool: IdPool): fc.Arbitrary<QueryPair | undefined> {
+/** A query parameter left out or sent valid (a cursor is opaque: none made up here is valid, so it is left out). */
+function validQuery(parameter: Parameter, pool: IdPool): fc.Arbitrary<[string, string] | undefined> {
+  if (parameter.name === 'cursor') return fc.constant(undefined);
+  const value = validValue(resolve(parameter.schema), pool, parameter.name).map((valid) => [encoded(parameter.name), encoded(valid)] as [string, string]);
+  return fc.oneof(fc.constant(undefined), value);
+}
+
+function hostileQuery(parameter: Parameter, realCursor?: unknown[]): fc.Arbitrary<[string, string]> {
   const name = encoded(parameter.name);
-  const schema = resolve(parameter.schema);
-  const pair = (valid: boolean) => (value: string): QueryPair => ({ pair: [name, value], valid });
-  const choices: fc.WeightedArbitrary<QueryPair | undefined>[] = [
-    { weight: 4, arbitrary: fc.constant(undefined) },
-    // A cursor is opaque: none made up here is valid.
-    { weight: 4, arbitrary: validValue(schema, pool, parameter.name).map((value) => pair(parameter.name !== 'cursor')(encoded(value))) },
-    { weight: 3, arbitrary: hostileValue(schema).map((value) => pair(false)(encoded(value))) },
-    { weight: 1, arbitrary: fc.constantFrom(...rawQueryValues).map(pair(false)) },
+  const choices: fc.WeightedArbitrary<string>[] = [
+    { weight: 3, arbitrary: hostileValue(resolve(parameter.schema)).map(encoded) },
+    { weight: 1, arbitrary: fc.constantFrom(...rawQueryValues) },
   ];
-  if (parameter.name === 'cursor') choices.push({ weight: 4, arbitrary: cursorArbitrary.map((cursor) => pair(false)(encoded(cursor))) });
-  return fc.oneof(...choices);
+  if (parameter.name === 'cursor') {
+    choices.push({ weight: 4, arbitrary: cursorArbitrary.map(encoded) });
+    if (realCursor?.length) choices.push({ weight: 8, arbitrary: mutatedCursor(realCursor).map(encoded) });
+  }
+  return fc.oneof(...choices).map((value) => [name, value] as [string, string]);
 }
 
 /** Path segments refer to no item of the world (the fixtures make those), so no change can wear the world out. */
 const noItems: IdPool = { any: [], byField: {} };
 
-function pathArbitrary(parameter: Parameter): fc.Arbitrary<PathValue> {
+// `fetch` resolves `.` and `..` (also as %2e) before sending, which would send the request elsewhere.
+const usable = (segment: string) => !/^(|\.|\.\.)$/.test(segment.replace(/%2e/gi, '.'));
+
+/** The existing item, or for a parameter of values (a week, a provider type) a valid value; sometimes an unknown id. */
+function validPath(parameter: Parameter): fc.Arbitrary<PathValue> {
   const schema = resolve(parameter.schema);
-  const pool = noItems;
-  const segment = (arbitrary: fc.Arbitrary<unknown>, valid = false) => arbitrary.map((value) => (valid ? { segment: encoded(value), valid } : { segment: encoded(value) }) as PathValue);
-  // `fetch` resolves `.` and `..` (also as %2e) before sending, which would send the request elsewhere.
-  const usable = (value: PathValue) => !('segment' in value) || !/^(|\.|\.\.)$/.test(value.segment.replace(/%2e/gi, '.'));
-  const fromSchema = valueParameters.includes(parameter.name);
+  if (valueParameters.includes(parameter.name)) {
+    return validValue(schema, noItems, parameter.name).map((value) => ({ segment: encoded(value), valid: true }) as PathValue);
+  }
+  return fc.oneof({ weight: 6, arbitrary: fc.constant({ existing: true } as PathValue) }, { weight: 1, arbitrary: fc.uuid().map((id) => ({ segment: id, valid: true }) as PathValue) });
+}
+
+function hostilePath(parameter: Parameter): fc.Arbitrary<PathValue> {
+  const schema = resolve(parameter.schema);
   return fc
-    .oneof(
-      { weight: fromSchema ? 0 : 8, arbitrary: fc.constant({ existing: true } as PathValue) },
-      { weight: fromSchema ? 8 : 1, arbitrary: segment(validValue(schema, pool, parameter.name), true) },
-      { weight: 1, arbitrary: segment(fc.uuid(), !fromSchema) },
-      { weight: 3, arbitrary: segment(hostileValue(schema)) },
-      { weight: 1, arbitrary: fc.constantFrom(...rawSegments).map((value) => ({ segment: value }) as PathValue) },
-    )
-    .filter(usable);
+    .oneof({ weight: 4, arbitrary: hostileValue(schema).map(encoded) }, { weight: 1, arbitrary: fc.constantFrom(...rawSegments) })
+    .filter(usable)
+    .map((segment) => ({ segment }) as PathValue);
 }
 
 const contentTypes = [
@@ -123,20 +151,24 @@ const contentTypes = [
 const brokenJson = ['{', '}', '{"a":}', '[1,]', "{'a':1}", 'nul', 'undefined', '{"a":1}{"b":2}', '\u0000', '{"a":"\\u00"}', '{"a":"\ud800"}', '"', '{"a":1,}', ' ', 'NaN', '{"a":Infinity}', '\ufeff{}', '{"__proto__":{"admin":true}}'];
 const wholeBodies: unknown[] = [null, [], [{}], 'text', '', 0, -1, 1e308, true, false, {}];
 
-function bodyArbitrary(op: ContractOperation, pool: IdPool): fc.Arbitrary<{ body: BodySpec; mutation: string }> {
+function validBody(op: ContractOperation, pool: IdPool): fc.Arbitrary<BodySpec> {
   const schema = bodySchemaOf(op);
-  const canSend = op.method !== 'get';
+  return schema ? validValue(schema, pool).map((value) => ({ kind: 'json', value }) as BodySpec) : fc.constant({ kind: 'none' } as BodySpec);
+}
+
+/** Bodies that are wrong for the operation in one way; none for a GET. */
+function hostileBody(op: ContractOperation, pool: IdPool): fc.Arbitrary<{ body: BodySpec; mutation: string }> | undefined {
+  const schema = bodySchemaOf(op);
+  if (op.method === 'get') return undefined;
   if (!schema) {
     return fc.oneof(
-      { weight: 8, arbitrary: fc.constant({ body: { kind: 'none' } as BodySpec, mutation: 'valid' }) },
-      { weight: canSend ? 1 : 0, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((value) => ({ body: { kind: 'json', value } as BodySpec, mutation: 'a body where none is expected' })) },
-      { weight: canSend ? 1 : 0, arbitrary: fc.constantFrom(...brokenJson).map((text) => ({ body: { kind: 'raw', text, contentType: 'application/json' } as BodySpec, mutation: 'broken JSON where no body is expected' })) },
+      { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((value) => ({ body: { kind: 'json', value } as BodySpec, mutation: 'a body where none is expected' })) },
+      { weight: 1, arbitrary: fc.constantFrom(...brokenJson).map((text) => ({ body: { kind: 'raw', text, contentType: 'application/json' } as BodySpec, mutation: 'broken JSON where no body is expected' })) },
     );
   }
   const valid = validValue(schema, pool);
   const slots = slotsOf(schema);
   const choices: fc.WeightedArbitrary<{ body: BodySpec; mutation: string }>[] = [
-    { weight: 5, arbitrary: valid.map((value) => ({ body: { kind: 'json', value }, mutation: 'valid' })) },
     { weight: 1, arbitrary: fc.constant({ body: { kind: 'none' }, mutation: 'no body' }) },
     { weight: 1, arbitrary: fc.tuple(valid, hostileValue({})).map(([value, extra]) => ({ body: { kind: 'json', value: withValueAt(value, ['unexpected'], extra) }, mutation: 'an extra field' })) },
     { weight: 1, arbitrary: fc.constantFrom(...wholeBodies).map((value) => ({ body: { kind: 'json', value }, mutation: 'a body of another type' })) },
@@ -172,35 +204,51 @@ function bodyArbitrary(op: ContractOperation, pool: IdPool): fc.Arbitrary<{ body
 const privileged = (op: ContractOperation): CallerName[] =>
   op.path.startsWith('/platform') ? ['superadmin', 'superadminMember'] : ['orgOwner', 'orgAdmin', 'teamOwner', 'teamAdmin', 'teamMember'];
 
-export function requestArbitrary(op: ContractOperation, pool: IdPool): fc.Arbitrary<FuzzRequest> {
+type Target = { kind: 'none' | 'caller' | 'unknownQuery' | 'body' } | { kind: 'path' | 'query'; parameter: Parameter };
+
+/**
+ * Requests that are valid but for at most one target: the caller, one path parameter, one query
+ * parameter, an unknown query parameter, or the body. One change at a time reaches deeper than
+ * many, which the first check to fail would hide. `realCursor`: the sort values of a real
+ * `nextCursor` of this list, when the fuzzer could get one.
+ */
+export function requestArbitrary(op: ContractOperation, pool: IdPool, realCursor?: unknown[]): fc.Arbitrary<FuzzRequest> {
   const parameters = parametersOf(op);
   const pathParameters = parameters.filter((parameter) => parameter.in === 'path');
   const queryParameters = parameters.filter((parameter) => parameter.in === 'query');
-  const path = fc.record(Object.fromEntries(pathParameters.map((parameter) => [parameter.name, pathArbitrary(parameter)])));
-  const query = fc
-    .tuple(
-      fc.tuple(...queryParameters.map((parameter) => queryArbitrary(parameter, pool))),
-      fc.oneof(
-        { weight: 6, arbitrary: fc.constant([] as [string, string][]) },
-        { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...unknownQueryNames), fc.string({ maxLength: 5 })).map(([name, value]) => [[encoded(name), encoded(value)]] as [string, string][]) },
-        {
-          weight: queryParameters.length ? 1 : 0,
-          arbitrary: fc.constantFrom(...(queryParameters.length ? queryParameters : [{ name: 'x' }])).map((parameter) => [[parameter.name, '1'], [parameter.name, '2']] as [string, string][]),
-        },
-      ),
-    )
-    .map(([declared, extra]) => {
-      const sent = declared.filter((pair): pair is QueryPair => pair !== undefined);
-      return { pairs: [...sent.map((one) => one.pair), ...extra], valid: extra.length === 0 && sent.every((one) => one.valid) };
-    });
-  const caller = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...privileged(op)) }, { weight: 1, arbitrary: fc.constantFrom(...callerNames) });
-  return fc
-    .record({ caller, variant: fc.nat(5), path, query, body: bodyArbitrary(op, pool) })
-    .map(({ body, query: { pairs, valid }, ...rest }) => {
-      const pathChanged = Object.values(rest.path).some((value) => 'segment' in value && !value.valid);
-      const mutation = [body.mutation, pathChanged ? 'a malformed path parameter' : '', valid ? '' : 'a hostile query'].filter(Boolean).join(', ');
-      return { ...rest, query: pairs, body: body.body, mutation };
-    });
+  const badBody = hostileBody(op, pool);
+  const targets: fc.WeightedArbitrary<Target>[] = [
+    { weight: 3, arbitrary: fc.constant({ kind: 'none' } as Target) },
+    { weight: 1, arbitrary: fc.constant({ kind: 'caller' } as Target) },
+    { weight: 1, arbitrary: fc.constant({ kind: 'unknownQuery' } as Target) },
+    ...pathParameters.map((parameter) => ({ weight: 1, arbitrary: fc.constant({ kind: 'path', parameter } as Target) })),
+    ...queryParameters.map((parameter) => ({ weight: parameter.name === 'cursor' ? 3 : 1, arbitrary: fc.constant({ kind: 'query', parameter } as Target) })),
+    ...(badBody ? [{ weight: bodySchemaOf(op) ? 6 : 1, arbitrary: fc.constant({ kind: 'body' } as Target) }] : []),
+  ];
+  return fc.oneof(...targets).chain((target) => {
+    const aimed = (kind: Target['kind'], parameter?: Parameter) => target.kind === kind && (!parameter || ('parameter' in target && target.parameter === parameter));
+    const path = fc.record(Object.fromEntries(pathParameters.map((parameter) => [parameter.name, aimed('path', parameter) ? hostilePath(parameter) : validPath(parameter)])));
+    const query = fc
+      .tuple(
+        fc.tuple(...queryParameters.map((parameter) => (aimed('query', parameter) ? hostileQuery(parameter, realCursor) : validQuery(parameter, pool)))),
+        aimed('unknownQuery')
+          ? fc.oneof(
+              fc.tuple(fc.constantFrom(...unknownQueryNames), fc.string({ maxLength: 5 })).map(([name, value]) => [[encoded(name), encoded(value)]] as [string, string][]),
+              fc.constantFrom(...(queryParameters.length ? queryParameters : [{ name: 'limit' }])).map((parameter) => [[parameter.name, '1'], [parameter.name, '2']] as [string, string][]),
+            )
+          : fc.constant([] as [string, string][]),
+      )
+      .map(([declared, extra]) => [...declared.filter((pair): pair is [string, string] => pair !== undefined), ...extra]);
+    const caller = aimed('caller') ? fc.constantFrom(...callerNames) : fc.constantFrom(...privileged(op));
+    const body = aimed('body') && badBody ? badBody : validBody(op, pool).map((spec) => ({ body: spec, mutation: 'valid' }));
+    const mutation =
+      target.kind === 'path' || target.kind === 'query' ? `hostile ${target.kind} parameter ${target.parameter.name}` : target.kind === 'none' ? 'valid' : target.kind === 'body' ? '' : `${target.kind}`;
+    return fc.record({ caller, variant: fc.nat(5), path, query, body }).map(({ body: { body: spec, mutation: bodyMutation }, ...rest }) => ({
+      ...rest,
+      body: spec,
+      mutation: target.kind === 'body' ? bodyMutation : mutation,
+    }));
+  });
 }
 
 /** The request as sent: the URL (with the existing items filled in), headers and body text. */

@@ -43,8 +43,9 @@ async function start() {
 }
 
 /**
- * A checksum of every table, one per table: the rows as JSON in a fixed order. `api_keys.last_used_at`
- * is left out: authentication touches it on a key's first use in a minute, whatever the answer.
+ * A checksum of every table, one per table: the md5 of its rows as text in a fixed order.
+ * `api_keys.last_used_at` is left out: authentication touches it on a key's first use in a minute,
+ * whatever the answer.
  */
 async function checksums(db: Kysely<Database>): Promise<Record<string, string>> {
   const columns = tableRows.map(
@@ -73,7 +74,7 @@ function expectNoLeak(where: string, text: string, secrets: string[]) {
   expect(text, `${where} holds SQL`).not.toMatch(sqlFragments);
 }
 
-/** One request: made, sent, and checked. Returns a description of it for the failure report. */
+/** One request: its items made, sent, and its response checked; a failure shows the request as sent. */
 async function check(op: ContractOperation, fuzz: FuzzWorld, request: FuzzRequest) {
   const existing = await fuzz.existing(op.path, op.method, request.variant);
   const { url, headers, body } = materialize(op, request, existing);

@@ -1366,7 +1366,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The AI provider: `OPENAI` or `ANTHROPIC`. Another value is a format error (422 invalid).
+                 * @description The AI provider: `OPENAI` or `ANTHROPIC`. Another value is a format error (422 invalid). A segment whose percent-encoding cannot be decoded (`%FF`) is an unknown path (404 notFound).
                  * @example OPENAI
                  */
                 type: components["schemas"]["AiProviderType"];
@@ -1400,7 +1400,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The kind of text the prompt helps to write. Another value is a format error (422 invalid).
+                 * @description The kind of text the prompt helps to write. Another value is a format error (422 invalid). A segment whose percent-encoding cannot be decoded (`%FF`) is an unknown path (404 notFound).
                  * @example TODO_TITLE
                  */
                 inputType: components["schemas"]["AiInputType"];
@@ -1469,7 +1469,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description Opaque identifier. Today it is a lowercase UUID, but clients must treat it as an opaque string and never parse it. An id that does not match any item (including a malformed one) is answered with 404 notFound.
+         * @description Opaque identifier. Today it is a lowercase UUID, but clients must treat it as an opaque string and never parse it. An id that does not match any item (including a malformed one) is answered with 404 notFound; an id holding the character NUL (U+0000) is a format error, like any such text.
          * @example 0d0d0000-0000-4000-8000-000000000001
          */
         Id: string;
@@ -1560,7 +1560,8 @@ export interface components {
          *     - `invalid_key`: a key of an object is too short or too long;
          *     - `unrecognized_keys`: unknown fields in a strict body (`keys` lists them);
          *     - `invalid_union`: the body matches none of the allowed shapes;
-         *     - `invalid_json`: the body is not valid JSON.
+         *     - `invalid_json`: the body is not valid JSON;
+         *     - `invalid_character`: text holds the character NUL (U+0000), which no text can store.
          *     Clients must tolerate codes and keys added later.
          */
         ValidationIssue: {
@@ -5489,7 +5490,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The AI provider: `OPENAI` or `ANTHROPIC`. Another value is a format error (422 invalid).
+                 * @description The AI provider: `OPENAI` or `ANTHROPIC`. Another value is a format error (422 invalid). A segment whose percent-encoding cannot be decoded (`%FF`) is an unknown path (404 notFound).
                  * @example OPENAI
                  */
                 type: components["schemas"]["AiProviderType"];
@@ -5516,6 +5517,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Invalid"];
@@ -5529,7 +5531,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The AI provider: `OPENAI` or `ANTHROPIC`. Another value is a format error (422 invalid).
+                 * @description The AI provider: `OPENAI` or `ANTHROPIC`. Another value is a format error (422 invalid). A segment whose percent-encoding cannot be decoded (`%FF`) is an unknown path (404 notFound).
                  * @example OPENAI
                  */
                 type: components["schemas"]["AiProviderType"];
@@ -5562,7 +5564,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The AI provider: `OPENAI` or `ANTHROPIC`. Another value is a format error (422 invalid).
+                 * @description The AI provider: `OPENAI` or `ANTHROPIC`. Another value is a format error (422 invalid). A segment whose percent-encoding cannot be decoded (`%FF`) is an unknown path (404 notFound).
                  * @example OPENAI
                  */
                 type: components["schemas"]["AiProviderType"];
@@ -5603,7 +5605,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The kind of text the prompt helps to write. Another value is a format error (422 invalid).
+                 * @description The kind of text the prompt helps to write. Another value is a format error (422 invalid). A segment whose percent-encoding cannot be decoded (`%FF`) is an unknown path (404 notFound).
                  * @example TODO_TITLE
                  */
                 inputType: components["schemas"]["AiInputType"];
@@ -5630,6 +5632,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Invalid"];
@@ -5643,7 +5646,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The kind of text the prompt helps to write. Another value is a format error (422 invalid).
+                 * @description The kind of text the prompt helps to write. Another value is a format error (422 invalid). A segment whose percent-encoding cannot be decoded (`%FF`) is an unknown path (404 notFound).
                  * @example TODO_TITLE
                  */
                 inputType: components["schemas"]["AiInputType"];

@@ -204,6 +204,50 @@ describe(`format errors: 422 invalid with issues (${databaseLabel})`, () => {
   });
 });
 
+describe(`text holding the character NUL (U+0000) (${databaseLabel})`, () => {
+  /** A team Admin of a real team, so that the request would reach the database. */
+  async function teamAdmin() {
+    const org = await createOrganization(app.db);
+    const team = await createTeam(app.db, org.id);
+    const admin = await createCaller(app.db);
+    await addOrganizationMember(app.db, org.id, admin.user.id, 'MEMBER');
+    await addTeamMember(app.db, team.id, admin.user.id, 'ADMIN');
+    return { team, admin };
+  }
+  const tasksOf = (id: string) => app.db.selectFrom('tasks').select('id').where('team_id', '=', id).execute();
+
+  it('in a body field is an invalid_character issue and stores nothing', async () => {
+    const { team, admin } = await teamAdmin();
+    const body = { title: 'Send the\u0000report', ownerId: admin.user.id, dueDate: '2026-03-31' };
+    const response = await app.request('POST', `/v1/teams/${team.id}/tasks`, { key: admin.key, body });
+    expectFormatError(response, [{ origin: 'body', code: 'invalid_character', path: ['title'] }]);
+    expect(await tasksOf(team.id)).toEqual([]);
+  });
+
+  it('in a key of a body object or an item of a body list is an invalid_character issue', async () => {
+    const { team, admin } = await teamAdmin();
+    const vision = await app.request('PATCH', `/v1/teams/${team.id}/vision`, {
+      key: admin.key,
+      body: { field: 'coreFocus', value: { 'pur\u0000pose': 'Move goods' } },
+    });
+    expectFormatError(vision, [{ origin: 'body', code: 'invalid_character', path: ['value', 'pur\u0000pose'] }]);
+    const acknowledged = await app.request('POST', '/v1/messages/acknowledge', { key: admin.key, body: { ids: ['\u0000'] } });
+    expectFormatError(acknowledged, [{ origin: 'body', code: 'invalid_character', path: ['ids', '0'] }]);
+  });
+
+  it('in a path id is an invalid_character issue', async () => {
+    const { admin } = await teamAdmin();
+    const response = await app.request('GET', '/v1/teams/%00', { key: admin.key });
+    expectFormatError(response, [{ origin: 'path', code: 'invalid_character', path: ['teamId'] }]);
+  });
+
+  it('in a query value is an invalid_character issue', async () => {
+    const { team, admin } = await teamAdmin();
+    const response = await app.request('GET', `/v1/teams/${team.id}/tasks?ownerId=a%00b`, { key: admin.key });
+    expectFormatError(response, [{ origin: 'query', code: 'invalid_character', path: ['ownerId'] }]);
+  });
+});
+
 describe(`rule violations: 422 invalid without issues (${databaseLabel})`, () => {
   it('a task title over 500 characters', async () => {
     const response = await app.request('POST', tasksPath, { key: writeKey, body: { ...validTask, title: 'x'.repeat(501) } });
@@ -280,6 +324,19 @@ describe(`the other error classes (${databaseLabel})`, () => {
   it('an unknown path gets 404 notFound', async () => {
     const response = await app.request('GET', '/v1/nothing-here', { key: writeKey });
     expectError(response, 404, 'notFound');
+  });
+
+  it('a path whose percent-encoding cannot be decoded gets 404 notFound, like any unknown path', async () => {
+    const requests = [
+      ['GET', '/v1/teams/%FF'],
+      ['GET', '/v1/tasks/%E0%A4%A'],
+      ['PUT', `/v1/metrics/${taskId}/values/%u0000`],
+      ['PUT', '/v1/platform/ai/providers/%'],
+    ] as const;
+    for (const [method, path] of requests) {
+      const response = await app.request(method, path, { key: writeKey, body: method === 'PUT' ? { value: '1' } : undefined });
+      expectError(response, 404, 'notFound');
+    }
   });
 
   it('an unknown path outside /v1 gets 404 notFound', async () => {

@@ -246,6 +246,13 @@ describe(`listing meetings (${databaseLabel})`, () => {
     }
   });
 
+  it('a cursor whose day is in the year 0000, which the database cannot hold, is a format error', async () => {
+    const { team, admin } = await createMeetingWorld(app.db);
+    await createMeetingIn(app.db, team.id, admin.user.id);
+    const cursor = Buffer.from(JSON.stringify(['0000-01-01', '2026-11-16T09:00:00.000Z', unknownId])).toString('base64url');
+    expectFormatError(await app.request('GET', `/v1/teams/${team.id}/meetings?cursor=${cursor}`, { key: admin.key }));
+  });
+
   it('organization Members outside the team and other organizations get 403, an unknown team 404', async () => {
     const { team, person } = await createMeetingWorld(app.db);
     const orgMember = await person('MEMBER');

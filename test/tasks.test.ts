@@ -312,6 +312,16 @@ describe(`listing tasks (${databaseLabel})`, () => {
       expect(response.body.error.issues, query).toHaveLength(1);
     }
   });
+
+  it('a cursor whose id holds the character NUL is a format error, not a failure of the database', async () => {
+    const { team, member } = await setup();
+    await createTasks(app.db, team.id, member.user.id, 3);
+    const cursor = Buffer.from(JSON.stringify(['2026-11-16T09:00:00.000Z', 'a\u0000b'])).toString('base64url');
+
+    const response = await app.request('GET', `/v1/teams/${team.id}/tasks?cursor=${cursor}`, { key: member.key });
+    expect(response.status).toBe(422);
+    expect(response.body.error.issues).toEqual([expect.objectContaining({ origin: 'query', code: 'invalid_format', path: ['cursor'], format: 'cursor' })]);
+  });
 });
 
 describe(`changing tasks (${databaseLabel})`, () => {

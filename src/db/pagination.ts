@@ -27,8 +27,9 @@ export const DEFAULT_PAGE_LIMIT = 50;
 
 export const pageLimit = (limit: number | undefined): number => limit ?? DEFAULT_PAGE_LIMIT;
 
-const INSTANT_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+// Years 0001-9999: ISO 8601 has a year 0000 (1 BC), which JavaScript reads but PostgreSQL refuses.
+const INSTANT_PATTERN = /^(?!0000)\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const DAY_PATTERN = /^(?!0000)\d{4}-\d{2}-\d{2}$/;
 const BASE64URL_PATTERN = /^[A-Za-z0-9_-]+$/;
 
 // A round trip through toISOString rejects values Date.parse would roll over (2026-02-30).
@@ -43,7 +44,8 @@ const isIsoDay = (value: string): boolean =>
 function isSortValue(type: SortKeyType, value: unknown): value is SortValue {
   switch (type) {
     case 'string':
-      return typeof value === 'string';
+      // No stored text holds NUL, and PostgreSQL refuses to compare with such text.
+      return typeof value === 'string' && !value.includes('\u0000');
     case 'number':
       return typeof value === 'number' && Number.isFinite(value);
     case 'instant':

@@ -14,10 +14,10 @@ import type { OperationId } from '../api/operations.js';
 import type { SecretBox } from '../auth/secrets.js';
 import { scopeAllows, type Scope } from '../auth/scopes.js';
 import type { Database } from '../db/database.js';
-import { FormatError, InsufficientScope, MethodNotAllowed, PayloadTooLarge, UnsupportedMediaType } from '../errors.js';
+import { FormatError, InsufficientScope, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType } from '../errors.js';
 import type { HandlerMap, PublicOperationId } from '../handlers/types.js';
 import { prepareBody } from './requestBody.js';
-import { validationError } from './validation.js';
+import { nulCharacterIssues, validationError } from './validation.js';
 
 type AnyHandler = (request: unknown, context: unknown) => Promise<{ status: number; body: unknown }>;
 
@@ -96,6 +96,19 @@ function readBody(req: Request, res: Response, next: NextFunction) {
   });
 }
 
+/**
+ * A path whose percent-encoding cannot be decoded (`%FF`, `%u0041`, a lone `%`) names nothing that
+ * exists: 404 like any unknown path, before matching would fail on decoding its parameters.
+ */
+function refuseUndecodablePath(req: Request, _res: Response, next: NextFunction) {
+  try {
+    decodeURIComponent(req.path);
+  } catch {
+    return next(new NotFound());
+  }
+  next();
+}
+
 export interface RouterOptions {
   contract: Contract;
   handlers: HandlerMap;
@@ -114,6 +127,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
   const { contract, handlers, db, logger, secrets } = options;
   const now = options.now ?? (() => new Date());
   const router = express.Router();
+  if (which === 'authenticated') router.use(refuseUndecodablePath);
   const selected = contract.operations
     .filter((operation) => publicOperations.includes(operation.operationId as PublicOperationId) === (which === 'public'))
     .sort((a, b) => specificity(a.path).localeCompare(specificity(b.path)));
@@ -147,6 +161,8 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
           operation,
         );
         if (!result.valid) return next(validationError(result.errors ?? []));
+        const nulIssues = nulCharacterIssues({ path: req.params as Record<string, string>, query: req.query as Record<string, unknown>, body });
+        if (nulIssues.length) return next(new FormatError(nulIssues));
 
         const context = { db, logger, secrets, now, requestId: req.requestId, caller: req.caller };
         const answer = await handler({ params: { ...req.params }, query: result.coerced?.query ?? {}, body }, context);

@@ -166,3 +166,29 @@ export function validationError(errors: ErrorObject[]): FormatError | RuleViolat
   }
   return new FormatError(issues);
 }
+
+const NUL = '\u0000';
+
+/**
+ * Text holding NUL (U+0000) anywhere in a request: PostgreSQL cannot store or even compare such
+ * text, so it is refused with the other format errors before any query sees it.
+ */
+export function nulCharacterIssues(parts: { path: Record<string, string>; query: Record<string, unknown>; body: unknown }): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const visit = (origin: Origin, value: unknown, path: string[]) => {
+    if (typeof value === 'string') {
+      if (value.includes(NUL)) issues.push({ origin, code: 'invalid_character', path, message: 'Text must not contain the character NUL (U+0000).' });
+    } else if (Array.isArray(value)) {
+      value.forEach((item, index) => visit(origin, item, [...path, String(index)]));
+    } else if (value && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        if (key.includes(NUL)) issues.push({ origin, code: 'invalid_character', path: [...path, key], message: 'A key must not contain the character NUL (U+0000).' });
+        visit(origin, item, [...path, key]);
+      }
+    }
+  };
+  visit('path', parts.path, []);
+  visit('query', parts.query, []);
+  visit('body', parts.body, []);
+  return issues;
+}

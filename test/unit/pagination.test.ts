@@ -268,6 +268,18 @@ describe('keyset pagination', () => {
 });
 
 describe('cursors', () => {
+  it('refuse text holding the character NUL, which no stored key holds and PostgreSQL cannot compare', () => {
+    const cursor = Buffer.from(JSON.stringify(['2026-11-16T09:00:00.000Z', 'a\u0000'])).toString('base64url');
+    expect(() => decodeCursor(cursor, ['instant', 'string'])).toThrow(FormatError);
+  });
+
+  it('refuse the year 0000, which ISO 8601 has and PostgreSQL has not, in days and instants', () => {
+    const cursor = (values: unknown[]) => Buffer.from(JSON.stringify(values)).toString('base64url');
+    expect(() => decodeCursor(cursor(['0000-01-01']), ['day'])).toThrow(FormatError);
+    expect(() => decodeCursor(cursor(['0000-12-31T23:59:59.999Z', 'x']), ['instant', 'string'])).toThrow(FormatError);
+    expect(decodeCursor(cursor(['0001-01-01']), ['day'])).toEqual(['0001-01-01']);
+  });
+
   it('round-trip every key type, bringing instants back as Dates', () => {
     const values = [new Date('2026-11-16T09:00:00.123Z'), 'Kováčová "J"', 42.5, '2028-02-29'];
     const cursor = encodeCursor(values);

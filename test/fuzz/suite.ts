@@ -1,0 +1,154 @@
+/**
+ * The contract-driven fuzzer: for every operation of generated/openapi.json, seeded and bounded runs
+ * of requests built from its schemas (valid and hostile), sent by callers of every role at real items
+ * of the permission matrix's world. On every response: no 5xx; the status is declared for the
+ * operation and the body matches the contract; X-Request-Id is present; a 4xx leaves every table
+ * exactly as it was (`api_keys.last_used_at` aside, which authentication writes at most once a minute
+ * per key); no error body and no log line holds an API key, a password, a provider key or SQL.
+ *
+ * FUZZ_RUNS (runs per operation, default 30) and FUZZ_SEED (default 20261123) make longer runs; a
+ * failure prints the seed, the path fast-check replays, and the shrunk request. The operations are
+ * split over two test files (`fuzz.part1` / `fuzz.part2`) so that both cores work.
+ */
+import fc from 'fast-check';
+import { sql, type Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/database.js';
+import { createLogger } from '../../src/logger.js';
+import { databaseLabel } from '../support/database.js';
+import { operations, type ContractOperation } from '../support/contract.js';
+import { assertMatchesContract, send, startTestApp, type TestApp } from '../support/testApp.js';
+import { createFuzzWorld, emptyDatabase, type FuzzWorld } from './fixtures.js';
+import { materialize, requestArbitrary, type FuzzRequest } from './requests.js';
+
+const runs = Number(process.env.FUZZ_RUNS || 30);
+const seed = Number(process.env.FUZZ_SEED || 20261123);
+
+const logLines: string[] = [];
+let app: TestApp;
+/** Per table, what its checksum reads: the whole row, or for api_keys every column but last_used_at. */
+let tableRows: [string, string][];
+
+async function start() {
+  const logger = createLogger('debug', false, { write: (line: string) => void logLines.push(line) });
+  app = await startTestApp({ logger });
+  const { rows } = await sql<{ table: string; columns: string }>`
+    select table_name as table, string_agg('t.' || quote_ident(column_name), ', ' order by ordinal_position)
+      filter (where not (table_name = 'api_keys' and column_name = 'last_used_at')) as columns
+    from information_schema.columns
+    where table_schema = current_schema()
+      and table_name in (select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE')
+    group by table_name order by table_name`.execute(app.db);
+  tableRows = rows.map(({ table, columns }) => [table, table === 'api_keys' ? `row(${columns})` : 't']);
+}
+
+/**
+ * A checksum of every table, one per table: the md5 of its rows as text in a fixed order.
+ * `api_keys.last_used_at` is left out: authentication touches it on a key's first use in a minute,
+ * whatever the answer.
+ */
+async function checksums(db: Kysely<Database>): Promise<Record<string, string>> {
+  const columns = tableRows.map(
+    ([table, row]) => `(select md5(coalesce(string_agg((${row})::text, ',' order by (${row})::text), '')) from "${table}" t) as "${table}"`,
+  );
+  const { rows } = await sql.raw<Record<string, string>>(`select ${columns.join(', ')}`).execute(db);
+  return rows[0]!;
+}
+
+/** What must never be shown in an error body or written to the log. */
+const sqlFragments = /\b(select|insert into|update \w+ set|delete from|returning|where)\b.*\b(from|values|\$\d)|syntax error|violates|duplicate key|invalid input syntax|relation "|column "|SQLSTATE|out of range for type|invalid byte sequence|unterminated|null value in column|\bpg_\w+|kysely/i;
+
+function secretsOf(fuzz: FuzzWorld, request: FuzzRequest): string[] {
+  const keys = Object.values(fuzz.world.keys).filter((key): key is string => Boolean(key));
+  const sent: string[] = [];
+  const collect = (value: unknown, field?: string) => {
+    if (typeof value === 'string' && field && /^(password|apiKey)$/.test(field) && value.length >= 8) sent.push(value);
+    else if (value && typeof value === 'object') for (const [name, inner] of Object.entries(value)) collect(inner, name);
+  };
+  if (request.body.kind === 'json' || request.body.kind === 'sized') collect(request.body.value);
+  return [...keys, ...keys.map((key) => key.slice(-24)), ...sent];
+}
+
+function expectNoLeak(where: string, text: string, secrets: string[]) {
+  for (const secret of secrets) expect(text.includes(secret), `${where} holds a secret`).toBe(false);
+  expect(text, `${where} holds SQL`).not.toMatch(sqlFragments);
+}
+
+/** One request: its items made, sent, and its response checked; a failure shows the request as sent. */
+async function check(op: ContractOperation, fuzz: FuzzWorld, request: FuzzRequest) {
+  const existing = await fuzz.existing(op.path, op.method, request.variant);
+  const { url, headers, body } = materialize(op, request, existing);
+  const key = fuzz.world.keys[request.caller];
+  const shown = `${op.method.toUpperCase()} ${url} as ${request.caller}\nheaders: ${JSON.stringify(headers)}\nbody: ${body === undefined ? '(none)' : body.length > 300 ? `${body.slice(0, 300)}… (${body.length} characters)` : body}\nmutation: ${request.mutation}`;
+  const before = await checksums(app.db);
+  const logFrom = logLines.length;
+  const response = await send(app.url, op.method.toUpperCase(), url, { key, headers, rawBody: body });
+
+  if (response.status >= 500) {
+    const logged = logLines.slice(logFrom).map((line) => JSON.parse(line) as { err?: { message?: string } }).find((line) => line.err);
+    expect.fail(`no 5xx\n${shown}\n→ ${response.status} ${response.text.slice(0, 300)}\nlogged: ${logged?.err?.message ?? '(nothing)'}`);
+  }
+  try {
+    assertMatchesContract(op.method.toUpperCase(), url, response);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n${shown}`);
+  }
+  if (request.mutation === 'valid' && response.status === 422) {
+    expect(response.body?.error?.issues, `a valid request got a format error\n${shown}\n→ ${response.text}`).toBeUndefined();
+  }
+  if (response.status >= 400) {
+    const after = await checksums(app.db);
+    const changed = Object.keys(before).filter((table) => before[table] !== after[table]);
+    expect(changed, `a ${response.status} changed tables\n${shown}`).toEqual([]);
+    expectNoLeak(`the error body\n${shown}`, response.text, secretsOf(fuzz, request));
+  }
+  expectNoLeak(`the log\n${shown}`, logLines.slice(logFrom).join(''), secretsOf(fuzz, request));
+}
+
+/**
+ * The sort values of a real next cursor of a paginated list: its first page of one item, asked by
+ * callers who may read it. A cursor is opaque to clients; the fuzzer opens it to aim at the query.
+ */
+async function realCursor(op: ContractOperation, fuzz: FuzzWorld): Promise<unknown[] | undefined> {
+  const parameters = [...(op.pathItem.parameters ?? []), ...(op.operation.parameters ?? [])] as { $ref?: string; name?: string }[];
+  if (!parameters.some((parameter) => parameter.$ref?.endsWith('/Cursor') || parameter.name === 'cursor')) return undefined;
+  const existing = await fuzz.existing(op.path, op.method, 0);
+  const path = op.path.replace(/\{(\w+)\}/g, (_match, name: string) => encodeURIComponent(existing[name]!));
+  for (const caller of ['teamAdmin', 'orgOwner', 'superadmin'] as const) {
+    const response = await send(app.url, 'GET', `/v1${path}?limit=1`, { key: fuzz.world.keys[caller] });
+    const next = (response.body as { nextCursor?: string | null } | undefined)?.nextCursor;
+    if (response.status === 200 && next) return JSON.parse(Buffer.from(next, 'base64url').toString('utf8')) as unknown[];
+  }
+  throw new Error(`${op.operationId}: no caller got a next cursor; give the fuzz world two items of this list`);
+}
+
+/** Fuzzes the operations of the contract that `part` of `parts` takes (every `parts`-th, from `part`). */
+export function fuzzOperations(part: number, parts: number) {
+  const mine = operations.filter((_op, index) => index % parts === part - 1);
+  beforeAll(start);
+  afterAll(() => app?.close());
+
+  describe(`the contract fuzzer, part ${part} of ${parts} (${databaseLabel}, seed ${seed}, ${runs} runs per operation)`, () => {
+    it('the checksum of the tables sees a changed row, but not the last use of a key', async () => {
+      await emptyDatabase(app.db);
+      const fuzz = await createFuzzWorld(app.db);
+      const before = await checksums(app.db);
+      await app.db.updateTable('api_keys').set({ last_used_at: new Date() }).execute();
+      expect(await checksums(app.db)).toEqual(before);
+      await app.db.updateTable('teams').set({ name: 'Renamed' }).where('id', '=', fuzz.world.team.id).execute();
+      const after = await checksums(app.db);
+      expect(Object.keys(after).filter((table) => after[table] !== before[table])).toEqual(['teams']);
+    });
+
+    it.each(mine.map((op) => [op.operationId, op] as const))('%s answers every request within the contract', async (_id, op) => {
+      await emptyDatabase(app.db);
+      const fuzz = await createFuzzWorld(app.db);
+      const cursor = await realCursor(op, fuzz);
+      await fc.assert(
+        fc.asyncProperty(requestArbitrary(op, fuzz.pool, cursor), (request) => check(op, fuzz, request)),
+        // A list's cursor is the largest space of input: lists get three times the runs.
+        { seed, numRuns: cursor ? runs * 3 : runs },
+      );
+    }, 120_000);
+  });
+}

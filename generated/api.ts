@@ -2411,7 +2411,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Missing, malformed, expired or revoked API key (`unauthenticated`). */
+        /** @description Missing, malformed, unknown, expired or revoked API key (`unauthenticated`); the same answer for each. */
         Unauthenticated: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];

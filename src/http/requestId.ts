@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 
 const wellFormed = /^[A-Za-z0-9._-]{1,128}$/;
 /** An API key pasted into the wrong header must not be echoed or logged. */
-const keyShaped = /^ak_/i;
+const keyShaped = /^ak_/;
 
 /**
  * Every response carries X-Request-Id: a well-formed incoming one is kept, otherwise (or when it

@@ -5,7 +5,8 @@
  * - A throwaway database is created on SOAK_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres)
  *   and dropped afterwards; the server runs in a child process (the real app, logging warnings and
  *   errors), so that its memory is measured alone.
- * - SOAK_CONCURRENCY workers (default 8) repeat scenarios that read and write every area — tasks,
+ * - SOAK_CONCURRENCY workers (default 8) start requests at SOAK_RATE per second in all (default 200)
+ *   and repeat scenarios that read and write every area — tasks,
  *   issues, goals and milestones, metrics, values and the Scorecard, meetings with ratings, segues,
  *   headlines and cascading messages, vision, seats, people reviews, documents, organization and
  *   platform administration — with six keys: organization Owner, Admin, two Members, a read-only
@@ -95,6 +96,7 @@ interface World {
 
 const minutes = Number(process.env.SOAK_MINUTES ?? 10);
 const concurrency = Number(process.env.SOAK_CONCURRENCY ?? 8);
+const rate = Number(process.env.SOAK_RATE ?? 200);
 const serverUrl = process.env.SOAK_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const timeZone = 'Europe/Bratislava';
 
@@ -168,6 +170,7 @@ const today = () => new Date().toISOString().slice(0, 10);
 function client(baseUrl: string) {
   /** One request; a status outside `expected` (or any 5xx) counts as an error and ends the scenario. */
   return async function call<T = any>(who: Person, method: string, path: string, body: unknown, expected: number[], route: string): Promise<T> {
+    await nextSlot();
     const started = performance.now();
     let status = 0;
     let text = '';
@@ -195,6 +198,19 @@ function client(baseUrl: string) {
 }
 
 type Call = ReturnType<typeof client>;
+
+let slot = 0;
+/**
+ * Requests start at a constant rate (SOAK_RATE per second, shared by the workers), not as fast as
+ * the server answers: the server's memory depends on its load, so a constant load makes its trend
+ * readable on a shared machine whose speed varies. A worker that falls behind does not catch up in
+ * a burst.
+ */
+async function nextSlot(): Promise<void> {
+  const now = performance.now();
+  slot = Math.max(now, slot + 1000 / rate);
+  if (slot > now) await new Promise((wait) => setTimeout(wait, slot - now));
+}
 
 function scenarios(w: World, call: Call, quarters: string[], weeks: string[]) {
   const members = [w.owner, w.admin, w.alice, w.bob];
@@ -398,7 +414,7 @@ async function main(): Promise<void> {
     const durationMs = minutes * 60_000;
     const warmUpSeconds = Math.min(120, (minutes * 60) / 3);
     console.log(
-      `Soak: ${minutes} min, ${concurrency} workers, database ${name}; warm-up ${warmUpSeconds} s; server pid ${child.pid}; machine load ${(await loadAverage()).join(' ')}`,
+      `Soak: ${minutes} min, ${concurrency} workers, ${rate} requests/s offered, database ${name}; warm-up ${warmUpSeconds} s; server pid ${child.pid}; machine load ${(await loadAverage()).join(' ')}`,
     );
     const started = performance.now();
     const deadline = started + durationMs;
@@ -436,7 +452,7 @@ async function main(): Promise<void> {
 
     const sorted = Float64Array.from(latencies).sort();
     console.log('');
-    console.log(`Requests: ${requestCount} in ${elapsedSeconds.toFixed(0)} s = ${(requestCount / elapsedSeconds).toFixed(0)} req/s over ${byRoute.size} operations`);
+    console.log(`Requests: ${requestCount} in ${elapsedSeconds.toFixed(0)} s = ${(requestCount / elapsedSeconds).toFixed(0)} req/s (${rate} offered) over ${byRoute.size} operations`);
     console.log(`Scenarios: ${[...ran].map(([scenario, count]) => `${scenario} ${count}`).join(', ')}`);
     console.log(`Latency: p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms, max ${percentile(sorted, 100).toFixed(1)} ms`);
     console.log(`Errors (5xx or unexpected status): ${errorCount}`);

@@ -12,6 +12,9 @@ export function createLogger(level: string, pretty = process.env.LOG_PRETTY === 
 /** Anything that has the shape of an API key (`ak_` and 43 base64url characters). */
 const keyShaped = /ak_[A-Za-z0-9_-]{20,}/g;
 
+/** The text with anything shaped like an API key masked (a key pasted into a path or an error message). */
+export const maskKeys = (text: string): string => text.replace(keyShaped, 'ak_[masked]');
+
 /**
  * What the log keeps of an unexpected error. An error from the database (pg or PGlite) keeps only
  * its SQLSTATE, severity and routine: its message, detail, hint, query and parameters quote SQL,
@@ -31,7 +34,7 @@ export function loggableError(error: unknown): Record<string, unknown> {
   }
   return {
     type: error.constructor.name,
-    message: error.message.replace(keyShaped, 'ak_[masked]'),
+    message: maskKeys(error.message),
     stack: frames,
     ...(error.cause === undefined ? {} : { cause: loggableError(error.cause) }),
   };

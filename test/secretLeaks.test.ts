@@ -172,7 +172,7 @@ beforeAll(async () => {
     ['syntax error', 'GET', '/v1/me', { key: memberKey }],
     ['missing table', 'GET', '/v1/orgs', { key: memberKey }],
     ['foreign key', 'POST', `/v1/teams/${teamId}/tasks`, { key: memberKey, body: { title: 'Report', ownerId: memberId, dueDate: '2026-03-31' } }],
-    ['unique key hash', 'GET', taskPath, { key: memberKey }],
+    ['unique key hash, with a key as the id in the path', 'GET', `/v1/tasks/${ownerKey}`, { key: memberKey }],
     ['not-null with a password hash', 'PATCH', taskPath, { key: memberKey, body: { title: 'Renamed' } }],
     ['programming error', 'DELETE', taskPath, { key: memberKey }],
   ] as const) {

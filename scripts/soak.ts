@@ -5,12 +5,12 @@
  * - A throwaway database is created on SOAK_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres)
  *   and dropped afterwards; the server runs in a child process (the real app, logging warnings and
  *   errors), so that its memory is measured alone.
- * - SOAK_CONCURRENCY workers (default 8) start requests at SOAK_RATE per second in all (default 200)
- *   and repeat scenarios that read and write every area — tasks,
- *   issues, goals and milestones, metrics, values and the Scorecard, meetings with ratings, segues,
- *   headlines and cascading messages, vision, seats, people reviews, documents, organization and
- *   platform administration — with six keys: organization Owner, Admin, two Members, a read-only
- *   Viewer and a platform operator; refusals they must get (403, 404, 422) are part of the mix.
+ * - SOAK_CONCURRENCY workers (default 8) start requests at SOAK_RATE per second in all (default
+ *   200) and repeat scenarios that read and write every area — tasks, issues, goals and
+ *   milestones, metrics, values and the Scorecard, meetings with ratings, segues, headlines and
+ *   cascading messages, vision, seats, people reviews, documents, organization and platform
+ *   administration — with six keys: organization Owner, Admin, two Members, a read-only Viewer and
+ *   a platform operator; refusals they must get (403, 404, 422) are part of the mix.
  * - For SOAK_MINUTES (default 10); every 10 s the server's RSS and heap (used, after a full garbage
  *   collection, so that garbage waiting for collection is not mistaken for growth) are sampled.
  * - Prints throughput, p50/p99 latency, the error count (every 5xx and every status a step did not

@@ -1,5 +1,5 @@
 # Everyday commands. Each one installs the dependencies first when they are missing.
-.PHONY: install generate lint mock docs test typecheck run bench stubs
+.PHONY: install generate lint mock docs test typecheck run bench soak stubs
 
 NODE_MODULES := node_modules/.package-lock.json
 
@@ -15,6 +15,9 @@ run: $(NODE_MODULES) ## The server on the embedded database at http://127.0.0.1:
 
 bench: $(NODE_MODULES) ## Throughput of /v1/me on PostgreSQL next to a bare Express route
 	npm run --silent bench
+
+soak: $(NODE_MODULES) ## A mixed workload on PostgreSQL for SOAK_MINUTES (default 10): errors, latency, memory trend
+	npm run --silent soak
 
 stubs: $(NODE_MODULES) ## A 501 stub for every operation without a handler
 	npm run --silent stubs

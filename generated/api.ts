@@ -2412,7 +2412,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Missing, malformed, expired or revoked API key (`unauthenticated`). */
+        /** @description Missing, malformed, unknown, expired or revoked API key (`unauthenticated`); the same answer for each. */
         Unauthenticated: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -2539,7 +2539,7 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description Id of this request, on every response. A well-formed incoming `X-Request-Id` (1-128 characters of letters, digits, `-`, `_`, `.`) is echoed; otherwise a new one is generated. Quote it when reporting a problem. */
+        /** @description Id of this request, on every response. A well-formed incoming `X-Request-Id` (1-128 characters of letters, digits, `-`, `_`, `.`) is echoed, unless it starts with `ak_` like an API key (such a value is never echoed or logged); otherwise a new one is generated. Quote it when reporting a problem. */
         XRequestId: string;
         /** @description The caller's budget in the current wall-clock minute, e.g. `limit=120, remaining=118, reset=42` (reset in seconds). */
         RateLimit: string;

@@ -19,6 +19,7 @@ import { errorHandler } from './http/errorHandler.js';
 import { createRateLimiter } from './http/rateLimit.js';
 import { requestId } from './http/requestId.js';
 import { requestLog } from './http/requestLog.js';
+import { securityHeaders } from './http/securityHeaders.js';
 import { loadContract, operationRoutes } from './http/router.js';
 
 export const contractDocument = JSON.parse(
@@ -49,8 +50,8 @@ export async function createApp(options: {
   const routes = { contract, handlers: { ...handlers, ...options.handlers } as HandlerMap, db, logger, secrets, now: options.now };
 
   const app = express();
-  app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(securityHeaders());
   app.use(requestId);
   app.use(requestLog(logger));
 

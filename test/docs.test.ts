@@ -10,6 +10,8 @@ describe('the docs page', () => {
     expect(tags.length).toBeGreaterThan(0);
     for (const tag of tags) expect(tag).not.toMatch(/\b(src|href)\s*=\s*["']?(https?:)?\/\//i);
     expect(page).not.toMatch(/@import\s+url\(["']?https?:/i);
+    // Redoc's sidebar logo is inlined by the generator instead of loaded from Redocly's CDN.
+    expect(page).not.toContain('https://cdn.redoc.ly/');
   });
 
   it('embeds the whole bundled contract', () => {

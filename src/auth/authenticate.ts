@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { Schemas } from '../api/operations.js';
 import type { Database } from '../db/database.js';
 import { Unauthenticated } from '../errors.js';
+import { loggableError } from '../logger.js';
 import { hashKey, keyPattern, keyStatus } from './apiKeys.js';
 import type { Scope, SystemRole } from './scopes.js';
 
@@ -90,7 +91,7 @@ export function authenticate(db: Kysely<Database>, logger: Logger) {
         .set({ last_used_at: now })
         .where('id', '=', row.id)
         .execute()
-        .catch((error: unknown) => logger.warn({ err: error, keyId: row.id }, 'could not record key use'));
+        .catch((error: unknown) => logger.warn({ err: loggableError(error), keyId: row.id }, 'could not record key use'));
     }
 
     req.caller = {

@@ -1,16 +1,18 @@
 /**
  * The one error handler: named errors map to their status and code through `errorTable`; anything
- * else is 500 `internal`, logged with the request id and answered without details.
+ * else is 500 `internal`, logged with the request id (without database text, see `loggableError`) and
+ * answered without details.
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { ApiError, errorTable, FormatError, MethodNotAllowed, RateLimited } from '../errors.js';
+import { loggableError, maskKeys } from '../logger.js';
 
 export function errorHandler(logger: Logger) {
   return (raw: unknown, req: Request, res: Response, _next: NextFunction) => {
     const error = raw instanceof ApiError ? raw : undefined;
     if (!error) {
-      logger.error({ err: raw, requestId: req.requestId, method: req.method, path: req.path }, 'internal error');
+      logger.error({ err: loggableError(raw), requestId: req.requestId, method: req.method, path: maskKeys(req.path) }, 'internal error');
       res.status(500).json({ error: { code: 'internal', message: 'Something went wrong on our side.' } });
       return;
     }

@@ -1,0 +1,78 @@
+/**
+ * Security headers (helmet) on every response. Two sets: JSON answers, which a browser should
+ * never run, frame or sniff into something else, and the documentation page, an HTML page whose
+ * Redoc script is inlined so that it works with no network.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { NextFunction, Request, Response } from 'express';
+import helmet, { type HelmetOptions } from 'helmet';
+
+const docsPath = '/v1/docs';
+
+/** Kept from helmet's defaults for every response (HSTS: one year with subdomains; browsers ignore it over plain HTTP). */
+const common = {
+  crossOriginOpenerPolicy: { policy: 'same-origin' },
+  crossOriginResourcePolicy: { policy: 'same-origin' },
+  referrerPolicy: { policy: 'no-referrer' },
+  strictTransportSecurity: true,
+  xContentTypeOptions: true,
+  xFrameOptions: { action: 'deny' },
+  xPermittedCrossDomainPolicies: true,
+  xPoweredBy: true,
+} satisfies HelmetOptions;
+
+/**
+ * JSON: a policy that allows nothing (a JSON document opened in a browser runs no script and loads
+ * nothing) and no framing. Helmet's headers that only steer an HTML page (Origin-Agent-Cluster,
+ * X-DNS-Prefetch-Control, X-Download-Options, X-XSS-Protection) are left out of every JSON answer.
+ */
+const jsonHeaders = helmet({
+  ...common,
+  contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+  originAgentCluster: false,
+  xDnsPrefetchControl: false,
+  xDownloadOptions: false,
+  xXssProtection: false,
+});
+
+/** `'sha256-…'` of each inline script of the page, exactly as the HTML parser delimits it. */
+export function inlineScriptHashes(page: string): string[] {
+  return [...page.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script\s*>/gi)].map(
+    ([, body]) => `'sha256-${createHash('sha256').update(body!, 'utf8').digest('base64')}'`,
+  );
+}
+
+/**
+ * The docs page: only its own inline scripts run (by hash, not `'unsafe-inline'`); styles may be
+ * inline because Redoc's styled components write them at run time; images and fonts come from the
+ * page itself or `data:` URLs; the page may fetch only from this server; nothing may frame it,
+ * post a form or change the base URL.
+ */
+function docsHeaders(page: string) {
+  return helmet({
+    ...common,
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'none'"],
+        scriptSrc: inlineScriptHashes(page),
+        styleSrc: ["'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        fontSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        baseUri: ["'none'"],
+        formAction: ["'none'"],
+        frameAncestors: ["'none'"],
+        objectSrc: ["'none'"],
+      },
+    },
+  });
+}
+
+export function securityHeaders() {
+  const docs = docsHeaders(readFileSync(resolve(import.meta.dirname, '../../generated/docs.html'), 'utf8'));
+  return (req: Request, res: Response, next: NextFunction) =>
+    (req.path === docsPath ? docs : jsonHeaders)(req, res, next);
+}

@@ -66,9 +66,16 @@ describe(`organization members (${databaseLabel})`, () => {
   it('GET /orgs/{orgId}/members lists members with role and joinedAt, oldest membership first, page by page', async () => {
     const { org, caller, key } = await organizationWith();
     const others = [];
-    for (const role of ['MEMBER', 'IMPLEMENTER', 'ADMIN'] as const) {
+    for (const [index, role] of (['MEMBER', 'IMPLEMENTER', 'ADMIN'] as const).entries()) {
       const user = await createUser(app.db);
       await addOrganizationMember(app.db, org.id, user.id, role);
+      // Joined a minute apart in this order: two inserts may share a millisecond, and ties go by id.
+      await app.db
+        .updateTable('organization_members')
+        .set({ joined_at: new Date(Date.now() + (index + 1) * 60_000) })
+        .where('org_id', '=', org.id)
+        .where('user_id', '=', user.id)
+        .execute();
       others.push({ user, role });
     }
 

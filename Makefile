@@ -13,7 +13,7 @@ run: $(NODE_MODULES) ## The server on the embedded database at http://127.0.0.1:
 	npm run --silent generate
 	scripts/run.sh
 
-bench: $(NODE_MODULES) ## Throughput of /v1/me on PostgreSQL next to a bare Express route
+bench: $(NODE_MODULES) ## Every figure next to the floor of the stack (Express + raw queries), on PostgreSQL and PGlite
 	npm run --silent bench
 
 soak: $(NODE_MODULES) ## A mixed workload on PostgreSQL for SOAK_MINUTES (default 10): errors, latency, memory trend
@@ -37,5 +37,5 @@ docs: $(NODE_MODULES) ## Serve the API reference at http://127.0.0.1:4020/v1/doc
 typecheck: $(NODE_MODULES)
 	npm run --silent typecheck
 
-test: $(NODE_MODULES) ## Freshness of generated/, lint, types, then the test suite
+test: $(NODE_MODULES) ## Freshness of generated/, lint, types, the build, then the test suite
 	npm test

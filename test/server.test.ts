@@ -1,5 +1,5 @@
 /**
- * The server as production runs it (`npm start` → src/server.ts) in a child process: migrations on
+ * The server process (src/server.ts through tsx; test/build.test.ts starts the compiled one) as a child: migrations on
  * start, data kept across a restart, a graceful stop on SIGTERM, and the lock of the embedded database.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -6,7 +6,6 @@ import type { Kysely } from 'kysely';
 import type { Caller } from '../auth/authenticate.js';
 import {
   mayRateSelf,
-  membershipIn,
   messagesAccess,
   ratesAnyTime,
   requireChange,
@@ -17,14 +16,13 @@ import {
 import type { Database, MeetingRow } from '../db/database.js';
 import { listAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
 import * as meetings from '../db/queries/meetings.js';
-import { isTeamMember } from '../db/queries/teams.js';
 import { pageLimit } from '../db/pagination.js';
 import { FormatError, NotFound, RatingClosed, RuleViolation } from '../errors.js';
 import { toCascadingMessage, toHeadline, toMeeting, toMeetingDetail, toMeetingRecap, toRating, toSegue } from '../records/meetings.js';
 import { isStepForward, liveDurationMin } from '../rules/meetingStatus.js';
 import { mayRateNow } from '../rules/ratingWindow.js';
-import { addMinutes, callerTimeZone, dayInTimeZone, isDay } from '../time.js';
-import { clearable } from './shared.js';
+import { addMinutes, dayInTimeZone, isDay } from '../time.js';
+import { callerTimeZoneIn, clearable, requireTeamMember } from './shared.js';
 import type { Handler } from './types.js';
 
 /** A meeting's start as sent: an instant with a zone (the contract checks the format), not in the future. */
@@ -42,7 +40,7 @@ function meetingStart(text: string, now: Date): Date {
  * organization's), within the years a day may have (2000-2100).
  */
 function meetingDay(startedAt: Date, caller: Caller, access: TeamAccess): string {
-  const date = dayInTimeZone(startedAt, callerTimeZone(caller.timezone, membershipIn(caller, access.orgId)!.timezone));
+  const date = dayInTimeZone(startedAt, callerTimeZoneIn(caller, access.orgId));
   if (!isDay(date)) throw new RuleViolation('A meeting must take place between the years 2000 and 2100.');
   return date;
 }
@@ -169,9 +167,7 @@ export const setMeetingRating: Handler<'setMeetingRating'> = async ({ params, bo
     const access = teamAccess(caller, meeting && teamFacts(meeting), 'item');
     requireChange(access, teamAllows(access, 'rateOthers'));
     requireRatingOpen(meeting!, now(), true);
-    if (!(await isTeamMember(trx, meeting!.team_id, params.userId))) {
-      throw new RuleViolation('The person rated must be a member of the meeting’s team.');
-    }
+    await requireTeamMember(trx, meeting!.team_id, params.userId, 'rating', 'rated person');
     const target = { meetingId: meeting!.id, userId: params.userId };
     if (!('rating' in body)) return meetings.upsertRating(trx, { ...target, rating: 0, absent: true });
     if (body.rating === 0) {

@@ -1,7 +1,7 @@
 /** Handlers of the metrics area: a team's weekly Scorecard, its order, and the weekly values. */
 import type { Kysely } from 'kysely';
 import type { Caller } from '../auth/authenticate.js';
-import { membershipIn, requireChange, teamAccess, teamAllows, type TeamAccess } from '../auth/permissions.js';
+import { requireChange, teamAccess, teamAllows, type TeamAccess } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
 import { listAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
 import * as metrics from '../db/queries/metrics.js';
@@ -10,8 +10,8 @@ import { NotFound, RuleViolation } from '../errors.js';
 import { toMetric, toMetricValue, toScorecard } from '../records/metrics.js';
 import { judgeValue } from '../rules/metricValues.js';
 import { SCORECARD_MAX_WEEKS, scorecardWeeks } from '../rules/scorecardWeeks.js';
-import { callerTimeZone, currentWeekMonday, isMonday } from '../time.js';
-import { clearable, requireTeamMember } from './shared.js';
+import { currentWeekMonday, isMonday } from '../time.js';
+import { callerTimeZoneIn, clearable, requireTeamMember } from './shared.js';
 import type { Handler } from './types.js';
 
 /** The metric and the caller's access to it; an invisible metric is answered like a missing one (404). */
@@ -45,7 +45,7 @@ export const getTeamScorecard: Handler<'getTeamScorecard'> = async ({ params, qu
   let zone = zoneKnownInAdvance(caller);
   if (zone === undefined && query.from === undefined && query.to === undefined) {
     access = (await loadTeamAccess(db, caller, params.teamId, 'collection')).access;
-    zone = callerTimeZone(caller.timezone, membershipIn(caller, access.orgId)!.timezone);
+    zone = callerTimeZoneIn(caller, access.orgId);
   }
   const range = scorecardWeeks(query, () => currentWeekMonday(now(), zone!));
   if (!range) {

@@ -1,9 +1,16 @@
-/** Rules several areas share, checked inside the change's transaction. */
+/** Rules several areas share (the database ones checked inside the change's transaction), and the caller's time zone. */
 import type { Transaction } from 'kysely';
+import type { Caller } from '../auth/authenticate.js';
+import { membershipIn } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
 import { meetingTeamId } from '../db/queries/meetings.js';
 import { isTeamMember } from '../db/queries/teams.js';
 import { RuleViolation } from '../errors.js';
+import { callerTimeZone } from '../time.js';
+
+/** The caller's time zone in an organization they belong to: the profile's, else the organization's. */
+export const callerTimeZoneIn = (caller: Caller, orgId: string): string =>
+  callerTimeZone(caller.timezone, membershipIn(caller, orgId)!.timezone);
 
 /** Any `ownerId` (task, goal, metric) and `userId` (seat, review) must be a member of the item's team. */
 export async function requireTeamMember(trx: Transaction<Database>, teamId: string, userId: string, item: string, who = 'owner') {

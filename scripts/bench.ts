@@ -496,7 +496,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
       next();
     });
     const constant: HandlerMap['getMe'] = async () => ({ status: 200, body: answer });
-    routed.use('/v1', operationRoutes({ contract, handlers: { ...handlers, getMe: constant }, db, logger, secrets: createSecretBox(randomBytes(32)), now: () => new Date() }, [], 'authenticated'));
+    routed.use('/v1', operationRoutes({ contract, handlers: { ...handlers, getMe: constant }, db, logger, secrets: createSecretBox(randomBytes(32)), now: () => new Date() }, []).authenticated);
     const routedServer = await listen(routed);
 
     const checks: Check[] = [];

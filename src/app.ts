@@ -64,11 +64,12 @@ export async function createApp(options: {
     }
   });
 
+  const operations = operationRoutes(routes, publicOperations);
   const v1 = express.Router();
-  v1.use(operationRoutes(routes, publicOperations, 'public'));
+  v1.use(operations.public);
   v1.use(authenticate(db, logger));
   v1.use(rateLimiter.middleware);
-  v1.use(operationRoutes(routes, publicOperations, 'authenticated'));
+  v1.use(operations.authenticated);
   app.use('/v1', v1);
 
   app.use((_req, _res, next) => next(new NotFound()));

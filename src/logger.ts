@@ -8,7 +8,11 @@ export function createLogger(level: string, pretty = process.env.LOG_PRETTY === 
     redact: { paths: ['req.headers.authorization', '*.apiKey', '*.password', '*.key'], censor: '[redacted]' },
     ...(pretty ? { transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
   };
-  return destination ? pino(options, destination) : pino(options);
+  if (pretty) return destination ? pino(options, destination) : pino(options);
+  // Standard output written asynchronously: a line a request would otherwise cost a blocking write on
+  // the request's path; lines written in the same turn of the event loop go out in one write, and
+  // pino flushes what is pending when the process exits.
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
 }
 
 /** Anything that has the shape of an API key (`ak_` and 43 base64url characters). */

@@ -121,6 +121,9 @@ export function createRateLimiter(options: { perMinute: number; redisUrl: string
     store,
     keyGenerator: (req: Request) => req.caller!.keyId,
     passOnStoreError: true,
+    // Its checks guard against misconfigurations by IP address (proxies, shared stores); the key here
+    // is the API key's id, and the checks' work (the client's IP among it) would be paid on every request.
+    validate: false,
     // The store logs an outage once; express-rate-limit would log every request that passes.
     logger: {
       error: (error: unknown, message?: string) => {

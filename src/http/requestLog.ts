@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 /** One log line per request: method, route template, status, duration, request id and key id — never the key. */
 export function requestLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
+    // A level above info (LOG_LEVEL=warn) writes no request lines: nothing to measure or listen for.
+    if (!logger.isLevelEnabled('info')) return next();
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       logger.info(

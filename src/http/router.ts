@@ -1,13 +1,15 @@
 /**
- * Routes /v1 requests to the handler of their operation, as the contract describes them: Express
- * routes built from the contract's paths (literal segments before parameters), 405 for a known path
- * with another method, then per request: media type, scope, body preparation and validation with
- * openapi-backend (Ajv 2020, all errors), the handler, and the response it returns.
+ * Routes /v1 requests to the handler of their operation, as the contract describes them: a route
+ * table built from the contract's paths at start-up, 405 for a known path with another method, then
+ * per request: media type, scope, body preparation and validation with openapi-backend's compiled
+ * validators (Ajv 2020, all errors), the handler, and the response it returns.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
+import FindMyWay from 'find-my-way';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { OperationId } from '../api/operations.js';
@@ -46,13 +48,6 @@ export async function loadContract(document: object): Promise<Contract> {
 }
 
 const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
-
-/** Literal segments sort before parameters, so `/meetings/{id}/ratings/me` wins over `/{userId}`. */
-const specificity = (path: string) =>
-  path
-    .split('/')
-    .map((segment) => (segment.startsWith('{') ? '1' : '0'))
-    .join('');
 
 function neededScope(operation: Operation): Scope | undefined {
   const requirement = operation.security?.[0] as Record<string, string[]> | undefined;
@@ -96,19 +91,6 @@ function readBody(req: Request, res: Response, next: NextFunction) {
   });
 }
 
-/**
- * A path whose percent-encoding cannot be decoded (`%FF`, `%u0041`, a lone `%`) names nothing that
- * exists: 404 like any unknown path, before matching would fail on decoding its parameters.
- */
-function refuseUndecodablePath(req: Request, _res: Response, next: NextFunction) {
-  try {
-    decodeURIComponent(req.path);
-  } catch {
-    return next(new NotFound());
-  }
-  next();
-}
-
 export interface RouterOptions {
   contract: Contract;
   handlers: HandlerMap;
@@ -119,20 +101,39 @@ export interface RouterOptions {
   now?: () => Date;
 }
 
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** An operation ready to serve: its handler, what it needs checked, and its compiled validators. */
+interface Entry {
+  isPublic: boolean;
+  route: string;
+  serve(params: Record<string, string>, req: Request, res: Response, next: NextFunction): void;
+}
+
+interface Found {
+  entry: Entry;
+  params: Record<string, string>;
+}
+
 /**
- * The routes of one group of operations: `public` ones need no key and are mounted before
- * authentication; `authenticated` ones after it, followed by the 405 answers of every path.
+ * The operations of the contract, answered under `/v1`: `public` serves the operations that need no
+ * key (mounted before authentication), `authenticated` every other one (after it), and answers an
+ * unknown path with 404 and a known path with another method with 405 and its Allow header.
+ *
+ * The route table is built once at start-up (find-my-way's radix tree: a lookup costs the same for
+ * every operation, literal segments win over parameters so `/meetings/{id}/ratings/me` beats
+ * `/{userId}`). As with Express's own routing, paths are matched without regard to case, a trailing
+ * slash is allowed, HEAD is answered like GET without the body, and a path whose percent-encoding
+ * cannot be decoded (`%FF`, `%u0041`, a lone `%`) names nothing that exists.
  */
-export function operationRoutes(options: RouterOptions, publicOperations: readonly PublicOperationId[], which: 'public' | 'authenticated') {
+export function operationRoutes(options: RouterOptions, publicOperations: readonly PublicOperationId[]) {
   const { contract, handlers, db, logger, secrets } = options;
   const now = options.now ?? (() => new Date());
-  const router = express.Router();
-  if (which === 'authenticated') router.use(refuseUndecodablePath);
-  const selected = contract.operations
-    .filter((operation) => publicOperations.includes(operation.operationId as PublicOperationId) === (which === 'public'))
-    .sort((a, b) => specificity(a.path).localeCompare(specificity(b.path)));
+  const table = FindMyWay({ caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 16_384 });
+  const paths = FindMyWay({ caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 16_384 });
+  const methodsByPath = new Map<string, string[]>();
 
-  for (const operation of selected) {
+  for (const operation of contract.operations) {
     const operationId = operation.operationId as OperationId;
     const handler = handlers[operationId] as unknown as AnyHandler;
     const scope = neededScope(operation);
@@ -140,49 +141,75 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
       'application/json'
     ]?.schema;
     const mediaType = successMediaType(operation);
+    // openapi-backend compiles them (Ajv) on an operation's first request and keeps them: one for the
+    // body when there is one, one for the parameters. Compiling all 79 at start-up would take about 2 s.
+    const validatorsOf = () => contract.api.validator.getRequestValidatorsForOperation(operationId) ?? [];
 
-    const route = `/v1${operation.path}`;
-    const checkMediaType = (req: Request, res: Response, next: NextFunction) => {
-      res.locals.route = route;
-      if (bodySchema && hasBody(req) && !req.is('application/json')) return next(new UnsupportedMediaType());
-      next();
+    const answer = async (params: Record<string, string>, req: Request, res: Response, next: NextFunction) => {
+      if (scope && !scopeAllows(req.caller!.scopes, scope, req.caller!.systemRole)) return next(new InsufficientScope());
+      if (res.locals.invalidJson) return next(invalidJson());
+
+      const body = bodySchema ? prepareBody(bodySchema as never, req.body) : undefined;
+      const query = req.query as Record<string, unknown>;
+      // The shape openapi-backend validates: its validators coerce \`path\` and \`query\` in place.
+      const input = { path: { ...params }, query: { ...query }, header: req.headers, requestBody: body };
+      let errors: ErrorObject[] | undefined;
+      for (const validate of validatorsOf()) {
+        if (!validate(input)) errors = [...(errors ?? []), ...(validate.errors ?? [])];
+      }
+      if (errors) return next(validationError(errors));
+      const nulIssues = nulCharacterIssues({ path: params, query, body });
+      if (nulIssues.length) return next(new FormatError(nulIssues));
+
+      const context = { db, logger, secrets, now, requestId: req.requestId, caller: req.caller };
+      const result = await handler({ params: input.path, query: input.query, body }, context);
+      if (mediaType === 'text/html') return void res.status(result.status).type('html').send(result.body);
+      res.statusCode = result.status;
+      if (result.status === 204) return void res.end();
+      // What res.json() writes, without its per-request lookups of settings and media types.
+      const json = JSON.stringify(result.body);
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.setHeader('Content-Length', Buffer.byteLength(json));
+      res.end(json);
     };
-    router[operation.method as 'get' | 'post' | 'put' | 'patch' | 'delete'](
-      expressPath(operation.path),
-      checkMediaType,
-      ...(bodySchema ? [readBody] : []),
-      async (req: Request, res: Response, next: NextFunction) => {
-        if (scope && !scopeAllows(req.caller!.scopes, scope, req.caller!.systemRole)) return next(new InsufficientScope());
-        if (res.locals.invalidJson) return next(invalidJson());
 
-        const body = bodySchema ? prepareBody(bodySchema as never, req.body) : undefined;
-        const result = contract.api.validator.validateRequest(
-          { method: req.method, path: req.path, headers: req.headers as Record<string, string>, query: { ...req.query } as never, body },
-          operation,
-        );
-        if (!result.valid) return next(validationError(result.errors ?? []));
-        const nulIssues = nulCharacterIssues({ path: req.params as Record<string, string>, query: req.query as Record<string, unknown>, body });
-        if (nulIssues.length) return next(new FormatError(nulIssues));
-
-        const context = { db, logger, secrets, now, requestId: req.requestId, caller: req.caller };
-        const answer = await handler({ params: { ...req.params }, query: result.coerced?.query ?? {}, body }, context);
-        res.status(answer.status);
-        if (answer.status === 204) res.end();
-        else if (mediaType === 'text/html') res.type('html').send(answer.body);
-        else res.json(answer.body);
+    const entry: Entry = {
+      isPublic: publicOperations.includes(operationId as PublicOperationId),
+      route: `/v1${operation.path}`,
+      serve: (params, req, res, next) => {
+        const run = () => void answer(params, req, res, next).catch(next);
+        if (!bodySchema) return run();
+        if (hasBody(req) && !req.is('application/json')) return next(new UnsupportedMediaType());
+        readBody(req, res, (error?: unknown) => (error ? next(error) : run()));
       },
-    );
+    };
+    table.on(operation.method.toUpperCase() as Method, expressPath(operation.path), () => undefined, entry);
+    methodsByPath.set(operation.path, [...(methodsByPath.get(operation.path) ?? []), operation.method.toUpperCase()]);
   }
+  // Every path of the contract, the public ones included, answers 405 to a method it does not have.
+  for (const [path, methods] of methodsByPath) paths.on('GET', expressPath(path), () => undefined, methods);
 
-  if (which === 'authenticated') {
-    // Every path of the contract, the public ones included, answers 405 to a method it does not have.
-    const methodsByPath = new Map<string, string[]>();
-    for (const operation of contract.operations) {
-      methodsByPath.set(operation.path, [...(methodsByPath.get(operation.path) ?? []), operation.method.toUpperCase()]);
-    }
-    for (const [path, methods] of [...methodsByPath].sort(([a], [b]) => specificity(a).localeCompare(specificity(b)))) {
-      router.all(expressPath(path), (_req: Request, _res: Response, next: NextFunction) => next(new MethodNotAllowed(methods)));
-    }
-  }
-  return router;
+  const find = (req: Request): Found | undefined => {
+    const found = table.find((req.method === 'HEAD' ? 'GET' : req.method) as Method, req.path);
+    return found ? { entry: found.store as Entry, params: found.params as Record<string, string> } : undefined;
+  };
+
+  return {
+    public(req: Request, res: Response, next: NextFunction) {
+      const found = find(req);
+      res.locals.operation = found ?? null;
+      if (!found?.entry.isPublic) return next();
+      res.locals.route = found.entry.route;
+      found.entry.serve(found.params, req, res, next);
+    },
+    authenticated(req: Request, res: Response, next: NextFunction) {
+      const found = (res.locals.operation === undefined ? find(req) : res.locals.operation) as Found | null | undefined;
+      if (!found) {
+        const methods = paths.find('GET', req.path)?.store as string[] | undefined;
+        return next(methods ? new MethodNotAllowed(methods) : new NotFound());
+      }
+      res.locals.route = found.entry.route;
+      found.entry.serve(found.params, req, res, next);
+    },
+  };
 }

@@ -1,5 +1,6 @@
 /**
- * The Express application: request id → authentication → rate limit → routing by the contract →
+ * The Express application: security headers, request id and log line → the operation found in the
+ * contract's route table (a public one answered at once) → authentication → rate limit → 404/405 or
  * media type and body (64 KB) → scope → validation → typed handler → response, with one error
  * handler for every error. The body is read only for a routed, authenticated request.
  */
@@ -55,6 +56,14 @@ export async function createApp(options: {
   app.use(requestId);
   app.use(requestLog(logger));
 
+  const operations = operationRoutes(routes, publicOperations);
+  const v1 = express.Router();
+  v1.use(operations.public);
+  v1.use(authenticate(db, logger));
+  v1.use(rateLimiter.middleware);
+  v1.use(operations.authenticated);
+  app.use('/v1', v1);
+  // After /v1, whose requests never reach it: the API's requests do not pay for matching it.
   app.get('/healthz', async (_req, res) => {
     try {
       await sql`select 1`.execute(db);
@@ -63,14 +72,6 @@ export async function createApp(options: {
       res.status(503).json({ status: 'unavailable' });
     }
   });
-
-  const operations = operationRoutes(routes, publicOperations);
-  const v1 = express.Router();
-  v1.use(operations.public);
-  v1.use(authenticate(db, logger));
-  v1.use(rateLimiter.middleware);
-  v1.use(operations.authenticated);
-  app.use('/v1', v1);
 
   app.use((_req, _res, next) => next(new NotFound()));
   app.use(errorHandler(logger));

@@ -5,10 +5,11 @@
  * every request cheap. `lastUsedAt` is written at most about once a minute per key.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Schemas } from '../api/operations.js';
 import type { Database } from '../db/database.js';
+import { prepared } from '../db/prepared.js';
 import { Unauthenticated } from '../errors.js';
 import { loggableError } from '../logger.js';
 import { hashKey, keyPattern, keyStatus } from './apiKeys.js';
@@ -33,7 +34,7 @@ export interface Caller {
 
 const touchEveryMs = 60_000;
 
-function keyQuery(db: Kysely<Database>, keyHash: string) {
+function keyQuery(db: Kysely<Database> | Transaction<Database>, keyHash: string) {
   return db
     .selectFrom('api_keys')
     .innerJoin('users', 'users.id', 'api_keys.user_id')
@@ -65,23 +66,16 @@ function keyQuery(db: Kysely<Database>, keyHash: string) {
     .where('api_keys.key_hash', '=', keyHash);
 }
 
-type KeyRow = Awaited<ReturnType<ReturnType<typeof keyQuery>['executeTakeFirstOrThrow']>>;
-
-/** The query is built and compiled once; each request only binds the hash (it runs on every request). */
-function keyFinder(db: Kysely<Database>) {
-  const { sql: text } = keyQuery(db, '').compile();
-  return async (keyHash: string): Promise<KeyRow | undefined> =>
-    (await db.executeQuery<KeyRow>(CompiledQuery.raw(text, [keyHash]))).rows[0];
-}
+/** Built and compiled once: it runs on every request. */
+const keyByHash = prepared((db, { keyHash }: { keyHash: string }) => keyQuery(db, keyHash));
 
 export function authenticate(db: Kysely<Database>, logger: Logger) {
-  const findKey = keyFinder(db);
   return async (req: Request, _res: Response, next: NextFunction) => {
     const match = /^Bearer (\S+)$/.exec(req.get('authorization') ?? '');
     const key = match?.[1];
     if (!key || !keyPattern.test(key)) return next(new Unauthenticated());
 
-    const row = await findKey(hashKey(key));
+    const [row] = await keyByHash(db, { keyHash: hashKey(key) });
     const now = new Date();
     if (!row || keyStatus(row, now) !== 'active') return next(new Unauthenticated());
 

@@ -9,7 +9,9 @@
  * - `instant` columns hold millisecond precision (e.g. `timestamptz(3)`): a cursor carries a JS `Date`,
  *   and a stored microsecond remainder would make `col > cursor` true again for the cursor's own row.
  */
-import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
+import type { Database } from './database.js';
+import { prepared } from './prepared.js';
 import { FormatError } from '../errors.js';
 
 export type SortKeyType = 'string' | 'number' | 'instant' | 'day';
@@ -121,13 +123,28 @@ function afterCursor<Row>(order: readonly SortKey<Row>[], values: readonly SortV
   return sql<SqlBool>`(${sql.join(branches, sql` or `)})`;
 }
 
+/** A page of rows and the cursor of the next page (null on the last page). */
+function pageOf<O>(fetched: O[], order: readonly SortKey<O>[], limit: number): { rows: O[]; nextCursor: string | null } {
+  const rows = fetched.slice(0, limit);
+  const last = rows[rows.length - 1];
+  const nextCursor =
+    fetched.length > limit && last !== undefined
+      ? encodeCursor(order.map((key) => cursorValue(key, last)))
+      : null;
+  return { rows, nextCursor };
+}
+
+function checkPage<O>(order: readonly SortKey<O>[], limit: number) {
+  if (order.length === 0) throw new RangeError('paginate needs at least one sort key');
+  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`Invalid page limit: ${limit}`);
+}
+
 export async function paginate<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
   options: { order: SortKey<O>[]; limit: number; cursor?: string },
 ): Promise<{ rows: O[]; nextCursor: string | null }> {
   const { order, limit, cursor } = options;
-  if (order.length === 0) throw new RangeError('paginate needs at least one sort key');
-  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`Invalid page limit: ${limit}`);
+  checkPage(order, limit);
 
   let paged = query;
   if (cursor !== undefined) {
@@ -140,12 +157,32 @@ export async function paginate<DB, TB extends keyof DB, O>(
   for (const key of order) paged = paged.orderBy(sql.ref(key.column), key.direction);
 
   // One extra row tells whether a next page exists without a separate count query.
-  const fetched = await paged.limit(limit + 1).execute();
-  const rows = fetched.slice(0, limit);
-  const last = rows[rows.length - 1];
-  const nextCursor =
-    fetched.length > limit && last !== undefined
-      ? encodeCursor(order.map((key) => cursorValue(key, last)))
-      : null;
-  return { rows, nextCursor };
+  return pageOf(await paged.limit(limit + 1).execute(), order, limit);
+}
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/**
+ * `paginate` for a list read on many requests: the query is built and compiled once for each shape
+ * (see prepared.ts) — `build` gives the filtered query for its arguments, and the cursor's values and
+ * the page size are bound as values.
+ */
+export function preparedPages<A extends Record<string, unknown>, TB extends keyof Database, O>(
+  build: (db: Db, args: A) => SelectQueryBuilder<Database, TB, O>,
+  order: SortKey<O>[],
+) {
+  const after = order.map((_, index) => `after${index}`);
+  const run = prepared((db, args: A & { fetch: number } & Record<string, unknown>) => {
+    let query = build(db, args);
+    if (args[after[0]!] !== undefined) query = query.where(afterCursor(order, after.map((name) => args[name] as SortValue)));
+    for (const key of order) query = query.orderBy(sql.ref(key.column), key.direction);
+    return query.limit(args.fetch);
+  });
+  return async (db: Db, args: A, page: { limit: number; cursor?: string | undefined }): Promise<{ rows: O[]; nextCursor: string | null }> => {
+    checkPage(order, page.limit);
+    const values = page.cursor === undefined ? undefined : decodeCursor(page.cursor, order.map((key) => key.type));
+    const bound: Record<string, unknown> = { ...args, fetch: page.limit + 1 };
+    after.forEach((name, index) => (bound[name] = values?.[index]));
+    return pageOf(await run(db, bound as A & { fetch: number }), order, page.limit);
+  };
 }

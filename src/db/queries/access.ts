@@ -5,6 +5,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database, TeamRole } from '../database.js';
+import { prepared } from '../prepared.js';
 
 /**
  * `caller_team_role`: the caller's role in the team whose id is in `teamIdColumn`, or null. A
@@ -21,14 +22,13 @@ export async function organizationExists(db: Kysely<Database>, orgId: string): P
   return row !== undefined;
 }
 
+const teamById = prepared((db, { teamId, userId }: { teamId: string; userId: string }) =>
+  db.selectFrom('teams').selectAll('teams').select(callerTeamRole('teams.id', userId)).where('teams.id', '=', teamId),
+);
+
 /** A team with the caller's role in it, in one query. */
-export function findTeam(db: Kysely<Database>, teamId: string, userId: string) {
-  return db
-    .selectFrom('teams')
-    .selectAll('teams')
-    .select(callerTeamRole('teams.id', userId))
-    .where('teams.id', '=', teamId)
-    .executeTakeFirst();
+export async function findTeam(db: Kysely<Database>, teamId: string, userId: string) {
+  return (await teamById(db, { teamId, userId }))[0];
 }
 
 /**

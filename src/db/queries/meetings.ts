@@ -6,6 +6,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Day, HeadlineType, IssuePriority, IssueStatus, MeetingStatus } from '../database.js';
 import { paginate } from '../pagination.js';
+import { prepared } from '../prepared.js';
 import { callerTeamRole, teamFactsOf } from './access.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -155,11 +156,14 @@ export function listTeamMeetings(db: Db, teamId: string, userId: string, filters
 }
 
 /** One meeting with everything it shows and what decides access and its rating window, in one statement. */
-export function findMeeting(db: Db, meetingId: string, userId: string) {
-  return selectMeetingFacts(db, userId)
+const meetingById = prepared((db, { meetingId, userId }: { meetingId: string; userId: string }) =>
+  selectMeetingFacts(db, userId)
     .select([ratingSummaryOf('meetings.id'), nextStartedAt, ratingsOf, seguesOf, headlinesOf, messagesOf(userId)])
-    .where('meetings.id', '=', meetingId)
-    .executeTakeFirst();
+    .where('meetings.id', '=', meetingId),
+);
+
+export async function findMeeting(db: Db, meetingId: string, userId: string) {
+  return (await meetingById(db, { meetingId, userId }))[0];
 }
 
 export type MeetingDetailRow = NonNullable<Awaited<ReturnType<typeof findMeeting>>>;

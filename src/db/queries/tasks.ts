@@ -1,20 +1,24 @@
 /** Queries of tasks (to-dos). */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../database.js';
-import { paginate } from '../pagination.js';
+import { preparedPages } from '../pagination.js';
+import { prepared } from '../prepared.js';
 import { callerTeamRole, teamFactsOf } from './access.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** A task with its team's organization and the caller's role in the team, in one query. */
-export function findTask(db: Db, taskId: string, userId: string) {
-  return db
+const taskById = prepared((db, { taskId, userId }: { taskId: string; userId: string }) =>
+  db
     .selectFrom('tasks')
     .innerJoin('teams', 'teams.id', 'tasks.team_id')
     .selectAll('tasks')
     .select(['teams.org_id', callerTeamRole('tasks.team_id', userId)])
-    .where('tasks.id', '=', taskId)
-    .executeTakeFirst();
+    .where('tasks.id', '=', taskId),
+);
+
+/** A task with its team's organization and the caller's role in the team, in one query. */
+export async function findTask(db: Db, taskId: string, userId: string) {
+  return (await taskById(db, { taskId, userId }))[0];
 }
 
 export interface TaskFilters {
@@ -22,18 +26,22 @@ export interface TaskFilters {
   ownerId?: string | undefined;
 }
 
+const taskPages = preparedPages(
+  (db, { teamId, userId, completed, ownerId }: { teamId: string; userId: string; completed: boolean | undefined; ownerId: string | undefined }) => {
+    let query = db.selectFrom('tasks').selectAll('tasks').select(teamFactsOf(teamId, userId)).where('tasks.team_id', '=', teamId);
+    if (completed !== undefined) query = query.where('tasks.completed', '=', completed);
+    if (ownerId !== undefined) query = query.where('tasks.owner_id', '=', ownerId);
+    return query;
+  },
+  [
+    { column: 'tasks.created_at', direction: 'asc', type: 'instant', value: (row) => row.created_at },
+    { column: 'tasks.id', direction: 'asc', type: 'string', value: (row) => row.id },
+  ],
+);
+
 /** The team's tasks, oldest first, each row with the team's facts for the access check (`teamFactsOf`). */
 export function listTeamTasks(db: Db, teamId: string, userId: string, filters: TaskFilters, page: { limit: number; cursor?: string | undefined }) {
-  let query = db.selectFrom('tasks').selectAll('tasks').select(teamFactsOf(teamId, userId)).where('tasks.team_id', '=', teamId);
-  if (filters.completed !== undefined) query = query.where('tasks.completed', '=', filters.completed);
-  if (filters.ownerId !== undefined) query = query.where('tasks.owner_id', '=', filters.ownerId);
-  return paginate(query, {
-    ...page,
-    order: [
-      { column: 'tasks.created_at', direction: 'asc', type: 'instant', value: (row) => row.created_at },
-      { column: 'tasks.id', direction: 'asc', type: 'string', value: (row) => row.id },
-    ],
-  });
+  return taskPages(db, { teamId, userId, completed: filters.completed, ownerId: filters.ownerId }, page);
 }
 
 export function insertTask(

@@ -60,14 +60,25 @@ function statementName(text: string): string {
  * indexed lookups). Query shapes are fixed by the code, so the set of statements stays small.
  */
 function preparingPool(pool: pg.Pool): PostgresPool {
+  // One wrapper per connection, made when it is first lent: Kysely keeps its own connection object
+  // per client it is given, so a new wrapper on every loan would cost a new one of each per query.
+  const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+    const query = (textOrCursor: unknown, parameters?: readonly unknown[]): unknown =>
+      typeof textOrCursor === 'string' && preparable.test(textOrCursor)
+        ? client.query({ name: statementName(textOrCursor), text: textOrCursor, values: parameters as unknown[] })
+        : client.query(textOrCursor as never, parameters as never);
+    return { query: query as PostgresPoolClient['query'], release: () => client.release() };
+  };
   return {
     connect: async () => {
       const client = await pool.connect();
-      const query = (textOrCursor: unknown, parameters?: readonly unknown[]): unknown =>
-        typeof textOrCursor === 'string' && preparable.test(textOrCursor)
-          ? client.query({ name: statementName(textOrCursor), text: textOrCursor, values: parameters as unknown[] })
-          : client.query(textOrCursor as never, parameters as never);
-      return { query: query as PostgresPoolClient['query'], release: () => client.release() };
+      let wrapper = wrappers.get(client);
+      if (!wrapper) {
+        wrapper = wrap(client);
+        wrappers.set(client, wrapper);
+      }
+      return wrapper;
     },
     end: () => pool.end(),
   };

@@ -2,6 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Day } from '../database.js';
 import { paginate } from '../pagination.js';
+import { prepared } from '../prepared.js';
 import { callerTeamRole, teamFactsOf } from './access.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -24,8 +25,8 @@ export function listTeamMetrics(db: Db, teamId: string, userId: string) {
  * as a JSON array built in the same statement, and the team's facts for the access check: one query
  * whatever the number of metrics. Days come out of JSON as `YYYY-MM-DD` text.
  */
-export function scorecard(db: Db, teamId: string, userId: string, from: Day, to: Day) {
-  return db
+const scorecardRows = prepared((db, { teamId, userId, from, to }: { teamId: string; userId: string; from: Day; to: Day }) =>
+  db
     .selectFrom('metrics')
     .selectAll('metrics')
     .select(teamFactsOf(teamId, userId))
@@ -37,19 +38,25 @@ export function scorecard(db: Db, teamId: string, userId: string, from: Day, to:
       )`.as('values'),
     )
     .where('metrics.team_id', '=', teamId)
-    .orderBy('metrics.position')
-    .execute();
+    .orderBy('metrics.position'),
+);
+
+export function scorecard(db: Db, teamId: string, userId: string, from: Day, to: Day) {
+  return scorecardRows(db, { teamId, userId, from, to });
 }
 
-/** A metric with its team's organization and the caller's role in the team, in one query. */
-export function findMetric(db: Db, metricId: string, userId: string) {
-  return db
+const metricById = prepared((db, { metricId, userId }: { metricId: string; userId: string }) =>
+  db
     .selectFrom('metrics')
     .innerJoin('teams', 'teams.id', 'metrics.team_id')
     .selectAll('metrics')
     .select(['teams.org_id', callerTeamRole('metrics.team_id', userId)])
-    .where('metrics.id', '=', metricId)
-    .executeTakeFirst();
+    .where('metrics.id', '=', metricId),
+);
+
+/** A metric with its team's organization and the caller's role in the team, in one query. */
+export async function findMetric(db: Db, metricId: string, userId: string) {
+  return (await metricById(db, { metricId, userId }))[0];
 }
 
 /**

@@ -2,6 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Day, GoalLevel, GoalStatus } from '../database.js';
 import { paginate } from '../pagination.js';
+import { prepared } from '../prepared.js';
 import { callerTeamRole, teamFactsOf } from './access.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -70,9 +71,13 @@ export function listCompanyGoals(db: Db, orgId: string, filters: Omit<TeamGoalFi
   return paginate(query, { ...page, order: [...byCreation] });
 }
 
+const goalById = prepared((db, { goalId, userId }: { goalId: string; userId: string }) =>
+  selectGoals(db).select(callerTeamRole('goals.team_id', userId)).where('goals.id', '=', goalId),
+);
+
 /** A goal with its milestones and the caller's role in its team, in one query. */
-export function findGoal(db: Db, goalId: string, userId: string) {
-  return selectGoals(db).select(callerTeamRole('goals.team_id', userId)).where('goals.id', '=', goalId).executeTakeFirst();
+export async function findGoal(db: Db, goalId: string, userId: string) {
+  return (await goalById(db, { goalId, userId }))[0];
 }
 
 /** What decides access to a goal (its team, organization, level and owner), without its milestones. */

@@ -2,19 +2,23 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, IssuePriority, IssueStatus } from '../database.js';
 import { paginate } from '../pagination.js';
+import { prepared } from '../prepared.js';
 import { callerTeamRole, teamFactsOf } from './access.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** An issue with its team's organization and the caller's role in the team, in one query. */
-export function findIssue(db: Db, issueId: string, userId: string) {
-  return db
+const issueById = prepared((db, { issueId, userId }: { issueId: string; userId: string }) =>
+  db
     .selectFrom('issues')
     .innerJoin('teams', 'teams.id', 'issues.team_id')
     .selectAll('issues')
     .select(['teams.org_id', callerTeamRole('issues.team_id', userId)])
-    .where('issues.id', '=', issueId)
-    .executeTakeFirst();
+    .where('issues.id', '=', issueId),
+);
+
+/** An issue with its team's organization and the caller's role in the team, in one query. */
+export async function findIssue(db: Db, issueId: string, userId: string) {
+  return (await issueById(db, { issueId, userId }))[0];
 }
 
 export interface IssueFilters {

@@ -103,7 +103,7 @@ export interface RouterOptions {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** An operation ready to serve: its handler, what it needs checked, and its compiled validators. */
+/** An operation ready to serve: reads its body when it has one, checks the request, runs its handler. */
 interface Entry {
   isPublic: boolean;
   route: string;
@@ -151,7 +151,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
 
       const body = bodySchema ? prepareBody(bodySchema as never, req.body) : undefined;
       const query = req.query as Record<string, unknown>;
-      // The shape openapi-backend validates: its validators coerce \`path\` and \`query\` in place.
+      // The shape openapi-backend validates: its validators coerce `path` and `query` in place.
       const input = { path: { ...params }, query: { ...query }, header: req.headers, requestBody: body };
       let errors: ErrorObject[] | undefined;
       for (const validate of validatorsOf()) {

@@ -63,20 +63,26 @@ describe(`clients that disconnect mid-request (${databaseLabel})`, () => {
   });
 });
 
+/** The connection was answered 408 and closed once `timeoutMs` passed, within the server's checking interval. */
+async function expectTimedOut(connection: { received: () => string; closed: Promise<number> }, timeoutMs: number) {
+  const after = await Promise.race([connection.closed, sleep(5_000).then(() => Infinity)]);
+  expect(after).toBeGreaterThanOrEqual(timeoutMs - 50);
+  expect(after).toBeLessThan(timeoutMs + short.checkEveryMs + 1_000);
+  expect(connection.received()).toMatch(/^HTTP\/1\.1 408 /);
+}
+
 describe('slow and idle clients are cut off by the server timeouts', () => {
   it('production sets them on purpose: headers within 10 s, a request within 30 s, idle keep-alive 5 s, checked every second', () => {
     expect(serverTimeouts).toEqual({ headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000, checkEveryMs: 1_000 });
   });
 
   it('a client sending its headers too slowly is answered 408 and disconnected once the headers timeout passes', async () => {
-    const { socket, received, closed } = await open();
+    const connection = await open();
+    const { socket } = connection;
     socket.write('GET /v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     const dripping = setInterval(() => socket.writable && socket.write('X-Slow: a\r\n'), 100);
     try {
-      const after = await Promise.race([closed, sleep(5_000).then(() => Infinity)]);
-      expect(after).toBeGreaterThanOrEqual(short.headersMs - 50);
-      expect(after).toBeLessThan(short.headersMs + short.checkEveryMs + 1_000);
-      expect(received()).toMatch(/^HTTP\/1\.1 408 /);
+      await expectTimedOut(connection, short.headersMs);
     } finally {
       clearInterval(dripping);
       socket.destroy();
@@ -86,17 +92,15 @@ describe('slow and idle clients are cut off by the server timeouts', () => {
   it('a client that sends its headers but never finishes its body is answered 408 once the request timeout passes', async () => {
     const { person } = await createTeamWorld(app.db);
     const { key } = await person('MEMBER');
-    const { socket, received, closed } = await open();
+    const connection = await open();
+    const { socket } = connection;
     // Authenticated and routed, so the app reads the body, which never comes whole.
     socket.write(
       `POST /v1/teams/${unknownId}/tasks HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n` +
         'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"title"',
     );
     try {
-      const after = await Promise.race([closed, sleep(5_000).then(() => Infinity)]);
-      expect(after).toBeGreaterThanOrEqual(short.requestMs - 50);
-      expect(after).toBeLessThan(short.requestMs + short.checkEveryMs + 1_000);
-      expect(received()).toMatch(/^HTTP\/1\.1 408 /);
+      await expectTimedOut(connection, short.requestMs);
     } finally {
       socket.destroy();
     }

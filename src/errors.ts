@@ -14,6 +14,11 @@ abstract class ApiError extends Error {
   abstract readonly code: AnyErrorCode;
 }
 
+/** A request HTTP itself forbids, such as two Authorization header fields (a singleton field). */
+export class BadRequest extends ApiError {
+  readonly code = 'badRequest';
+}
+
 /** Missing, malformed, expired or revoked key. */
 export class Unauthenticated extends ApiError {
   readonly code = 'unauthenticated';
@@ -116,6 +121,7 @@ export { ApiError };
 
 /** Each error class's HTTP status. `internal` (500) is the answer to anything else. */
 export const errorTable: Record<AnyErrorCode, number> = {
+  badRequest: 400,
   unauthenticated: 401,
   forbidden: 403,
   insufficientScope: 403,

@@ -4,15 +4,17 @@
  * prober learns nothing about which keys exist or once worked.
  */
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseLabel } from './support/database.js';
 import { createKey, createUser } from './support/factories.js';
-import { send, startTestApp, type ApiResponse, type TestApp } from './support/testApp.js';
+import { assertMatchesContract, send, startTestApp, type ApiResponse, type TestApp } from './support/testApp.js';
 
 let app: TestApp;
 let expiredKey: string;
 let revokedKey: string;
 let wornOutKey: string;
+let validKey: string;
 
 beforeAll(async () => {
   app = await startTestApp();
@@ -21,6 +23,7 @@ beforeAll(async () => {
   revokedKey = (await createKey(app.db, user.id, { revoked: true })).key;
   const wornOut = await createKey(app.db, user.id);
   wornOutKey = wornOut.key;
+  validKey = (await createKey(app.db, user.id)).key;
   // A key that worked once and was revoked afterwards.
   expect((await app.request('GET', '/v1/me', { key: wornOutKey })).status).toBe(200);
   await app.db.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', wornOut.row.id).execute();
@@ -64,6 +67,7 @@ function expectOneAnswer(results: Map<string, ApiResponse>) {
   const [, reference] = first!;
   expect(reference.status).toBe(401);
   expect(reference.text).toBe('{"error":{"code":"unauthenticated","message":"A valid API key is required."}}');
+  expect(reference.headers.get('www-authenticate')).toBe('Bearer');
   for (const [name, response] of others) {
     expect(response.status, name).toBe(401);
     expect(response.text, name).toBe(reference.text);
@@ -89,5 +93,50 @@ describe(`one 401 for every unusable key (${databaseLabel})`, () => {
     expect([first.headers.get('x-request-id'), second.headers.get('x-request-id')]).toEqual(['probe-1', 'probe-2']);
     expect(second.text).toBe(first.text);
     expect(stableHeaders(second)).toEqual(stableHeaders(first));
+  });
+});
+
+/** A request with the Authorization field sent once per value (fetch would join them into one field). */
+function sendAuthorizationFields(path: string, values: string[]): Promise<ApiResponse> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(`${app.url}${path}`, { headers: { authorization: values } }, (response) => {
+      let text = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') headers.set(name, value);
+        resolve({ status: response.statusCode!, headers, text, body: JSON.parse(text) });
+      });
+    });
+    request.on('error', reject).end();
+  });
+}
+
+describe(`the Authorization field is a singleton (${databaseLabel})`, () => {
+  it('two Authorization fields answer 400 badRequest, even when both hold the same valid key', async () => {
+    for (const values of [
+      [`Bearer ${validKey}`, `Bearer ${validKey}`],
+      [`Bearer ${validKey}`, `Bearer ${unknownKey()}`],
+      [`Bearer ${unknownKey()}`, `Bearer ${validKey}`],
+      ['', `Bearer ${validKey}`],
+    ]) {
+      const response = await sendAuthorizationFields('/v1/me', values);
+      assertMatchesContract('GET', '/v1/me', response);
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ error: { code: 'badRequest', message: 'Send exactly one Authorization header.' } });
+      expect(response.headers.get('www-authenticate')).toBeNull();
+    }
+  });
+
+  it('one Authorization field with the valid key still answers 200', async () => {
+    const response = await sendAuthorizationFields('/v1/me', [`Bearer ${validKey}`]);
+    assertMatchesContract('GET', '/v1/me', response);
+    expect(response.status).toBe(200);
+  });
+
+  it('two keys joined into one field are a malformed key: the one 401', async () => {
+    const response = await app.request('GET', '/v1/me', { headers: { authorization: `Bearer ${validKey}, Bearer ${validKey}` } });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer');
   });
 });

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { Schemas } from '../api/operations.js';
 import type { Database } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
-import { Unauthenticated } from '../errors.js';
+import { BadRequest, Unauthenticated } from '../errors.js';
 import { loggableError } from '../logger.js';
 import { hashKey, keyPattern, keyStatus } from './apiKeys.js';
 import type { Scope, SystemRole } from './scopes.js';
@@ -69,8 +69,18 @@ function keyQuery(db: Kysely<Database> | Transaction<Database>, keyHash: string)
 /** Built and compiled once: it runs on every request. */
 const keyByHash = prepared((db, { keyHash }: { keyHash: string }) => keyQuery(db, keyHash));
 
+function authorizationFields(rawHeaders: string[]): number {
+  let count = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    if (rawHeaders[index]!.length === 13 && rawHeaders[index]!.toLowerCase() === 'authorization') count += 1;
+  }
+  return count;
+}
+
 export function authenticate(db: Kysely<Database>, logger: Logger) {
   return async (req: Request, _res: Response, next: NextFunction) => {
+    // Node keeps only the first of several Authorization fields; which one the client meant is a guess we do not make.
+    if (authorizationFields(req.rawHeaders) > 1) return next(new BadRequest('Send exactly one Authorization header.'));
     const match = /^Bearer (\S+)$/.exec(req.get('authorization') ?? '');
     const key = match?.[1];
     if (!key || !keyPattern.test(key)) return next(new Unauthenticated());

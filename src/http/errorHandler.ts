@@ -5,7 +5,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
-import { ApiError, errorTable, FormatError, MethodNotAllowed, RateLimited } from '../errors.js';
+import { ApiError, errorTable, FormatError, MethodNotAllowed, RateLimited, Unauthenticated } from '../errors.js';
 import { loggableError, maskKeys } from '../logger.js';
 
 export function errorHandler(logger: Logger) {
@@ -17,6 +17,7 @@ export function errorHandler(logger: Logger) {
       return;
     }
     if (error instanceof RateLimited) res.set('Retry-After', String(error.retryAfterSeconds));
+    if (error instanceof Unauthenticated) res.set('WWW-Authenticate', 'Bearer');
     if (error instanceof MethodNotAllowed) res.set('Allow', error.allowed.join(', '));
     const status = errorTable[error.code];
     const body: { code: string; message: string; issues?: unknown[] } = { code: error.code, message: error.message };

@@ -2534,7 +2534,7 @@ export interface components {
          * @example 0a0a0000-0000-4000-8000-000000000001
          */
         OrgId: components["schemas"]["Id"];
-        /** @description Page size, 1-200. */
+        /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
         Limit: number;
         /** @description `nextCursor` of the previous page; omit for the first page. */
         Cursor: components["schemas"]["Cursor"];
@@ -2709,7 +2709,7 @@ export interface operations {
     listOrganizationMembers: {
         parameters: {
             query?: {
-                /** @description Page size, 1-200. */
+                /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
                 limit?: components["parameters"]["Limit"];
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
@@ -2964,7 +2964,7 @@ export interface operations {
                 quarter?: components["schemas"]["Quarter"];
                 /** @description Only goals in this status. */
                 status?: components["schemas"]["GoalStatus"];
-                /** @description Page size, 1-200. */
+                /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
                 limit?: components["parameters"]["Limit"];
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
@@ -3119,7 +3119,7 @@ export interface operations {
     listTeamMembers: {
         parameters: {
             query?: {
-                /** @description Page size, 1-200. */
+                /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
                 limit?: components["parameters"]["Limit"];
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
@@ -3295,7 +3295,7 @@ export interface operations {
                 completed?: boolean;
                 /** @description Only tasks owned by this person. */
                 ownerId?: components["schemas"]["Id"];
-                /** @description Page size, 1-200. */
+                /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
                 limit?: components["parameters"]["Limit"];
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
@@ -3497,7 +3497,7 @@ export interface operations {
                 status?: components["schemas"]["IssueStatus"];
                 /** @description Only issues with this priority. */
                 priority?: components["schemas"]["IssuePriority"];
-                /** @description Page size, 1-200. */
+                /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
                 limit?: components["parameters"]["Limit"];
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
@@ -3701,7 +3701,7 @@ export interface operations {
                 status?: components["schemas"]["GoalStatus"];
                 /** @description Only company or only department goals. */
                 level?: components["schemas"]["GoalLevel"];
-                /** @description Page size, 1-200. */
+                /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
                 limit?: components["parameters"]["Limit"];
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
@@ -4228,7 +4228,7 @@ export interface operations {
                 from?: components["schemas"]["Day"];
                 /** @description Only weeks starting on or before this day. */
                 to?: components["schemas"]["Day"];
-                /** @description Page size, 1-200. */
+                /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
                 limit?: components["parameters"]["Limit"];
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
@@ -4319,7 +4319,7 @@ export interface operations {
             query?: {
                 /** @description Only meetings in this status. */
                 status?: components["schemas"]["MeetingStatus"];
-                /** @description Page size, 1-200. */
+                /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
                 limit?: components["parameters"]["Limit"];
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
@@ -5132,7 +5132,7 @@ export interface operations {
                  * @example 2026-Q4
                  */
                 quarter?: components["schemas"]["Quarter"];
-                /** @description Page size, 1-200. */
+                /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
                 limit?: components["parameters"]["Limit"];
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
@@ -5216,7 +5216,7 @@ export interface operations {
     listTeamDocuments: {
         parameters: {
             query?: {
-                /** @description Page size, 1-200. */
+                /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
                 limit?: components["parameters"]["Limit"];
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
@@ -5335,7 +5335,7 @@ export interface operations {
     listPlatformOrganizations: {
         parameters: {
             query?: {
-                /** @description Page size, 1-200. */
+                /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
                 limit?: components["parameters"]["Limit"];
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
@@ -5446,7 +5446,7 @@ export interface operations {
     listPlatformUsers: {
         parameters: {
             query?: {
-                /** @description Page size, 1-200. */
+                /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
                 limit?: components["parameters"]["Limit"];
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];

@@ -140,6 +140,21 @@ describe(`format errors: 422 invalid with issues (${databaseLabel})`, () => {
     expectFormatError(response, [{ origin: 'query', code: 'too_big', path: ['limit'], maximum: 200, inclusive: true }]);
   });
 
+  it('an integer parameter takes only plain decimal digits: 1e1, 010, 10.0, 0x10, +10, -0 and padded digits are invalid_type issues', async () => {
+    for (const limit of ['1e1', '010', '10.0', '0x10', '+10', '-0', '%2010', '10%20', '1_0', '１０']) {
+      const response = await app.request('GET', `${tasksPath}?limit=${limit}`, { key: writeKey });
+      expectFormatError(response, [{ origin: 'query', code: 'invalid_type', path: ['limit'] }]);
+    }
+  });
+
+  it('a non-plain integer is reported with the request\'s other format errors', async () => {
+    const response = await app.request('GET', `${tasksPath}?limit=1e1&completed=maybe`, { key: writeKey });
+    expectFormatErrorWith(response, [
+      { origin: 'query', code: 'invalid_type', path: ['limit'] },
+      { origin: 'query', code: 'invalid_type', path: ['completed'] },
+    ]);
+  });
+
   it('limit=abc is an invalid_type issue of the query', async () => {
     const response = await app.request('GET', `${tasksPath}?limit=abc`, { key: writeKey });
     expectFormatError(response, [{ origin: 'query', code: 'invalid_type', path: ['limit'] }]);

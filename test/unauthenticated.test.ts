@@ -99,7 +99,7 @@ describe(`one 401 for every unusable key (${databaseLabel})`, () => {
 /** A request with the Authorization field sent once per value (fetch would join them into one field). */
 function sendAuthorizationFields(path: string, values: string[]): Promise<ApiResponse> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(`${app.url}${path}`, { headers: { authorization: values } }, (response) => {
+    const request = httpRequest(`${app.url}${path}`, { headers: { authorization: values as never } }, (response) => {
       let text = '';
       response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
       response.on('end', () => {

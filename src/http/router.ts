@@ -19,7 +19,7 @@ import type { Database } from '../db/database.js';
 import { FormatError, InsufficientScope, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType } from '../errors.js';
 import type { HandlerMap, PublicOperationId } from '../handlers/types.js';
 import { prepareBody } from './requestBody.js';
-import { nulCharacterIssues, validationError } from './validation.js';
+import { integerTextIssues, nulCharacterIssues, validationError, type IntegerParameter } from './validation.js';
 
 type AnyHandler = (request: unknown, context: unknown) => Promise<{ status: number; body: unknown }>;
 
@@ -52,6 +52,14 @@ const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 function neededScope(operation: Operation): Scope | undefined {
   const requirement = operation.security?.[0] as Record<string, string[]> | undefined;
   return requirement?.apiKey?.[0] as Scope | undefined;
+}
+
+function integerParameters(operation: Operation): IntegerParameter[] {
+  return (operation.parameters ?? []).flatMap((parameter) => {
+    const { name, in: location, schema } = parameter as { name: string; in: string; schema?: { type?: unknown } };
+    const isInteger = schema?.type === 'integer';
+    return isInteger && (location === 'path' || location === 'query') ? [{ name, in: location }] : [];
+  });
 }
 
 function hasBody(req: Request): boolean {
@@ -141,6 +149,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
       'application/json'
     ]?.schema;
     const mediaType = successMediaType(operation);
+    const integers = integerParameters(operation);
     // openapi-backend compiles them (Ajv) on an operation's first request and keeps them: one for the
     // body when there is one, one for the parameters. Compiling all 79 at start-up would take about 2 s.
     const validatorsOf = () => contract.api.validator.getRequestValidatorsForOperation(operationId) ?? [];
@@ -153,9 +162,15 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
       const query = req.query as Record<string, unknown>;
       // The shape openapi-backend validates: its validators coerce `path` and `query` in place.
       const input = { path: { ...params }, query: { ...query }, header: req.headers, requestBody: body };
+      const integerIssues = integers.length ? integerTextIssues(integers, { path: params, query }) : [];
       let errors: ErrorObject[] | undefined;
       for (const validate of validatorsOf()) {
         if (!validate(input)) errors = [...(errors ?? []), ...(validate.errors ?? [])];
+      }
+      if (integerIssues.length) {
+        const others = errors ? validationError(errors) : undefined;
+        const rest = others instanceof FormatError ? others.issues.filter((issue) => !integerIssues.some((own) => own.path[0] === issue.path[0] && own.origin === issue.origin)) : [];
+        return next(new FormatError([...integerIssues, ...rest]));
       }
       if (errors) return next(validationError(errors));
       const nulIssues = nulCharacterIssues({ path: params, query, body });

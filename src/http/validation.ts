@@ -192,3 +192,29 @@ export function nulCharacterIssues(parts: { path: Record<string, string>; query:
   visit('body', parts.body, []);
   return issues;
 }
+
+/** An integer as a person writes it: decimal digits, a minus sign before anything but zero, no leading zeros. */
+const plainInteger = /^(?:0|-?[1-9][0-9]*)$/;
+
+export interface IntegerParameter {
+  name: string;
+  in: 'path' | 'query';
+}
+
+/**
+ * Integer parameters written in any other way than plain decimal digits (`1e1`, `010`, `10.0`,
+ * `0x10`, ` 10`): Ajv's coercion would read them as numbers, which would let a mistyped value pass.
+ */
+export function integerTextIssues(
+  parameters: readonly IntegerParameter[],
+  parts: { path: Record<string, string>; query: Record<string, unknown> },
+): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  for (const parameter of parameters) {
+    const value = parameter.in === 'path' ? parts.path[parameter.name] : parts.query[parameter.name];
+    if (typeof value === 'string' && !plainInteger.test(value)) {
+      issues.push({ origin: parameter.in, code: 'invalid_type', path: [parameter.name], message: 'Expected an integer in plain decimal digits.' });
+    }
+  }
+  return issues;
+}

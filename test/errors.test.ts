@@ -204,6 +204,35 @@ describe(`format errors: 422 invalid with issues (${databaseLabel})`, () => {
     );
   });
 
+  it('a vision `field` selects its shape: a wrong value for coreFocus lists what coreFocus expects, not the other fields', async () => {
+    const response = await app.request('PATCH', visionPath, { key: writeKey, body: { field: 'coreFocus', value: { k: 5 } } });
+    expect(response.status).toBe(422);
+    const issues = response.body.error.issues as { path: string[]; code: string }[];
+    expect(issues.length).toBeGreaterThan(0);
+    expect(issues.every((found) => found.path.join('.') === 'value.k')).toBe(true);
+    expect(issues).toContainEqual(expect.objectContaining({ origin: 'body', code: 'invalid_type', path: ['value', 'k'] }));
+  });
+
+  it('a vision list field sent a text is an invalid_type issue of `value` alone', async () => {
+    const response = await app.request('PATCH', visionPath, { key: writeKey, body: { field: 'coreValues', value: 'Honesty' } });
+    expectFormatError(response, [{ origin: 'body', code: 'invalid_type', path: ['value'] }]);
+  });
+
+  it('a vision text field sent a list is an invalid_type issue of `value` alone', async () => {
+    const response = await app.request('PATCH', visionPath, { key: writeKey, body: { field: 'tenYearTarget', value: ['a'] } });
+    expectFormatError(response, [{ origin: 'body', code: 'invalid_type', path: ['value'] }]);
+  });
+
+  it('`absent: true` selects the absence shape of a rating body: a rating beside it is an unknown field', async () => {
+    const response = await app.request('PUT', ratingPath, { key: writeKey, body: { absent: true, rating: 5 } });
+    expectFormatError(response, [{ origin: 'body', code: 'unrecognized_keys', path: [], keys: ['rating'] }]);
+  });
+
+  it('`absent: false` selects the rating shape: without a rating, the rating is missing', async () => {
+    const response = await app.request('PUT', ratingPath, { key: writeKey, body: { absent: false } });
+    expectFormatError(response, [{ origin: 'body', code: 'invalid_type', path: ['rating'] }]);
+  });
+
   it('a body that is not valid JSON is an invalid_json issue', async () => {
     const response = await app.request('POST', tasksPath, {
       key: writeKey,

@@ -110,10 +110,32 @@ export function toIssue(error: ErrorObject): ValidationIssue {
   }
 }
 
+type BranchSchema = { properties?: Record<string, { enum?: unknown[]; const?: unknown }> };
+
 /**
- * Keeps, for every failed oneOf, only the errors of the branch the request came closest to
- * (fewest problems of shape, then fewest problems at all). The oneOf error itself stays only
- * when that branch has problems of shape, or when several branches matched.
+ * The branch a discriminating field selects: the one branch whose `enum`/`const` properties hold
+ * every such value the request sent, with at least one sent (the vision's `field`, a rating's `absent`).
+ */
+function selectedBranch(branches: unknown, data: unknown): string | undefined {
+  if (!Array.isArray(branches) || typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
+  const value = data as Record<string, unknown>;
+  const matching = (branches as BranchSchema[]).flatMap((branch, index) => {
+    const discriminators = Object.entries(branch.properties ?? {}).filter(
+      ([name, property]) => name in value && (property.enum !== undefined || 'const' in property),
+    );
+    const holds = discriminators.every(([name, property]) =>
+      property.enum ? property.enum.includes(value[name]) : property.const === value[name],
+    );
+    return discriminators.length > 0 && holds ? [String(index)] : [];
+  });
+  return matching.length === 1 ? matching[0] : undefined;
+}
+
+/**
+ * Keeps, for every failed oneOf, only the errors of one branch: the branch a discriminating field
+ * selects, else the branch the request came closest to (fewest problems of shape, then fewest
+ * problems at all). The oneOf error itself stays only when several branches matched, or when no
+ * field selected the branch and it has problems of shape.
  */
 function narrowOneOf(errors: ErrorObject[]): ErrorObject[] {
   const oneOfs = errors.filter((error) => error.keyword === 'oneOf');
@@ -126,14 +148,15 @@ function narrowOneOf(errors: ErrorObject[]): ErrorObject[] {
       const branch = error.schemaPath.slice(prefix.length).split('/')[0]!;
       byBranch.set(branch, [...(byBranch.get(branch) ?? []), error]);
     }
+    const selected = selectedBranch(oneOf.schema, oneOf.data);
     const ranked = [...byBranch.values()].sort(
       (a, b) => a.filter(isShape).length - b.filter(isShape).length || a.length - b.length,
     );
-    const best = ranked[0] ?? [];
+    const best = selected === undefined ? (ranked[0] ?? []) : (byBranch.get(selected) ?? []);
     const severalMatched = oneOf.params.passingSchemas != null;
     kept = kept.filter(
       (error) =>
-        (error === oneOf && (severalMatched || best.some(isShape))) ||
+        (error === oneOf && (severalMatched || (selected === undefined && best.some(isShape)))) ||
         (error !== oneOf && (!error.schemaPath.startsWith(prefix) || best.includes(error))),
     );
   }

@@ -13,19 +13,24 @@ import { authenticate } from './auth/authenticate.js';
 import type { SecretBox } from './auth/secrets.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import { purgeOutcomes } from './db/queries/idempotency.js';
 import { NotFound } from './errors.js';
 import { handlers } from './handlers/index.js';
 import type { HandlerMap, PublicOperationId } from './handlers/types.js';
 import { errorHandler } from './http/errorHandler.js';
+import { idempotencyKeyLifetimeMs } from './http/idempotency.js';
 import { createRateLimiter } from './http/rateLimit.js';
 import { requestId } from './http/requestId.js';
 import { requestLog } from './http/requestLog.js';
 import { securityHeaders } from './http/securityHeaders.js';
+import { loggableError } from './logger.js';
 import { loadContract, operationRoutes } from './http/router.js';
 
 export const contractDocument = JSON.parse(
   readFileSync(resolve(import.meta.dirname, '../generated/openapi.json'), 'utf8'),
 ) as object;
+
+const purgeEveryMs = 10 * 60 * 1000;
 
 const publicOperations: readonly PublicOperationId[] = ['getOpenApiDocument', 'getApiDocs'];
 
@@ -76,5 +81,20 @@ export async function createApp(options: {
   app.use((_req, _res, next) => next(new NotFound()));
   app.use(errorHandler(logger));
 
-  return { app, close: () => rateLimiter.close() };
+  // Outcomes older than 24 hours are never replayed; deleting them only keeps the table small.
+  const now = options.now ?? (() => new Date());
+  const purge = setInterval(() => {
+    purgeOutcomes(db, new Date(now().getTime() - idempotencyKeyLifetimeMs)).catch((error: unknown) =>
+      logger.warn({ err: loggableError(error) }, 'could not purge old idempotency keys'),
+    );
+  }, purgeEveryMs);
+  purge.unref();
+
+  return {
+    app,
+    close: async () => {
+      clearInterval(purge);
+      await rateLimiter.close();
+    },
+  };
 }

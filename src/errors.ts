@@ -72,6 +72,22 @@ export class RatingClosed extends ApiError {
   }
 }
 
+/** Another request with the same Idempotency-Key is still running. */
+export class IdempotencyKeyInUse extends ApiError {
+  readonly code = 'idempotencyKeyInUse';
+  constructor(message = 'A request with this Idempotency-Key is still running; retry when it has finished.') {
+    super(message);
+  }
+}
+
+/** The Idempotency-Key was used before for another request (another path or body). */
+export class IdempotencyKeyReused extends ApiError {
+  readonly code = 'idempotencyKeyReused';
+  constructor(message = 'This Idempotency-Key was used for a different request; send a new key for a new request.') {
+    super(message);
+  }
+}
+
 export class PayloadTooLarge extends ApiError {
   readonly code = 'payloadTooLarge';
   constructor(message = 'The request body is larger than 64 KB.') {
@@ -129,9 +145,11 @@ export const errorTable: Record<AnyErrorCode, number> = {
   methodNotAllowed: 405,
   orgSuspended: 409,
   ratingClosed: 409,
+  idempotencyKeyInUse: 409,
   payloadTooLarge: 413,
   unsupportedMediaType: 415,
   invalid: 422,
+  idempotencyKeyReused: 422,
   rateLimited: 429,
   internal: 500,
   notImplemented: 501,

@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import {
   Kysely,
   Migrator,
+  NO_MIGRATIONS,
   PostgresDialect,
   sql,
   type InsertType,
@@ -19,7 +20,7 @@ import type {
   NewApiKey,
   NewPeopleReview,
 } from '../src/db/database.js';
-import * as initial from '../src/db/migrations/0001_initial.js';
+import { migrations } from '../src/db/migrate.js';
 import { createPostgresDatabase, postgresUrl } from './support/database.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -62,12 +63,15 @@ const databases: DatabaseUnderTest[] = [{ name: 'PGlite', open: openPglite }];
 if (postgresUrl) databases.push({ name: 'PostgreSQL', open: openPostgres });
 
 function migratorFor(db: Kysely<any>): Migrator {
-  return new Migrator({ db, provider: { getMigrations: async () => ({ '0001_initial': initial }) } });
+  return new Migrator({ db, provider: { getMigrations: async () => migrations } });
 }
 
+/** Every migration ran, in order (down: in reverse). */
 function expectSuccess(result: MigrationResultSet, direction: 'Up' | 'Down'): void {
   expect(result.error).toBeUndefined();
-  expect(result.results).toEqual([{ migrationName: '0001_initial', direction, status: 'Success' }]);
+  const names = Object.keys(migrations).sort();
+  const inOrder = direction === 'Up' ? names : names.reverse();
+  expect(result.results).toEqual(inOrder.map((migrationName) => ({ migrationName, direction, status: 'Success' })));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -322,6 +326,16 @@ const schema: SchemaFacts = {
     created_at: 'timestamptz defaulted',
     updated_at: 'timestamptz defaulted',
   },
+  idempotency_keys: {
+    user_id: 'text required',
+    operation_id: 'text required',
+    key: 'text required',
+    fingerprint: 'text required',
+    status: 'integer required',
+    body: 'text nullable',
+    headers: 'jsonb defaulted',
+    created_at: 'timestamptz required',
+  },
 };
 
 const tableNames = Object.keys(schema).sort();
@@ -374,6 +388,7 @@ const foreignKeys = [
   'team_members(user_id) -> users cascade',
   'teams(org_id) -> organizations cascade',
   'visions(team_id) -> teams cascade',
+  'idempotency_keys(user_id) -> users cascade',
 ];
 
 /** Every index as `table(columns) [unique] [where predicate]`, primary keys and unique constraints included. */
@@ -449,6 +464,8 @@ const indexes = [
   'users(lower(email)) unique',
   'visions(id) unique',
   'visions(team_id) unique',
+  'idempotency_keys(created_at)',
+  'idempotency_keys(user_id, operation_id, key) unique',
 ];
 
 // ---------------------------------------------------------------------------------------------------
@@ -770,7 +787,7 @@ const CHECK_VIOLATION = '23514';
 
 // ---------------------------------------------------------------------------------------------------
 
-describe.each(databases)('the initial migration on $name', ({ open }) => {
+describe.each(databases)('the migrations on $name', ({ open }) => {
   let database: OpenDatabase;
   let db: Kysely<Database>;
   let migrator: Migrator;
@@ -1183,7 +1200,7 @@ describe.each(databases)('the initial migration on $name', ({ open }) => {
   });
 
   it('removes every table when migrated down', async () => {
-    expectSuccess(await migrator.migrateDown(), 'Down');
+    expectSuccess(await migrator.migrateTo(NO_MIGRATIONS), 'Down');
     expect(await listTables(db)).toEqual([]);
     expect(await describeIndexes(db)).toEqual([]);
   });

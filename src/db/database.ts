@@ -88,6 +88,7 @@ export interface Database {
   documents: DocumentsTable;
   ai_providers: AiProvidersTable;
   ai_prompts: AiPromptsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -477,3 +478,21 @@ export interface AiPromptsTable {
 export type AiPromptRow = Selectable<AiPromptsTable>;
 export type NewAiPrompt = Insertable<AiPromptsTable>;
 export type AiPromptUpdate = Updateable<AiPromptsTable>;
+
+// ---------------------------------------------------------------------------------------------------
+// Retries
+
+/** The stored outcome of a changing request sent with an `Idempotency-Key` (kept 24 hours). */
+export interface IdempotencyKeysTable {
+  user_id: string;
+  operation_id: string;
+  key: string;
+  /** SHA-256 of the method, path and body of the first request. */
+  fingerprint: string;
+  status: number;
+  /** The exact text answered; null for an answer without a body (204). */
+  body: string | null;
+  headers: ColumnType<Record<string, string>, string | undefined, string>;
+  created_at: ColumnType<Date, Date, Date>;
+}
+export type IdempotencyKeyRow = Selectable<IdempotencyKeysTable>;

@@ -8,6 +8,7 @@ import { NotFound, RuleViolation } from '../errors.js';
 import { toGoal, toMilestone } from '../records/goals.js';
 import { clearable, requireTeamMember } from './shared.js';
 import type { Handler } from './types.js';
+import { inTransaction } from '../db/transaction.js';
 
 function requireCompanyLevelAllowed(level: GoalLevel | undefined, isLeadership: boolean) {
   if (level === 'COMPANY' && !isLeadership) {
@@ -43,7 +44,7 @@ export const createGoal: Handler<'createGoal'> = async ({ params, body }, { db, 
   requireChange(access, teamAllows(access, 'manageGoals'));
   const level = body.level ?? 'DEPARTMENT';
   requireCompanyLevelAllowed(level, team.is_leadership);
-  const goal = await db.transaction().execute(async (trx) => {
+  const goal = await inTransaction(db, async (trx) => {
     await requireTeamMember(trx, team.id, body.ownerId, 'goal');
     return goals.insertGoal(trx, {
       teamId: team.id,
@@ -70,7 +71,7 @@ export const getGoal: Handler<'getGoal'> = async ({ params }, { db, caller }) =>
  * current owner has left the team.
  */
 export const updateGoal: Handler<'updateGoal'> = async ({ params, body }, { db, caller }) => {
-  const goal = await db.transaction().execute(async (trx) => {
+  const goal = await inTransaction(db, async (trx) => {
     const stored = await goals.lockGoal(trx, params.id, caller.userId);
     const access = goalAccess(caller, stored && teamFacts(stored), stored?.level);
     const statusOnly = Object.keys(body).every((field) => field === 'status');

@@ -10,6 +10,7 @@ import { NotFound } from '../errors.js';
 import { toIssue } from '../records/issues.js';
 import { clearable, requireMeetingOfTeam } from './shared.js';
 import type { Handler } from './types.js';
+import { inTransaction } from '../db/transaction.js';
 
 /** The issue and the caller's access to it; an invisible issue is answered like a missing one (404). */
 async function loadIssue(db: Kysely<Database>, caller: Caller, issueId: string) {
@@ -33,7 +34,7 @@ export const listTeamIssues: Handler<'listTeamIssues'> = async ({ params, query 
 export const createIssue: Handler<'createIssue'> = async ({ params, body }, { db, caller }) => {
   const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
   requireChange(access, teamAllows(access, 'writeIssue'));
-  const issue = await db.transaction().execute(async (trx) => {
+  const issue = await inTransaction(db, async (trx) => {
     const meetingId = body.meetingId ?? null;
     await requireMeetingOfTeam(trx, params.teamId, meetingId);
     return issues.insertIssue(trx, {

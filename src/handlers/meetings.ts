@@ -24,6 +24,7 @@ import { mayRateNow } from '../rules/ratingWindow.js';
 import { addMinutes, dayInTimeZone, isDay } from '../time.js';
 import { callerTimeZoneIn, clearable, requireTeamMember } from './shared.js';
 import type { Handler } from './types.js';
+import { inTransaction } from '../db/transaction.js';
 
 /** A meeting's start as sent: an instant with a zone (the contract checks the format), not in the future. */
 function meetingStart(text: string, now: Date): Date {
@@ -108,7 +109,7 @@ export const getMeeting: Handler<'getMeeting'> = async ({ params }, { db, caller
  */
 export const updateMeeting: Handler<'updateMeeting'> = async ({ params, body }, { db, caller, now }) => {
   const at = now();
-  const updated = await db.transaction().execute(async (trx) => {
+  const updated = await inTransaction(db, async (trx) => {
     const meeting = await meetings.lockMeeting(trx, params.id, caller.userId);
     const access = teamAccess(caller, meeting && teamFacts(meeting), 'item');
     requireChange(access, teamAllows(access, 'manageMeetings'));
@@ -151,7 +152,7 @@ export const getMeetingRecap: Handler<'getMeetingRecap'> = async ({ params }, { 
 
 /** The meeting is share-locked while the rating is written, so its status cannot move in between. */
 export const rateMeetingAsMe: Handler<'rateMeetingAsMe'> = async ({ params, body }, { db, caller, now }) => {
-  const rating = await db.transaction().execute(async (trx) => {
+  const rating = await inTransaction(db, async (trx) => {
     const meeting = await meetings.lockMeetingForRating(trx, params.id, caller.userId);
     const access = teamAccess(caller, meeting && teamFacts(meeting), 'item');
     requireChange(access, mayRateSelf(access));
@@ -162,7 +163,7 @@ export const rateMeetingAsMe: Handler<'rateMeetingAsMe'> = async ({ params, body
 };
 
 export const setMeetingRating: Handler<'setMeetingRating'> = async ({ params, body }, { db, caller, now }) => {
-  const rating = await db.transaction().execute(async (trx) => {
+  const rating = await inTransaction(db, async (trx) => {
     const meeting = await meetings.lockMeetingForRating(trx, params.id, caller.userId);
     const access = teamAccess(caller, meeting && teamFacts(meeting), 'item');
     requireChange(access, teamAllows(access, 'rateOthers'));
@@ -181,7 +182,7 @@ export const setMeetingRating: Handler<'setMeetingRating'> = async ({ params, bo
 
 export const revealMeetingRatings: Handler<'revealMeetingRatings'> = async ({ params }, { db, caller, now }) => {
   const at = now();
-  const revealed = await db.transaction().execute(async (trx) => {
+  const revealed = await inTransaction(db, async (trx) => {
     const meeting = await meetings.lockMeeting(trx, params.id, caller.userId);
     const access = teamAccess(caller, meeting && teamFacts(meeting), 'item');
     requireChange(access, teamAllows(access, 'manageMeetings'));
@@ -227,7 +228,7 @@ export const deleteCascadingMessage: Handler<'deleteCascadingMessage'> = async (
 
 /** Checked and written in one transaction: a refused request acknowledges nothing. */
 export const acknowledgeCascadingMessages: Handler<'acknowledgeCascadingMessages'> = async ({ body }, { db, caller }) => {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     requireChange(messagesAccess(caller, await meetings.messageOrganizations(trx, body.ids)), true);
     await meetings.acknowledgeMessages(trx, body.ids, caller.userId);
   });

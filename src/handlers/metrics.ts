@@ -13,6 +13,7 @@ import { SCORECARD_MAX_WEEKS, scorecardWeeks } from '../rules/scorecardWeeks.js'
 import { currentWeekMonday, isMonday } from '../time.js';
 import { callerTimeZoneIn, clearable, requireTeamMember } from './shared.js';
 import type { Handler } from './types.js';
+import { inTransaction } from '../db/transaction.js';
 
 /** The metric and the caller's access to it; an invisible metric is answered like a missing one (404). */
 async function loadMetric(db: Kysely<Database>, caller: Caller, metricId: string) {
@@ -60,7 +61,7 @@ export const getTeamScorecard: Handler<'getTeamScorecard'> = async ({ params, qu
 export const createMetric: Handler<'createMetric'> = async ({ params, body }, { db, caller }) => {
   const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
   requireChange(access, teamAllows(access, 'manageMetrics'));
-  const metric = await db.transaction().execute(async (trx) => {
+  const metric = await inTransaction(db, async (trx) => {
     await requireTeamMember(trx, params.teamId, body.ownerId, 'metric');
     await metrics.lockScorecard(trx, params.teamId);
     return metrics.insertMetric(trx, {
@@ -82,7 +83,7 @@ export const createMetric: Handler<'createMetric'> = async ({ params, body }, { 
 export const updateMetric: Handler<'updateMetric'> = async ({ params, body }, { db, caller }) => {
   const { metric, access } = await loadMetric(db, caller, params.id);
   requireChange(access, teamAllows(access, 'manageMetrics'));
-  const updated = await db.transaction().execute(async (trx) => {
+  const updated = await inTransaction(db, async (trx) => {
     if (body.ownerId !== undefined) await requireTeamMember(trx, metric.team_id, body.ownerId, 'metric');
     if (body.direction !== undefined) {
       await metrics.lockScorecard(trx, metric.team_id);
@@ -97,7 +98,7 @@ export const updateMetric: Handler<'updateMetric'> = async ({ params, body }, { 
 export const deleteMetric: Handler<'deleteMetric'> = async ({ params }, { db, caller }) => {
   const { metric, access } = await loadMetric(db, caller, params.id);
   requireChange(access, teamAllows(access, 'delete'));
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await metrics.lockScorecard(trx, metric.team_id);
     await metrics.deleteMetric(trx, params.id);
   });

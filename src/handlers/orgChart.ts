@@ -8,6 +8,7 @@ import { NotFound, RuleViolation } from '../errors.js';
 import { toSeat } from '../records/orgChart.js';
 import { clearable, requireTeamMember } from './shared.js';
 import type { Handler } from './types.js';
+import { inTransaction } from '../db/transaction.js';
 
 /** A new seat's parent must be a seat of the same team. */
 async function requireSeatOfTeam(trx: Transaction<Database>, teamId: string, parentId: string) {
@@ -25,7 +26,7 @@ export const listTeamSeats: Handler<'listTeamSeats'> = async ({ params }, { db, 
 export const createSeat: Handler<'createSeat'> = async ({ params, body }, { db, caller }) => {
   const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
   requireChange(access, teamAllows(access, 'editOrgChart'));
-  const seat = await db.transaction().execute(async (trx) => {
+  const seat = await inTransaction(db, async (trx) => {
     await orgChart.lockTeamChart(trx, params.teamId);
     const parentId = body.parentId ?? null;
     if (parentId !== null) await requireSeatOfTeam(trx, params.teamId, parentId);
@@ -47,7 +48,7 @@ export const updateSeat: Handler<'updateSeat'> = async ({ params, body }, { db, 
   const seat = await orgChart.findSeat(db, params.id, caller.userId);
   const access = teamAccess(caller, seat && teamFacts(seat), 'item');
   requireChange(access, teamAllows(access, 'editOrgChart'));
-  const updated = await db.transaction().execute(async (trx) => {
+  const updated = await inTransaction(db, async (trx) => {
     if (body.userId != null) await requireTeamMember(trx, seat!.team_id, body.userId, 'seat', 'holder');
     return orgChart.updateSeat(trx, params.id, {
       title: body.title,

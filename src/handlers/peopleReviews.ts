@@ -6,6 +6,7 @@ import { pageLimit } from '../db/pagination.js';
 import { toPeopleReview } from '../records/peopleReviews.js';
 import { clearable, requireTeamMember } from './shared.js';
 import type { Handler } from './types.js';
+import { inTransaction } from '../db/transaction.js';
 
 export const listTeamPeopleReviews: Handler<'listTeamPeopleReviews'> = async ({ params, query }, { db, caller }) => {
   const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
@@ -22,7 +23,7 @@ export const listTeamPeopleReviews: Handler<'listTeamPeopleReviews'> = async ({ 
 export const putPeopleReview: Handler<'putPeopleReview'> = async ({ params, body }, { db, caller }) => {
   const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
   requireChange(access, teamAllows(access, 'writePeopleReview'));
-  const review = await db.transaction().execute(async (trx) => {
+  const review = await inTransaction(db, async (trx) => {
     await requireTeamMember(trx, params.teamId, body.userId, 'review', 'reviewed person');
     return peopleReviews.upsertPeopleReview(trx, {
       teamId: params.teamId,

@@ -10,6 +10,7 @@ import { NotFound } from '../errors.js';
 import { toTask } from '../records/tasks.js';
 import { requireMeetingOfTeam, requireTeamMember } from './shared.js';
 import type { Handler } from './types.js';
+import { inTransaction } from '../db/transaction.js';
 
 /** The task and the caller's access to it; an invisible task is answered like a missing one (404). */
 async function loadTask(db: Kysely<Database>, caller: Caller, taskId: string) {
@@ -33,7 +34,7 @@ export const listTeamTasks: Handler<'listTeamTasks'> = async ({ params, query },
 export const createTask: Handler<'createTask'> = async ({ params, body }, { db, caller }) => {
   const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
   requireChange(access, teamAllows(access, 'writeTask'));
-  const task = await db.transaction().execute(async (trx) => {
+  const task = await inTransaction(db, async (trx) => {
     await requireTeamMember(trx, params.teamId, body.ownerId, 'task');
     const meetingId = body.meetingId ?? null;
     await requireMeetingOfTeam(trx, params.teamId, meetingId);
@@ -51,7 +52,7 @@ export const getTask: Handler<'getTask'> = async ({ params }, { db, caller }) =>
 export const updateTask: Handler<'updateTask'> = async ({ params, body }, { db, caller }) => {
   const { task, access } = await loadTask(db, caller, params.id);
   requireChange(access, teamAllows(access, 'writeTask'));
-  const updated = await db.transaction().execute(async (trx) => {
+  const updated = await inTransaction(db, async (trx) => {
     if (body.ownerId !== undefined) await requireTeamMember(trx, task.team_id, body.ownerId, 'task');
     return tasks.updateTask(trx, params.id, body);
   });

@@ -8,6 +8,23 @@ import type { Logger } from 'pino';
 import { ApiError, errorTable, FormatError, MethodNotAllowed, RateLimited, Unauthenticated } from '../errors.js';
 import { loggableError, maskKeys } from '../logger.js';
 
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: { error: { code: string; message: string; issues?: unknown[] } };
+}
+
+/** The status, headers and body of a named error, in the reference's error format. */
+export function errorAnswer(error: ApiError): ErrorAnswer {
+  const headers: Record<string, string> = {};
+  if (error instanceof Unauthenticated) headers['WWW-Authenticate'] = 'Bearer';
+  if (error instanceof RateLimited) headers['Retry-After'] = String(error.retryAfterSeconds);
+  if (error instanceof MethodNotAllowed) headers.Allow = error.allowed.join(', ');
+  const body: ErrorAnswer['body']['error'] = { code: error.code, message: error.message };
+  if (error instanceof FormatError) body.issues = error.issues;
+  return { status: errorTable[error.code], headers, body: { error: body } };
+}
+
 export function errorHandler(logger: Logger) {
   return (raw: unknown, req: Request, res: Response, _next: NextFunction) => {
     const error = raw instanceof ApiError ? raw : undefined;
@@ -16,12 +33,7 @@ export function errorHandler(logger: Logger) {
       res.status(500).json({ error: { code: 'internal', message: 'Something went wrong on our side.' } });
       return;
     }
-    if (error instanceof RateLimited) res.set('Retry-After', String(error.retryAfterSeconds));
-    if (error instanceof Unauthenticated) res.set('WWW-Authenticate', 'Bearer');
-    if (error instanceof MethodNotAllowed) res.set('Allow', error.allowed.join(', '));
-    const status = errorTable[error.code];
-    const body: { code: string; message: string; issues?: unknown[] } = { code: error.code, message: error.message };
-    if (error instanceof FormatError) body.issues = error.issues;
-    res.status(status).json({ error: body });
+    const answer = errorAnswer(error);
+    res.set(answer.headers).status(answer.status).json(answer.body);
   };
 }

@@ -18,6 +18,8 @@ import { scopeAllows, type Scope } from '../auth/scopes.js';
 import type { Database } from '../db/database.js';
 import { FormatError, InsufficientScope, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType } from '../errors.js';
 import type { HandlerMap, PublicOperationId } from '../handlers/types.js';
+import { errorAnswer } from './errorHandler.js';
+import { fingerprintOf, idempotencyKeyOf, runIdempotent, type Outcome } from './idempotency.js';
 import { prepareBody } from './requestBody.js';
 import { integerTextIssues, nulCharacterIssues, validationError, type IntegerParameter } from './validation.js';
 
@@ -77,6 +79,22 @@ const invalidJson = () =>
   new FormatError([{ origin: 'body', code: 'invalid_json', path: [], message: 'The request body is not valid JSON.' }], 'The request body is not valid JSON.');
 
 const parseJson = express.json({ limit: '64kb' });
+
+const outcomeOf = (result: { status: number; body?: unknown }): Outcome => ({
+  status: result.status,
+  headers: {},
+  body: result.status === 204 ? null : JSON.stringify(result.body),
+});
+
+/** What res.json() writes, without its per-request lookups of settings and media types. */
+function writeOutcome(res: Response, outcome: Outcome) {
+  res.statusCode = outcome.status;
+  for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
+  if (outcome.body === null) return void res.end();
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(outcome.body));
+  res.end(outcome.body);
+}
 
 /**
  * Reads a JSON body of at most 64 KB once the request has been authenticated and routed. A body
@@ -150,6 +168,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
     ]?.schema;
     const mediaType = successMediaType(operation);
     const integers = integerParameters(operation);
+    const isChange = operation.method !== 'get';
     // openapi-backend compiles them (Ajv) on an operation's first request and keeps them: one for the
     // body when there is one, one for the parameters. Compiling all 79 at start-up would take about 2 s.
     const validatorsOf = () => contract.api.validator.getRequestValidatorsForOperation(operationId) ?? [];
@@ -157,6 +176,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
     const answer = async (params: Record<string, string>, req: Request, res: Response, next: NextFunction) => {
       if (scope && !scopeAllows(req.caller!.scopes, scope, req.caller!.systemRole)) return next(new InsufficientScope());
       if (res.locals.invalidJson) return next(invalidJson());
+      const idempotencyKey = isChange ? idempotencyKeyOf(req.get('idempotency-key')) : undefined;
 
       const body = bodySchema ? prepareBody(bodySchema as never, req.body) : undefined;
       const query = req.query as Record<string, unknown>;
@@ -177,15 +197,29 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
       if (nulIssues.length) return next(new FormatError(nulIssues));
 
       const context = { db, logger, secrets, now, requestId: req.requestId, caller: req.caller };
-      const result = await handler({ params: input.path, query: input.query, body }, context);
+      const request = { params: input.path, query: input.query, body };
+      if (idempotencyKey !== undefined) {
+        const { outcome, replayed } = await runIdempotent(
+          db,
+          {
+            userId: req.caller!.userId,
+            operationId,
+            key: idempotencyKey,
+            fingerprint: fingerprintOf(req.method, req.originalUrl, req.body),
+            now: now(),
+          },
+          async (trx) => outcomeOf(await handler(request, { ...context, db: trx })),
+          (error) => {
+            const answer = errorAnswer(error);
+            return { status: answer.status, headers: answer.headers, body: JSON.stringify(answer.body) };
+          },
+        );
+        if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+        return writeOutcome(res, outcome);
+      }
+      const result = await handler(request, context);
       if (mediaType === 'text/html') return void res.status(result.status).type('html').send(result.body);
-      res.statusCode = result.status;
-      if (result.status === 204) return void res.end();
-      // What res.json() writes, without its per-request lookups of settings and media types.
-      const json = JSON.stringify(result.body);
-      res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      res.setHeader('Content-Length', Buffer.byteLength(json));
-      res.end(json);
+      writeOutcome(res, outcomeOf(result));
     };
 
     const entry: Entry = {

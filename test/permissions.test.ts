@@ -28,12 +28,14 @@ afterAll(() => app.close());
 
 const methodOf = (operationId: OperationId) => operations.find((op) => op.operationId === operationId)!.method.toUpperCase();
 
-async function call(row: MatrixRow, inWorld: World, caller: CallerName) {
+async function call(row: MatrixRow, inWorld: World, caller: CallerName, headers?: Record<string, string>, times = 1) {
   const target = row.prepare ? await row.prepare(inWorld) : undefined;
   const { path, body } = row.request(inWorld, target);
   const method = methodOf(row.operationId);
   expect(operationFor(method, path)?.operationId, `${path} reaches ${row.operationId}`).toBe(row.operationId);
-  return app.request(method, path, { key: inWorld.keys[caller], body });
+  const answers = [];
+  for (let time = 0; time < times; time += 1) answers.push(await app.request(method, path, { key: inWorld.keys[caller], body, headers }));
+  return answers;
 }
 
 function expectAnswer(response: { status: number; body: any }, expected: Expected) {
@@ -56,19 +58,32 @@ describe(`the permission matrix (${databaseLabel})`, () => {
 
   describe.each(rows.map((row) => [row.operationId, row] as const))('%s', (_id, row) => {
     it.each(callerNames.map((caller, index) => [caller, row.expect[index]!] as const))('%s gets %s', async (caller, expected) => {
-      expectAnswer(await call(row, world, caller), expected);
+      expectAnswer((await call(row, world, caller))[0]!, expected);
     });
   });
 });
 
+const allowedCaller = (row: MatrixRow) => callerNames[row.expect.findIndex((expected) => typeof expected === 'number' && expected < 300)]!;
+
+describe(`every change with an Idempotency-Key (${databaseLabel})`, () => {
+  it.each(rows.filter((row) => methodOf(row.operationId) !== 'GET').map((row) => [row.operationId, row] as const))(
+    '%s answers as without the key, and its retry replays that answer',
+    async (_id, row) => {
+      const caller = allowedCaller(row);
+      const [first, retry] = await call(row, world, caller, { 'idempotency-key': `matrix-${row.operationId}` }, 2);
+      expectAnswer(first!, row.expect[callerNames.indexOf(caller)]!);
+      expect([retry!.status, retry!.text, retry!.headers.get('idempotent-replayed')]).toEqual([first!.status, first!.text, 'true']);
+    },
+  );
+});
+
 describe(`a suspended organization (${databaseLabel})`, () => {
   const organizationRows = rows.filter((row) => !row.operationId.toLowerCase().includes('platform'));
-  const allowedCaller = (row: MatrixRow) => callerNames[row.expect.findIndex((expected) => typeof expected === 'number' && expected < 300)]!;
 
   it.each(organizationRows.filter((row) => methodOf(row.operationId) !== 'GET').map((row) => [row.operationId, row] as const))(
     '%s is refused with 409 orgSuspended for a caller it allows',
     async (_id, row) => {
-      expectAnswer(await call(row, suspendedWorld, allowedCaller(row)), 409);
+      expectAnswer((await call(row, suspendedWorld, allowedCaller(row)))[0]!, 409);
     },
   );
 
@@ -76,7 +91,7 @@ describe(`a suspended organization (${databaseLabel})`, () => {
     '%s still reads',
     async (_id, row) => {
       const caller = allowedCaller(row);
-      expectAnswer(await call(row, suspendedWorld, caller), row.expect[callerNames.indexOf(caller)]!);
+      expectAnswer((await call(row, suspendedWorld, caller))[0]!, row.expect[callerNames.indexOf(caller)]!);
     },
   );
 });

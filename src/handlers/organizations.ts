@@ -9,6 +9,7 @@ import { toOrganization, toOrganizationMember } from '../records/organizations.j
 import { nameFromEmail } from '../rules/accounts.js';
 import { isTimeZone } from '../time.js';
 import type { Handler } from './types.js';
+import { inTransaction } from '../db/transaction.js';
 
 export const listOrganizations: Handler<'listOrganizations'> = async (_request, { caller }) => ({
   status: 200,
@@ -51,7 +52,7 @@ export const addOrganizationMember: Handler<'addOrganizationMember'> = async ({ 
   const access = await loadOrganizationAccess(db, caller, params.orgId, 'administration');
   requireChange(access, mayAssignOrganizationRole(access.role, null, body.role));
 
-  const added = await db.transaction().execute(async (trx) => {
+  const added = await inTransaction(db, async (trx) => {
     const organization = await organizations.lockOrganization(trx, params.orgId);
     let user = await findUserByEmail(trx, body.email);
     const created = user === undefined;
@@ -76,7 +77,7 @@ export const addOrganizationMember: Handler<'addOrganizationMember'> = async ({ 
 /** The organization row is locked first, so two changes can never leave it without an Owner. */
 export const updateOrganizationMember: Handler<'updateOrganizationMember'> = async ({ params, body }, { db, caller }) => {
   const access = await loadOrganizationAccess(db, caller, params.orgId, 'administration');
-  const updated = await db.transaction().execute(async (trx) => {
+  const updated = await inTransaction(db, async (trx) => {
     await organizations.lockOrganization(trx, params.orgId);
     const member = await organizations.findMember(trx, params.orgId, params.userId);
     if (!member) throw new NotFound();
@@ -92,7 +93,7 @@ export const updateOrganizationMember: Handler<'updateOrganizationMember'> = asy
 
 export const removeOrganizationMember: Handler<'removeOrganizationMember'> = async ({ params }, { db, caller }) => {
   const access = await loadOrganizationAccess(db, caller, params.orgId, 'administration');
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await organizations.lockOrganization(trx, params.orgId);
     const member = await organizations.findMember(trx, params.orgId, params.userId);
     if (!member) throw new NotFound();

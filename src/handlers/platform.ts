@@ -40,6 +40,7 @@ import { nameFromEmail } from '../rules/accounts.js';
 import { nextFreeSlug, slugify } from '../rules/slug.js';
 import { isTimeZone } from '../time.js';
 import type { Handler } from './types.js';
+import { inTransaction } from '../db/transaction.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Organizations
@@ -84,7 +85,7 @@ export const createPlatformOrganization: Handler<'createPlatformOrganization'> =
     const owner: { id: string } | { account: NewUser } =
       (await findUserByEmail(db, body.owner.email)) ?? { account: await newOwnerAccount(body.owner, body.defaultLocale, hashPassword) };
     try {
-      const organization = await db.transaction().execute(async (trx) => {
+      const organization = await inTransaction(db, async (trx) => {
         const created = await insertOrganization(trx, {
           name: body.name,
           slug: nextFreeSlug(base, await takenOrganizationSlugs(trx, base)),
@@ -104,7 +105,7 @@ export const createPlatformOrganization: Handler<'createPlatformOrganization'> =
 };
 
 export const updatePlatformOrganization: Handler<'updatePlatformOrganization'> = async ({ params, body }, { db }) => {
-  const organization = await db.transaction().execute(async (trx) => {
+  const organization = await inTransaction(db, async (trx) => {
     await setOrganizationStatus(trx, params.id, body.status);
     return findOrganization(trx, params.id);
   });
@@ -157,13 +158,13 @@ export const updatePlatformAiProvider: Handler<'updatePlatformAiProvider'> = asy
 };
 
 export const deletePlatformAiProvider: Handler<'deletePlatformAiProvider'> = async ({ params }, { db }) => {
-  const deleted = await db.transaction().execute((trx) => deleteAiProvider(trx, params.type));
+  const deleted = await inTransaction(db, (trx) => deleteAiProvider(trx, params.type));
   if (!deleted) throw new NotFound();
   return { status: 204, body: undefined };
 };
 
 export const putPlatformAiPrompt: Handler<'putPlatformAiPrompt'> = async ({ params, body }, { db }) => {
-  const prompt = await db.transaction().execute(async (trx) => {
+  const prompt = await inTransaction(db, async (trx) => {
     // Locked so that the provider stored with the prompt cannot be deleted before the prompt is saved.
     const providers = await lockAiProviders(trx, 'share');
     let providerId: string | null = null;

@@ -9,6 +9,7 @@ import { toTeam, toTeamMember } from '../records/teams.js';
 import { adjustMeetingSettings } from '../rules/meetingSettings.js';
 import { nextFreeSlug, slugify } from '../rules/slug.js';
 import type { Handler } from './types.js';
+import { inTransaction } from '../db/transaction.js';
 
 export const listOrganizationTeams: Handler<'listOrganizationTeams'> = async ({ params }, { db, caller }) => {
   const access = await loadOrganizationAccess(db, caller, params.orgId, 'collection');
@@ -20,7 +21,7 @@ export const listOrganizationTeams: Handler<'listOrganizationTeams'> = async ({ 
 export const createTeam: Handler<'createTeam'> = async ({ params, body }, { db, caller }) => {
   const access = await loadOrganizationAccess(db, caller, params.orgId, 'administration');
   requireChange(access, administersOrganization(access.role));
-  const team = await db.transaction().execute(async (trx) => {
+  const team = await inTransaction(db, async (trx) => {
     await lockOrganization(trx, params.orgId);
     const base = slugify(body.name, 'team');
     const slug = nextFreeSlug(base, await teams.takenSlugs(trx, params.orgId, base));
@@ -37,7 +38,7 @@ export const getTeam: Handler<'getTeam'> = async ({ params }, { db, caller }) =>
 export const updateTeam: Handler<'updateTeam'> = async ({ params, body }, { db, caller }) => {
   const { access } = await loadTeamAccess(db, caller, params.teamId, 'administration');
   requireChange(access, administersOrganization(access.orgRole));
-  const team = await db.transaction().execute(async (trx) => {
+  const team = await inTransaction(db, async (trx) => {
     const stored = await teams.lockTeam(trx, params.teamId);
     const settings = adjustMeetingSettings(
       { durationMin: stored.meeting_duration_min, warningMin: stored.meeting_warning_min },
@@ -69,7 +70,7 @@ export const listTeamMembers: Handler<'listTeamMembers'> = async ({ params, quer
 export const addTeamMember: Handler<'addTeamMember'> = async ({ params, body }, { db, caller }) => {
   const { access } = await loadTeamAccess(db, caller, params.teamId, 'administration');
   requireChange(access, administersOrganization(access.orgRole));
-  const member = await db.transaction().execute(async (trx) => {
+  const member = await inTransaction(db, async (trx) => {
     if (!(await teams.isOrganizationMember(trx, access.orgId, body.userId))) {
       throw new RuleViolation('Only members of the team\'s organization can be added to the team.');
     }

@@ -1542,6 +1542,7 @@ export interface components {
          *     - `orgSuspended` (409): the organization is suspended; every change is refused.
          *     - `ratingClosed` (409): the meeting cannot be rated now.
          *     - `idempotencyKeyInUse` (409): a request with the same `Idempotency-Key` is still running; retry when it has finished.
+         *     - `preconditionFailed` (412): the `If-Match` tag is no longer the resource's current tag; nothing was changed.
          *     - `payloadTooLarge` (413): the request body is larger than 64 KB.
          *     - `unsupportedMediaType` (415): a request body that is not `application/json`.
          *     - `invalid` (422): invalid parameters or body; nothing was changed.
@@ -1550,7 +1551,7 @@ export interface components {
          *     - `internal` (500): unexpected error; no details are given.
          * @enum {string}
          */
-        ErrorCode: "badRequest" | "unauthenticated" | "forbidden" | "insufficientScope" | "notFound" | "methodNotAllowed" | "orgSuspended" | "ratingClosed" | "idempotencyKeyInUse" | "payloadTooLarge" | "unsupportedMediaType" | "invalid" | "idempotencyKeyReused" | "rateLimited" | "internal";
+        ErrorCode: "badRequest" | "unauthenticated" | "forbidden" | "insufficientScope" | "notFound" | "methodNotAllowed" | "orgSuspended" | "ratingClosed" | "idempotencyKeyInUse" | "preconditionFailed" | "payloadTooLarge" | "unsupportedMediaType" | "invalid" | "idempotencyKeyReused" | "rateLimited" | "internal";
         /**
          * @description One problem with the shape of a request. `origin` says where the value came
          *     from, `path` names the field (array items by their index, as a string),
@@ -2415,6 +2416,15 @@ export interface components {
         };
     };
     responses: {
+        /** @description Not modified: `If-None-Match` named the current tag. No body; the `ETag` is the same as before. */
+        NotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description A request HTTP does not allow (`badRequest`): two `Authorization` header fields in one request (the field is a singleton; the API does not guess which one was meant). Checked before the key. */
         BadRequest: {
             headers: {
@@ -2499,6 +2509,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The `If-Match` tag is no longer the resource's current tag (`preconditionFailed`): someone changed it since you read it. Nothing was changed; read it again, reapply your change and send the new tag. */
+        PreconditionFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request body is larger than 64 KB (`payloadTooLarge`). */
         PayloadTooLarge: {
             headers: {
@@ -2542,6 +2562,11 @@ export interface components {
     };
     parameters: {
         /**
+         * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+         * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+         */
+        IfNoneMatch: string;
+        /**
          * @description Id of the organization.
          * @example 0a0a0000-0000-4000-8000-000000000001
          */
@@ -2551,6 +2576,11 @@ export interface components {
          * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
          */
         IdempotencyKey: string;
+        /**
+         * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+         * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+         */
+        IfMatch: string;
         /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
         Limit: number;
         /** @description `nextCursor` of the previous page; omit for the first page. */
@@ -2568,6 +2598,8 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description Strong entity tag of this answer's body: the same bytes always carry the same tag. Send it back in `If-None-Match` to get 304 while nothing changed, or in `If-Match` to change the resource only if nobody changed it since. */
+        ETag: string;
         /** @description Id of this request, on every response. A well-formed incoming `X-Request-Id` (1-128 characters of letters, digits, `-`, `_`, `.`) is echoed, unless it starts with `ak_` like an API key (such a value is never echoed or logged); otherwise a new one is generated. Quote it when reporting a problem. */
         XRequestId: string;
         /** @description The caller's budget in the current wall-clock minute, e.g. `limit=120, remaining=118, reset=42` (reset in seconds). */
@@ -2594,7 +2626,13 @@ export interface operations {
     getMe: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2603,6 +2641,7 @@ export interface operations {
             /** @description The caller's account, organizations and key. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -2612,6 +2651,7 @@ export interface operations {
                     "application/json": components["schemas"]["Account"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -2623,7 +2663,13 @@ export interface operations {
     listOrganizations: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2632,6 +2678,7 @@ export interface operations {
             /** @description All of the caller's organizations. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -2641,6 +2688,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrganizationList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -2652,7 +2700,13 @@ export interface operations {
     getOrganization: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the organization.
@@ -2667,6 +2721,7 @@ export interface operations {
             /** @description The organization. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -2676,6 +2731,7 @@ export interface operations {
                     "application/json": components["schemas"]["Organization"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -2694,6 +2750,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -2713,6 +2774,7 @@ export interface operations {
             /** @description The updated organization. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -2728,6 +2790,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Invalid"];
@@ -2743,7 +2806,13 @@ export interface operations {
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the organization.
@@ -2758,6 +2827,7 @@ export interface operations {
             /** @description One page of organization members. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -2767,6 +2837,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrganizationMemberPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -2931,7 +3002,13 @@ export interface operations {
     listOrganizationTeams: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the organization.
@@ -2946,6 +3023,7 @@ export interface operations {
             /** @description All teams the caller can see. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -2955,6 +3033,7 @@ export interface operations {
                     "application/json": components["schemas"]["TeamList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -3026,7 +3105,13 @@ export interface operations {
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the organization.
@@ -3041,6 +3126,7 @@ export interface operations {
             /** @description One page of company goals. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3050,6 +3136,7 @@ export interface operations {
                     "application/json": components["schemas"]["GoalPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -3062,7 +3149,13 @@ export interface operations {
     getTeam: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the team.
@@ -3077,6 +3170,7 @@ export interface operations {
             /** @description The team. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3086,6 +3180,7 @@ export interface operations {
                     "application/json": components["schemas"]["Team"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -3104,6 +3199,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -3132,6 +3232,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -3146,6 +3247,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -3165,6 +3271,7 @@ export interface operations {
             /** @description The updated team, with the stored values. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -3180,6 +3287,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Invalid"];
@@ -3195,7 +3303,13 @@ export interface operations {
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the team.
@@ -3210,6 +3324,7 @@ export interface operations {
             /** @description One page of team members. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3219,6 +3334,7 @@ export interface operations {
                     "application/json": components["schemas"]["TeamMemberPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -3392,7 +3508,13 @@ export interface operations {
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the team.
@@ -3407,6 +3529,7 @@ export interface operations {
             /** @description One page of tasks. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3416,6 +3539,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -3478,7 +3602,13 @@ export interface operations {
     getTask: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the task.
@@ -3493,6 +3623,7 @@ export interface operations {
             /** @description The task. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3502,6 +3633,7 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -3520,6 +3652,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -3548,6 +3685,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -3562,6 +3700,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -3581,6 +3724,7 @@ export interface operations {
             /** @description The updated task. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -3596,6 +3740,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Invalid"];
@@ -3615,7 +3760,13 @@ export interface operations {
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the team.
@@ -3630,6 +3781,7 @@ export interface operations {
             /** @description One page of issues. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3639,6 +3791,7 @@ export interface operations {
                     "application/json": components["schemas"]["IssuePage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -3701,7 +3854,13 @@ export interface operations {
     getIssue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the issue.
@@ -3716,6 +3875,7 @@ export interface operations {
             /** @description The issue. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3725,6 +3885,7 @@ export interface operations {
                     "application/json": components["schemas"]["Issue"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -3743,6 +3904,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -3771,6 +3937,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -3785,6 +3952,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -3804,6 +3976,7 @@ export interface operations {
             /** @description The updated issue. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -3819,6 +3992,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Invalid"];
@@ -3840,7 +4014,13 @@ export interface operations {
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the team.
@@ -3855,6 +4035,7 @@ export interface operations {
             /** @description One page of goals. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3864,6 +4045,7 @@ export interface operations {
                     "application/json": components["schemas"]["GoalPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -3926,7 +4108,13 @@ export interface operations {
     getGoal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the goal.
@@ -3941,6 +4129,7 @@ export interface operations {
             /** @description The goal with its milestones. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -3950,6 +4139,7 @@ export interface operations {
                     "application/json": components["schemas"]["Goal"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -3968,6 +4158,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -3996,6 +4191,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -4010,6 +4206,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -4029,6 +4230,7 @@ export interface operations {
             /** @description The updated goal with its milestones. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -4044,6 +4246,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Invalid"];
@@ -4060,6 +4263,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -4094,6 +4302,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Invalid"];
@@ -4196,7 +4405,13 @@ export interface operations {
     listTeamMetrics: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the team.
@@ -4211,6 +4426,7 @@ export interface operations {
             /** @description The team's Scorecard metrics, in Scorecard order. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -4220,6 +4436,7 @@ export interface operations {
                     "application/json": components["schemas"]["MetricList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -4293,7 +4510,13 @@ export interface operations {
                  */
                 to?: components["schemas"]["Day"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the team.
@@ -4308,6 +4531,7 @@ export interface operations {
             /** @description The team's Scorecard for the weeks of the range. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -4317,6 +4541,7 @@ export interface operations {
                     "application/json": components["schemas"]["Scorecard"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -4430,7 +4655,13 @@ export interface operations {
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the metric.
@@ -4445,6 +4676,7 @@ export interface operations {
             /** @description One page of weekly values. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -4454,6 +4686,7 @@ export interface operations {
                     "application/json": components["schemas"]["MetricValuePage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -4528,7 +4761,13 @@ export interface operations {
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the team.
@@ -4543,6 +4782,7 @@ export interface operations {
             /** @description One page of meetings, newest first. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -4552,6 +4792,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeetingPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -4614,7 +4855,13 @@ export interface operations {
     getMeeting: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the meeting.
@@ -4629,6 +4876,7 @@ export interface operations {
             /** @description The meeting with everything recorded in it. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -4638,6 +4886,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeetingDetail"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -4656,6 +4905,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -4675,6 +4929,7 @@ export interface operations {
             /** @description The updated meeting, as GET /meetings/{id} returns it. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -4690,6 +4945,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Invalid"];
@@ -4700,7 +4956,13 @@ export interface operations {
     getMeetingRecap: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the meeting.
@@ -4715,6 +4977,7 @@ export interface operations {
             /** @description The recap of the meeting. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -4724,6 +4987,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeetingRecap"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -4742,6 +5006,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -4776,6 +5045,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["RatingConflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Invalid"];
@@ -4792,6 +5062,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -4842,6 +5117,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["RatingConflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Invalid"];
@@ -4858,6 +5134,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -4873,6 +5154,7 @@ export interface operations {
             /** @description The meeting with all ratings and the average visible. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -4888,6 +5170,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -4902,6 +5185,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -4936,6 +5224,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Invalid"];
@@ -4952,6 +5241,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -4986,6 +5280,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Invalid"];
@@ -5002,6 +5297,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -5036,6 +5336,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Invalid"];
@@ -5129,7 +5430,13 @@ export interface operations {
     getTeamVision: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the team.
@@ -5144,6 +5451,7 @@ export interface operations {
             /** @description The team's vision. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -5153,6 +5461,7 @@ export interface operations {
                     "application/json": components["schemas"]["Vision"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -5171,6 +5480,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -5186,6 +5500,7 @@ export interface operations {
             /** @description The new vision, or the existing one unchanged. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -5201,6 +5516,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -5215,6 +5531,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -5234,6 +5555,7 @@ export interface operations {
             /** @description The whole vision after the change. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -5249,6 +5571,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["OrgSuspended"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Invalid"];
@@ -5259,7 +5582,13 @@ export interface operations {
     listTeamSeats: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the team.
@@ -5274,6 +5603,7 @@ export interface operations {
             /** @description All seats of the team, depth first. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -5283,6 +5613,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeatList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -5447,7 +5778,13 @@ export interface operations {
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the team.
@@ -5462,6 +5799,7 @@ export interface operations {
             /** @description One page of people reviews. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -5471,6 +5809,7 @@ export interface operations {
                     "application/json": components["schemas"]["PeopleReviewPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -5538,7 +5877,13 @@ export interface operations {
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the team.
@@ -5553,6 +5898,7 @@ export interface operations {
             /** @description One page of documents and links. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -5562,6 +5908,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -5671,7 +6018,13 @@ export interface operations {
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5680,6 +6033,7 @@ export interface operations {
             /** @description One page of organizations. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -5689,6 +6043,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlatformOrganizationPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -5798,7 +6153,13 @@ export interface operations {
                 /** @description `nextCursor` of the previous page; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5807,6 +6168,7 @@ export interface operations {
             /** @description One page of accounts. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -5816,6 +6178,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlatformUserPage"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -5827,7 +6190,13 @@ export interface operations {
     listPlatformUserApiKeys: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Id of the account.
@@ -5842,6 +6211,7 @@ export interface operations {
             /** @description All API keys of the account. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -5851,6 +6221,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyInfoList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -5905,7 +6276,13 @@ export interface operations {
     getPlatformAiConfig: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5914,6 +6291,7 @@ export interface operations {
             /** @description The AI providers and the custom prompts. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -5923,6 +6301,7 @@ export interface operations {
                     "application/json": components["schemas"]["AiConfig"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -5940,6 +6319,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -5974,6 +6358,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Invalid"];
@@ -5990,6 +6375,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -6018,6 +6408,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -6032,6 +6423,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -6066,6 +6462,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Invalid"];
@@ -6082,6 +6479,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -6116,6 +6518,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Invalid"];
@@ -6132,6 +6535,11 @@ export interface operations {
                  * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -6160,6 +6568,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
+            412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -6168,7 +6577,13 @@ export interface operations {
     getOpenApiDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6177,6 +6592,7 @@ export interface operations {
             /** @description The OpenAPI 3.1 document. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
@@ -6186,6 +6602,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             422: components["responses"]["Invalid"];
             500: components["responses"]["Internal"];
         };

@@ -88,6 +88,14 @@ export class IdempotencyKeyReused extends ApiError {
   }
 }
 
+/** An If-Match tag that is no longer the resource's current tag: someone changed it meanwhile. */
+export class PreconditionFailed extends ApiError {
+  readonly code = 'preconditionFailed';
+  constructor(message = 'The resource has changed since you read it (If-Match); read it again and reapply your change.') {
+    super(message);
+  }
+}
+
 export class PayloadTooLarge extends ApiError {
   readonly code = 'payloadTooLarge';
   constructor(message = 'The request body is larger than 64 KB.') {
@@ -146,6 +154,7 @@ export const errorTable: Record<AnyErrorCode, number> = {
   orgSuspended: 409,
   ratingClosed: 409,
   idempotencyKeyInUse: 409,
+  preconditionFailed: 412,
   payloadTooLarge: 413,
   unsupportedMediaType: 415,
   invalid: 422,

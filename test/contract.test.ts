@@ -138,3 +138,27 @@ describe('the contract', () => {
     }
   });
 });
+
+describe('the contract declares the conditional requests the server evaluates', () => {
+  const headerParameters = (op: (typeof operations)[number]) =>
+    (op.operation.parameters ?? []).map((parameter) => deref<OpenAPIV3_1.ParameterObject>(parameter as OpenAPIV3_1.ParameterObject, '').value).filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name);
+
+  it('declares If-Match and 412 on exactly the changes the server judges on a resource read', async () => {
+    const { loadContract } = await import('../src/http/router.js');
+    const { resourceReads } = await import('../src/http/conditional.js');
+    const reads = resourceReads((await loadContract(contract as object)).operations);
+    for (const op of operations.filter((candidate) => candidate.method !== 'get')) {
+      const judged = reads.has(op.operationId);
+      expect(headerParameters(op).includes('If-Match'), op.operationId).toBe(judged);
+      expect('412' in op.operation.responses!, op.operationId).toBe(judged);
+      expect(headerParameters(op), op.operationId).toContain('Idempotency-Key');
+    }
+  });
+
+  it('declares If-None-Match and 304 on every JSON read', () => {
+    for (const op of operations.filter((candidate) => candidate.method === 'get' && candidate.operationId !== 'getApiDocs')) {
+      expect(headerParameters(op), op.operationId).toContain('If-None-Match');
+      expect('304' in op.operation.responses!, op.operationId).toBe(true);
+    }
+  });
+});

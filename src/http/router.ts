@@ -16,8 +16,11 @@ import type { OperationId } from '../api/operations.js';
 import type { SecretBox } from '../auth/secrets.js';
 import { scopeAllows, type Scope } from '../auth/scopes.js';
 import type { Database } from '../db/database.js';
-import { FormatError, InsufficientScope, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType } from '../errors.js';
+import { FormatError, InsufficientScope, MethodNotAllowed, NotFound, PayloadTooLarge, PreconditionFailed, UnsupportedMediaType } from '../errors.js';
 import type { HandlerMap, PublicOperationId } from '../handlers/types.js';
+import { lockResource } from '../db/queries/conditional.js';
+import { inTransaction } from '../db/transaction.js';
+import { etagOf, ifMatchHolds, ifMatchOf, noneMatchHits, resourceReads } from './conditional.js';
 import { errorAnswer } from './errorHandler.js';
 import { fingerprintOf, idempotencyKeyOf, runIdempotent, type Outcome } from './idempotency.js';
 import { prepareBody } from './requestBody.js';
@@ -85,6 +88,19 @@ const outcomeOf = (result: { status: number; body?: unknown }): Outcome => ({
   headers: {},
   body: result.status === 204 ? null : JSON.stringify(result.body),
 });
+
+/** A read's answer with its tag; 304 without a body when If-None-Match names that tag. */
+function writeRead(req: Request, res: Response, outcome: Outcome) {
+  if (outcome.status === 200 && outcome.body !== null) {
+    const tag = etagOf(outcome.body);
+    res.setHeader('ETag', tag);
+    if (noneMatchHits(req.get('if-none-match'), tag)) {
+      res.statusCode = 304;
+      return void res.end();
+    }
+  }
+  writeOutcome(res, outcome);
+}
 
 /** What res.json() writes, without its per-request lookups of settings and media types. */
 function writeOutcome(res: Response, outcome: Outcome) {
@@ -158,6 +174,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
   const table = FindMyWay({ caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 16_384 });
   const paths = FindMyWay({ caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 16_384 });
   const methodsByPath = new Map<string, string[]>();
+  const reads = resourceReads(contract.operations);
 
   for (const operation of contract.operations) {
     const operationId = operation.operationId as OperationId;
@@ -169,6 +186,8 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
     const mediaType = successMediaType(operation);
     const integers = integerParameters(operation);
     const isChange = operation.method !== 'get';
+    const read = reads.get(operationId);
+    const readHandler = read && (handlers[read.operationId as OperationId] as unknown as AnyHandler);
     // openapi-backend compiles them (Ajv) on an operation's first request and keeps them: one for the
     // body when there is one, one for the parameters. Compiling all 79 at start-up would take about 2 s.
     const validatorsOf = () => contract.api.validator.getRequestValidatorsForOperation(operationId) ?? [];
@@ -177,6 +196,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
       if (scope && !scopeAllows(req.caller!.scopes, scope, req.caller!.systemRole)) return next(new InsufficientScope());
       if (res.locals.invalidJson) return next(invalidJson());
       const idempotencyKey = isChange ? idempotencyKeyOf(req.get('idempotency-key')) : undefined;
+      const ifMatch = read ? ifMatchOf(req.get('if-match')) : undefined;
 
       const body = bodySchema ? prepareBody(bodySchema as never, req.body) : undefined;
       const query = req.query as Record<string, unknown>;
@@ -198,6 +218,28 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
 
       const context = { db, logger, secrets, now, requestId: req.requestId, caller: req.caller };
       const request = { params: input.path, query: input.query, body };
+      if (!isChange) {
+        const result = await handler(request, context);
+        if (mediaType === 'text/html') return void res.status(result.status).type('html').send(result.body);
+        return writeRead(req, res, outcomeOf(result));
+      }
+
+      // The condition is judged on the resource as it was under the lock, after the change's own
+      // checks (a refusal answers as without If-Match); a failed condition undoes the change.
+      const conditionally = (database: Kysely<Database>) =>
+        inTransaction(database, async (trx) => {
+          const resource = Object.fromEntries(read!.parameters.map((name) => [name, params[name]]));
+          await lockResource(trx, `${read!.operationId}\n${JSON.stringify(resource)}`);
+          const current = await readHandler!({ params: resource, query: {}, body: undefined }, { ...context, db: trx });
+          const result = await handler(request, { ...context, db: trx });
+          if (!ifMatchHolds(ifMatch!, etagOf(JSON.stringify(current.body)))) throw new PreconditionFailed();
+          return result;
+        });
+      const change = async (database: Kysely<Database>): Promise<Outcome> => {
+        const outcome = outcomeOf(ifMatch === undefined ? await handler(request, { ...context, db: database }) : await conditionally(database));
+        if (read?.sameRecord && outcome.body !== null) outcome.headers.ETag = etagOf(outcome.body);
+        return outcome;
+      };
       if (idempotencyKey !== undefined) {
         const { outcome, replayed } = await runIdempotent(
           db,
@@ -208,7 +250,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
             fingerprint: fingerprintOf(req.method, req.originalUrl, req.body),
             now: now(),
           },
-          async (trx) => outcomeOf(await handler(request, { ...context, db: trx })),
+          change,
           (error) => {
             const answer = errorAnswer(error);
             return { status: answer.status, headers: answer.headers, body: JSON.stringify(answer.body) };
@@ -217,9 +259,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
         if (replayed) res.setHeader('Idempotent-Replayed', 'true');
         return writeOutcome(res, outcome);
       }
-      const result = await handler(request, context);
-      if (mediaType === 'text/html') return void res.status(result.status).type('html').send(result.body);
-      writeOutcome(res, outcomeOf(result));
+      writeOutcome(res, await change(db));
     };
 
     const entry: Entry = {

@@ -124,14 +124,14 @@ export interface paths {
         post?: never;
         /**
          * Remove a member from an organization
-         * @description Removes the person from the organization and from all of its teams. Their history stays: tasks, issues, ratings and other items they created or own are kept and still name them. Their API keys lose access to the organization on the very next request. Allowed only for organization Owners and Admins; organization Members (even team Owners and Admins) and Implementers get 403 forbidden. Only an Owner may remove a member who is OWNER or ADMIN (an Admin gets 403 forbidden). Removing the last Owner gives 422 invalid. A caller who is not a member of the organization gets 403 forbidden; an unknown organization, or a person who is not its member, gives 404; a suspended organization gives 409 orgSuspended.
+         * @description Removes the person from the organization and from all of its teams. Their history stays: tasks, issues, ratings and other items they created or own are kept and still name them. Their API keys lose access to the organization on the very next request. Allowed only for organization Owners and Admins; organization Members (even team Owners and Admins) and Implementers get 403 forbidden. Only an Owner may remove a member who is OWNER or ADMIN (an Admin gets 403 forbidden). Removing the last Owner gives 422 invalid. A caller who is not a member of the organization gets 403 forbidden; these refusals come before the person is looked up, so they do not depend on whether the person is a member. An unknown organization gives 404, and to Owners and Admins a person who is not its member; a suspended organization gives 409 orgSuspended.
          */
         delete: operations["removeOrganizationMember"];
         options?: never;
         head?: never;
         /**
          * Change a member's organization role
-         * @description Sets the person's organization role to `role`. Allowed only for organization Owners and Admins; organization Members (even team Owners and Admins) and Implementers get 403 forbidden. Only an Owner may grant OWNER or ADMIN or change the role of a member who is OWNER or ADMIN (an Admin gets 403 forbidden). Changing the role of the last Owner gives 422 invalid, so an organization always keeps an Owner. Team roles are not affected, but OWNER, ADMIN and IMPLEMENTER act as team Admins in every team of the organization, while a MEMBER sees only their own teams. A caller who is not a member of the organization gets 403 forbidden; an unknown organization, or a person who is not its member, gives 404; a suspended organization gives 409 orgSuspended.
+         * @description Sets the person's organization role to `role`. Allowed only for organization Owners and Admins; organization Members (even team Owners and Admins) and Implementers get 403 forbidden. Only an Owner may grant OWNER or ADMIN or change the role of a member who is OWNER or ADMIN (an Admin gets 403 forbidden). Changing the role of the last Owner gives 422 invalid, so an organization always keeps an Owner. Team roles are not affected, but OWNER, ADMIN and IMPLEMENTER act as team Admins in every team of the organization, while a MEMBER sees only their own teams. A caller who is not a member of the organization gets 403 forbidden; these refusals come before the person is looked up, so they do not depend on whether the person is a member. An unknown organization gives 404, and to Owners and Admins a person who is not its member; a suspended organization gives 409 orgSuspended.
          */
         patch: operations["updateOrganizationMember"];
         trace?: never;
@@ -279,14 +279,14 @@ export interface paths {
         post?: never;
         /**
          * Remove a person from a team
-         * @description Removes the person from this team only; they stay in the organization and in their other teams. Their history in the team stays: tasks, issues, ratings and other items they created or own are kept and still name them, and those items can still be edited (a new owner must be a team member). Allowed only for organization Owners and Admins; team Owners and Admins who are plain organization Members, and Implementers, get 403 forbidden whether or not they can see the team, and so does anyone outside the organization. A person who is not in the team gives 404, as does a team that does not exist; a suspended organization gives 409 orgSuspended.
+         * @description Removes the person from this team only; they stay in the organization and in their other teams. Their history in the team stays: tasks, issues, ratings and other items they created or own are kept and still name them, and those items can still be edited (a new owner must be a team member). Allowed only for organization Owners and Admins; team Owners and Admins who are plain organization Members, and Implementers, get 403 forbidden whether or not they can see the team and whether or not the person is in it, and so does anyone outside the organization. A team that does not exist gives 404, and to Owners and Admins a person who is not in the team; a suspended organization gives 409 orgSuspended.
          */
         delete: operations["removeTeamMember"];
         options?: never;
         head?: never;
         /**
          * Change a member's team role
-         * @description Sets the person's role in this team to `role` (OWNER, ADMIN, MEMBER or VIEWER; a Viewer can read but change nothing). Their organization role and their roles in other teams stay as they are. Allowed only for organization Owners and Admins; team Owners and Admins who are plain organization Members, and Implementers, get 403 forbidden whether or not they can see the team, and so does anyone outside the organization. A person who is not in the team gives 404, as does a team that does not exist; a suspended organization gives 409 orgSuspended.
+         * @description Sets the person's role in this team to `role` (OWNER, ADMIN, MEMBER or VIEWER; a Viewer can read but change nothing). Their organization role and their roles in other teams stay as they are. Allowed only for organization Owners and Admins; team Owners and Admins who are plain organization Members, and Implementers, get 403 forbidden whether or not they can see the team and whether or not the person is in it, and so does anyone outside the organization. A team that does not exist gives 404, and to Owners and Admins a person who is not in the team; a suspended organization gives 409 orgSuspended.
          */
         patch: operations["updateTeamMember"];
         trace?: never;

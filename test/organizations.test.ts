@@ -216,6 +216,27 @@ describe(`organization members (${databaseLabel})`, () => {
     expect((await app.request('PATCH', `/v1/orgs/${org.id}/members/${plain.id}`, { key, body: { role: 'IMPLEMENTER' } })).status).toBe(200);
   });
 
+  it('a plain Member who is a team Admin gets 403 from PATCH and DELETE of a member, whether or not the person is a member', async () => {
+    const { org } = await organizationWith();
+    const team = await createTeam(app.db, org.id);
+    const teamAdmin = await createCaller(app.db);
+    await addOrganizationMember(app.db, org.id, teamAdmin.user.id, 'MEMBER');
+    await addTeamMember(app.db, team.id, teamAdmin.user.id, 'ADMIN');
+    const colleague = await createUser(app.db);
+    await addOrganizationMember(app.db, org.id, colleague.id, 'MEMBER');
+    const stranger = await createUser(app.db);
+
+    const answers = [];
+    for (const person of [colleague, stranger]) {
+      const path = `/v1/orgs/${org.id}/members/${person.id}`;
+      answers.push(await app.request('PATCH', path, { key: teamAdmin.key, body: { role: 'IMPLEMENTER' } }));
+      answers.push(await app.request('DELETE', path, { key: teamAdmin.key }));
+    }
+
+    expect(answers.map((answer) => [answer.status, answer.body.error.code])).toEqual(Array(4).fill([403, 'forbidden']));
+    expect((await member(org.id, colleague.id))?.role).toBe('MEMBER');
+  });
+
   it('a person who is not a member gives 404 to PATCH and DELETE', async () => {
     const { org, key } = await organizationWith();
     const stranger = await createUser(app.db);

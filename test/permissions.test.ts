@@ -8,6 +8,7 @@ import type { OperationId } from '../src/api/operations.js';
 import { databaseLabel } from './support/database.js';
 import { operations } from './support/contract.js';
 import { operationFor, startTestApp, type TestApp } from './support/testApp.js';
+import { administrationRows } from './permissions/administration.rows.js';
 import { matrixRows as rows } from './permissions/rows.js';
 import { callerNames, createWorld, type CallerName, type Expected, type MatrixRow, type World } from './permissions/world.js';
 
@@ -25,6 +26,10 @@ beforeAll(async () => {
   suspendedWorld = await createWorld(app.db, { suspended: true });
 });
 afterAll(() => app.close());
+
+/** The rows that name an operation's statuses; variants add cases to it and are left out of the suspended organization's checks. */
+const mainRows = rows.filter((row) => row.variant === undefined);
+const rowName = (row: MatrixRow) => (row.variant === undefined ? row.operationId : `${row.operationId} (${row.variant})`);
 
 const methodOf = (operationId: OperationId) => operations.find((op) => op.operationId === operationId)!.method.toUpperCase();
 
@@ -47,14 +52,17 @@ function expectAnswer(response: { status: number; body: any }, expected: Expecte
 }
 
 describe(`the permission matrix (${databaseLabel})`, () => {
-  it('has exactly one row for every operation with a key', () => {
-    const covered = rows.map((row) => row.operationId);
-    expect(new Set(covered).size, 'no operation has two rows').toBe(covered.length);
+  it('has exactly one main row for every operation with a key, and variants only of operations with one', () => {
+    const covered = mainRows.map((row) => row.operationId);
+    expect(new Set(covered).size, 'no operation has two main rows').toBe(covered.length);
     const all = operations.map((op) => op.operationId as OperationId).sort();
     expect([...covered, ...publicOperations].sort()).toEqual(all);
+    const variants = rows.filter((row) => row.variant !== undefined).map(rowName);
+    expect(new Set(variants).size, 'no variant twice').toBe(variants.length);
+    expect(rows.filter((row) => row.variant !== undefined && !covered.includes(row.operationId)).map(rowName)).toEqual([]);
   });
 
-  describe.each(rows.map((row) => [row.operationId, row] as const))('%s', (_id, row) => {
+  describe.each(rows.map((row) => [rowName(row), row] as const))('%s', (_name, row) => {
     it.each(callerNames.map((caller, index) => [caller, row.expect[index]!] as const))('%s gets %s', async (caller, expected) => {
       expectAnswer(await call(row, world, caller), expected);
     });
@@ -62,13 +70,25 @@ describe(`the permission matrix (${databaseLabel})`, () => {
 });
 
 describe(`a suspended organization (${databaseLabel})`, () => {
-  const organizationRows = rows.filter((row) => !row.operationId.toLowerCase().includes('platform'));
+  const organizationRows = mainRows.filter((row) => !row.operationId.toLowerCase().includes('platform'));
   const allowedCaller = (row: MatrixRow) => callerNames[row.expect.findIndex((expected) => typeof expected === 'number' && expected < 300)]!;
 
   it.each(organizationRows.filter((row) => methodOf(row.operationId) !== 'GET').map((row) => [row.operationId, row] as const))(
     '%s is refused with 409 orgSuspended for a caller it allows',
     async (_id, row) => {
       expectAnswer(await call(row, suspendedWorld, allowedCaller(row)), 409);
+    },
+  );
+
+  // Administration is decided with visibility, before suspension: a caller it refuses learns nothing more.
+  it.each(administrationRows.filter((row) => methodOf(row.operationId) !== 'GET').map((row) => [rowName(row), row] as const))(
+    '%s still refuses with 403 every caller it refuses in an active organization',
+    async (_name, row) => {
+      const refused = callerNames.filter((_caller, index) => row.expect[index] === 403);
+      for (const caller of refused) {
+        const response = await call(row, suspendedWorld, caller);
+        expect([caller, response.status, response.body?.error?.code]).toEqual([caller, 403, 'forbidden']);
+      }
     },
   );
 

@@ -41,6 +41,30 @@ describe(`organization settings (${databaseLabel})`, () => {
     expect((await app.request('GET', `/v1/orgs/${org.id}`, { key })).body).toEqual(response.body);
   });
 
+  it.each([
+    ['EUROPE/PRAGUE', 'Europe/Prague'],
+    ['etc/utc', 'UTC'],
+    ['utc', 'UTC'],
+    ['asia/kolkata', 'Asia/Kolkata'],
+  ])('PATCH /orgs/{orgId} takes the time zone %s in any letter case and stores and answers %s', async (sent, stored) => {
+    const { org, key } = await organizationWith();
+
+    const response = await app.request('PATCH', `/v1/orgs/${org.id}`, { key, body: { timezone: sent } });
+
+    expect(response.body.timezone).toBe(stored);
+    expect((await app.request('GET', '/v1/me', { key })).body.orgs).toEqual([expect.objectContaining({ id: org.id, timezone: stored })]);
+    const row = await app.db.selectFrom('organizations').select('timezone').where('id', '=', org.id).executeTakeFirstOrThrow();
+    expect(row.timezone).toBe(stored);
+  });
+
+  it('a name Intl knows that is not in the tz database, such as PST, is refused like an unknown time zone', async () => {
+    const { org, key } = await organizationWith();
+
+    const response = await app.request('PATCH', `/v1/orgs/${org.id}`, { key, body: { timezone: 'PST' } });
+
+    expect([response.status, response.body.error.code, response.body.error.issues]).toEqual([422, 'invalid', undefined]);
+  });
+
   it('an unknown time zone is a rule violation and nothing of the PATCH is applied', async () => {
     const { org, key } = await organizationWith();
 

@@ -1,10 +1,12 @@
 /** Runs the migrations in src/db/migrations up to the newest; called on every start. */
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
 import * as initial from './migrations/0001_initial.js';
+import * as canonicalTimeZones from './migrations/0002_canonical_time_zones.js';
 
 // Listed here rather than read from the file system so the set is fixed at build time.
 const migrations: Record<string, Migration> = {
   '0001_initial': initial,
+  '0002_canonical_time_zones': canonicalTimeZones,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -7,7 +7,7 @@ import { pageLimit } from '../db/pagination.js';
 import { NotFound, RuleViolation } from '../errors.js';
 import { toOrganization, toOrganizationMember } from '../records/organizations.js';
 import { nameFromEmail } from '../rules/accounts.js';
-import { isTimeZone } from '../time.js';
+import { storedTimeZone } from './shared.js';
 import type { Handler } from './types.js';
 
 export const listOrganizations: Handler<'listOrganizations'> = async (_request, { caller }) => ({
@@ -25,12 +25,9 @@ export const getOrganization: Handler<'getOrganization'> = async ({ params }, { 
 export const updateOrganization: Handler<'updateOrganization'> = async ({ params, body }, { db, caller }) => {
   const access = await loadOrganizationAccess(db, caller, params.orgId, 'administration');
   requireActive(access);
-  if (body.timezone !== undefined && !isTimeZone(body.timezone)) {
-    throw new RuleViolation(`"${body.timezone}" is not a known IANA time zone.`);
-  }
   const row = await organizations.updateOrganization(db, params.orgId, {
     name: body.name,
-    timezone: body.timezone,
+    timezone: body.timezone === undefined ? undefined : storedTimeZone(body.timezone),
     default_locale: body.defaultLocale,
   });
   return { status: 200, body: toOrganization(row, access.role) };

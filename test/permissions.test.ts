@@ -1,7 +1,9 @@
 /**
  * The permission matrix: every operation × every kind of caller → the status the reference gives.
  * Rows live in test/permissions/*.rows.ts, one file per area, gathered in test/permissions/rows.ts;
- * every operation with a key must have exactly one. Every response is checked against the contract.
+ * every operation with a key must have exactly one main row, and may have variants of it (such as
+ * `target absent`: the person the path names is not a member). Every response is checked against the
+ * contract.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationId } from '../src/api/operations.js';

@@ -66,7 +66,7 @@ export interface paths {
         head?: never;
         /**
          * Change the organization's settings
-         * @description Changes the fields sent and keeps the others; at least one known field is needed. `name` is trimmed and must be 1-200 characters; `timezone` must be a known IANA time zone name such as `Europe/Bratislava` (an unknown zone is a rule violation, 422 invalid); `defaultLocale` (`en` or `sk`) is the language of accounts created in the organization from now on, and does not change existing accounts. The change is applied completely or not at all. Allowed only for organization Owners and Admins: organization Members (even team Owners and Admins) and Implementers get 403 forbidden, and so does anyone who is not a member of the organization. Only an unknown organization gives 404; a suspended organization 409 orgSuspended.
+         * @description Changes the fields sent and keeps the others; at least one known field is needed. `name` is trimmed and must be 1-200 characters; `timezone` must be a name of the IANA tz database such as `Europe/Bratislava`, in any letter case, and is stored and answered in the tz database's spelling (`EUROPE/PRAGUE` → `Europe/Prague`, `etc/utc` → `UTC`; an unknown zone is a rule violation, 422 invalid); `defaultLocale` (`en` or `sk`) is the language of accounts created in the organization from now on, and does not change existing accounts. The change is applied completely or not at all. Allowed only for organization Owners and Admins: organization Members (even team Owners and Admins) and Implementers get 403 forbidden, and so does anyone who is not a member of the organization. Only an unknown organization gives 404; a suspended organization 409 orgSuspended.
          */
         patch: operations["updateOrganization"];
         trace?: never;
@@ -124,14 +124,14 @@ export interface paths {
         post?: never;
         /**
          * Remove a member from an organization
-         * @description Removes the person from the organization and from all of its teams. Their history stays: tasks, issues, ratings and other items they created or own are kept and still name them. Their API keys lose access to the organization on the very next request. Allowed only for organization Owners and Admins; organization Members (even team Owners and Admins) and Implementers get 403 forbidden. Only an Owner may remove a member who is OWNER or ADMIN (an Admin gets 403 forbidden). Removing the last Owner gives 422 invalid. A caller who is not a member of the organization gets 403 forbidden; an unknown organization, or a person who is not its member, gives 404; a suspended organization gives 409 orgSuspended.
+         * @description Removes the person from the organization and from all of its teams. Their history stays: tasks, issues, ratings and other items they created or own are kept and still name them. Their API keys lose access to the organization on the very next request. Allowed only for organization Owners and Admins; organization Members (even team Owners and Admins) and Implementers get 403 forbidden. Only an Owner may remove a member who is OWNER or ADMIN (an Admin gets 403 forbidden). Removing the last Owner gives 422 invalid. A caller who is not a member of the organization gets 403 forbidden; these refusals come before the person is looked up, so they do not depend on whether the person is a member. An unknown organization gives 404, and to Owners and Admins a person who is not its member; a suspended organization gives 409 orgSuspended.
          */
         delete: operations["removeOrganizationMember"];
         options?: never;
         head?: never;
         /**
          * Change a member's organization role
-         * @description Sets the person's organization role to `role`. Allowed only for organization Owners and Admins; organization Members (even team Owners and Admins) and Implementers get 403 forbidden. Only an Owner may grant OWNER or ADMIN or change the role of a member who is OWNER or ADMIN (an Admin gets 403 forbidden). Changing the role of the last Owner gives 422 invalid, so an organization always keeps an Owner. Team roles are not affected, but OWNER, ADMIN and IMPLEMENTER act as team Admins in every team of the organization, while a MEMBER sees only their own teams. A caller who is not a member of the organization gets 403 forbidden; an unknown organization, or a person who is not its member, gives 404; a suspended organization gives 409 orgSuspended.
+         * @description Sets the person's organization role to `role`. Allowed only for organization Owners and Admins; organization Members (even team Owners and Admins) and Implementers get 403 forbidden. Only an Owner may grant OWNER or ADMIN or change the role of a member who is OWNER or ADMIN (an Admin gets 403 forbidden). Changing the role of the last Owner gives 422 invalid, so an organization always keeps an Owner. Team roles are not affected, but OWNER, ADMIN and IMPLEMENTER act as team Admins in every team of the organization, while a MEMBER sees only their own teams. A caller who is not a member of the organization gets 403 forbidden; these refusals come before the person is looked up, so they do not depend on whether the person is a member. An unknown organization gives 404, and to Owners and Admins a person who is not its member; a suspended organization gives 409 orgSuspended.
          */
         patch: operations["updateOrganizationMember"];
         trace?: never;
@@ -279,14 +279,14 @@ export interface paths {
         post?: never;
         /**
          * Remove a person from a team
-         * @description Removes the person from this team only; they stay in the organization and in their other teams. Their history in the team stays: tasks, issues, ratings and other items they created or own are kept and still name them, and those items can still be edited (a new owner must be a team member). Allowed only for organization Owners and Admins; team Owners and Admins who are plain organization Members, and Implementers, get 403 forbidden whether or not they can see the team, and so does anyone outside the organization. A person who is not in the team gives 404, as does a team that does not exist; a suspended organization gives 409 orgSuspended.
+         * @description Removes the person from this team only; they stay in the organization and in their other teams. Their history in the team stays: tasks, issues, ratings and other items they created or own are kept and still name them, and those items can still be edited (a new owner must be a team member). Allowed only for organization Owners and Admins; team Owners and Admins who are plain organization Members, and Implementers, get 403 forbidden whether or not they can see the team and whether or not the person is in it, and so does anyone outside the organization. A team that does not exist gives 404, and to Owners and Admins a person who is not in the team; a suspended organization gives 409 orgSuspended.
          */
         delete: operations["removeTeamMember"];
         options?: never;
         head?: never;
         /**
          * Change a member's team role
-         * @description Sets the person's role in this team to `role` (OWNER, ADMIN, MEMBER or VIEWER; a Viewer can read but change nothing). Their organization role and their roles in other teams stay as they are. Allowed only for organization Owners and Admins; team Owners and Admins who are plain organization Members, and Implementers, get 403 forbidden whether or not they can see the team, and so does anyone outside the organization. A person who is not in the team gives 404, as does a team that does not exist; a suspended organization gives 409 orgSuspended.
+         * @description Sets the person's role in this team to `role` (OWNER, ADMIN, MEMBER or VIEWER; a Viewer can read but change nothing). Their organization role and their roles in other teams stay as they are. Allowed only for organization Owners and Admins; team Owners and Admins who are plain organization Members, and Implementers, get 403 forbidden whether or not they can see the team and whether or not the person is in it, and so does anyone outside the organization. A team that does not exist gives 404, and to Owners and Admins a person who is not in the team; a suspended organization gives 409 orgSuspended.
          */
         patch: operations["updateTeamMember"];
         trace?: never;
@@ -1233,7 +1233,7 @@ export interface paths {
         put?: never;
         /**
          * Create an organization with its first Owner
-         * @description Creates an active organization and makes `owner` its first Owner; the answer shows it with 1 member and 0 teams. The slug is generated from the name, with a number suffix when it is already taken. The name is trimmed and must be 1-200 characters, and `timezone` must be a known IANA time zone; `defaultLocale` is the language of accounts later created in the organization. When an account with `owner.email` already exists, it becomes the Owner unchanged: its name and sign-in method are kept and `owner.name`, `owner.password` and `owner.externalOnly` are ignored. An unknown e-mail creates a new account, named `owner.name`, in the organization's default language; it needs exactly one sign-in method: either `password` (8-200 characters, stored only as an argon2id hash and never returned) or `externalOnly: true` (signs in through an external identity provider). Neither or both, an unknown time zone, or text outside its limits give 422 invalid. Only for a key with scope `platform` whose owner is a platform operator (SUPERADMIN) at the time of the request; any other key gets 403 insufficientScope. No organization suspension applies here, so there is never a 409.
+         * @description Creates an active organization and makes `owner` its first Owner; the answer shows it with 1 member and 0 teams. The slug is generated from the name, with a number suffix when it is already taken. The name is trimmed and must be 1-200 characters, and `timezone` must be a name of the IANA tz database, in any letter case, stored in the tz database's spelling (`etc/utc` → `UTC`); `defaultLocale` is the language of accounts later created in the organization. When an account with `owner.email` already exists, it becomes the Owner unchanged: its name and sign-in method are kept and `owner.name`, `owner.password` and `owner.externalOnly` are ignored. An unknown e-mail creates a new account, named `owner.name`, in the organization's default language; it needs exactly one sign-in method: either `password` (8-200 characters, stored only as an argon2id hash and never returned) or `externalOnly: true` (signs in through an external identity provider). Neither or both, an unknown time zone, or text outside its limits give 422 invalid. Only for a key with scope `platform` whose owner is a platform operator (SUPERADMIN) at the time of the request; any other key gets 403 insufficientScope. No organization suspension applies here, so there is never a 409.
          */
         post: operations["createPlatformOrganization"];
         delete?: never;
@@ -1495,7 +1495,7 @@ export interface components {
             status: components["schemas"]["OrganizationStatus"];
             role: components["schemas"]["OrganizationRole"];
             /**
-             * @description IANA time zone of the organization.
+             * @description Time zone of the organization: a name of the IANA tz database in its spelling (`UTC` for every name of UTC), as Java's `ZoneId.of` and Python's `zoneinfo` take it.
              * @example Europe/Bratislava
              */
             timezone: string;
@@ -1519,7 +1519,7 @@ export interface components {
                 /** Format: email */
                 email: string;
                 name: string;
-                /** @description IANA time zone of the profile; `null` means the organization's time zone applies. */
+                /** @description Time zone of the profile, a name of the IANA tz database in its spelling (`UTC` for every name of UTC); `null` means the organization's time zone applies. */
                 timezone: string | null;
             };
             /** @description Organizations the caller is a member of, with the caller's role, ordered by name. */
@@ -1606,7 +1606,7 @@ export interface components {
         /** @description Only the fields to change; at least one. */
         UpdateOrganizationRequest: {
             name?: string;
-            /** @description An IANA time zone name such as `Europe/Bratislava`; an unknown zone is a rule violation (422 invalid). */
+            /** @description A name of the IANA tz database such as `Europe/Bratislava`, in any letter case; stored in the tz database's spelling, every name of UTC as `UTC`. An unknown zone is a rule violation (422 invalid). */
             timezone?: string;
             /** @description Language of new accounts created in the organization. */
             defaultLocale?: components["schemas"]["Locale"];
@@ -2299,7 +2299,7 @@ export interface components {
         CreatePlatformOrganizationRequest: {
             /** @description The slug is generated from it. */
             name: string;
-            /** @description IANA time zone name; unknown is a rule violation (422 invalid). */
+            /** @description A name of the IANA tz database, in any letter case; stored in the tz database's spelling, every name of UTC as `UTC`. An unknown zone is a rule violation (422 invalid). */
             timezone: string;
             defaultLocale: components["schemas"]["Locale"];
             /** @description The first Owner. An existing account with this e-mail becomes Owner unchanged (name and password are ignored). An unknown e-mail needs either `password` (8-200 characters) or `externalOnly: true`, not both. */

@@ -46,14 +46,64 @@ export function isDay(value: string): boolean {
 // which always start with a letter.
 const ZONE_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_+\-/]*$/;
 
-export function isTimeZone(name: string): boolean {
-  if (!ZONE_NAME_PATTERN.test(name)) return false;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
+// Names ICU (and so Intl) knows that are not in the tz database, so that Java's ZoneId and Python's
+// zoneinfo reject them: Java's old three-letter ids (PST, IST, CST… each ambiguous too), the SystemV
+// zones, and two names the tz database has removed.
+const NOT_IN_TZ_DATABASE = new Set(
+  [
+    'ACT', 'AET', 'AGT', 'ART', 'AST', 'BET', 'BST', 'CAT', 'CNT', 'CST', 'CTT', 'EAT', 'ECT', 'IET', 'IST', 'JST',
+    'MIT', 'NET', 'NST', 'PLT', 'PNT', 'PRT', 'PST', 'SST', 'VST', 'US/Pacific-New', 'Canada/East-Saskatchewan',
+  ].map((name) => name.toLowerCase()),
+);
+const SYSTEM_V = /^systemv\//;
+
+// Words of tz database names not written the usual way (each word capitalized), in lower case → as written.
+const SPELLED_APART = new Map(
+  [
+    'ACT', 'LHI', 'NSW', 'US', 'GB-Eire', 'Dar_es_Salaam', 'Port_of_Spain', 'Port-au-Prince', 'Isle_of_Man',
+    'ComodRivadavia', 'Knox_IN', 'DumontDUrville', 'McMurdo', 'DeNoronha', 'EasterIsland', 'BajaNorte', 'BajaSur',
+  ].map((word) => [word.toLowerCase(), word]),
+);
+
+const capitalized = (word: string): string =>
+  word.replace(/(^|[_\-])([a-z])/g, (_match, before: string, letter: string) => before + letter.toUpperCase());
+
+/**
+ * The tz database's spelling of a name it holds, from the name in any letter case. `Intl` cannot give
+ * it: it answers with the zone a link points to (`asia/kolkata` → `Asia/Calcutta` on Node 20), and
+ * which names ICU counts as links differs from the tz database and between versions. Each word is
+ * capitalized, except the few written otherwise; a name of one segment is all capitals when it is
+ * short or holds a digit or dash (`EST5EDT`, `NZ-CHAT`, `ROK`), and so is what follows `Etc/` (its
+ * exceptions, `Etc/Zulu`, `Etc/Greenwich` and `Etc/Universal`, are names of UTC).
+ */
+function tzDatabaseSpelling(name: string): string {
+  const segments = name.toLowerCase().split('/');
+  const [first, ...rest] = segments as [string, ...string[]];
+  if (rest.length === 0) {
+    return SPELLED_APART.get(first) ?? (first.length <= 3 || /[\d-]/.test(first) ? first.toUpperCase() : capitalized(first));
   }
+  if (first === 'etc') return `Etc/${rest.join('/').toUpperCase()}`;
+  return segments.map((segment) => SPELLED_APART.get(segment) ?? capitalized(segment)).join('/');
+}
+
+/**
+ * The stored form of a time zone name, accepted in any letter case; undefined for a name that is not
+ * in the tz database (or that this server's Intl does not know). Every name of UTC (`Etc/UTC`, `utc`,
+ * `GMT`, `Zulu`, …) becomes `UTC`; any other name keeps the tz database's spelling of the name sent —
+ * a link is not replaced by the zone it points to, so `Asia/Kolkata` stays `Asia/Kolkata` although
+ * Node 20's ICU calls the zone `Asia/Calcutta`, and `US/Pacific` stays `US/Pacific`. Java's `ZoneId.of`
+ * and Python's `zoneinfo` accept every name it returns.
+ */
+export function canonicalTimeZone(name: string): string | undefined {
+  const lower = name.toLowerCase();
+  if (!ZONE_NAME_PATTERN.test(name) || NOT_IN_TZ_DATABASE.has(lower) || SYSTEM_V.test(lower)) return undefined;
+  let resolved: string;
+  try {
+    resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+  return resolved === 'UTC' ? 'UTC' : tzDatabaseSpelling(name);
 }
 
 // Building a DateTimeFormat is far slower than using one, and a server sees only a few zones.

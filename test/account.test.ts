@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addOrganizationMember, createCaller, createOrganization } from './support/factories.js';
+import { up as canonicalTimeZones } from '../src/db/migrations/0002_canonical_time_zones.js';
 import { databaseLabel } from './support/database.js';
 import { send, startTestApp, type TestApp } from './support/testApp.js';
 
@@ -29,6 +30,17 @@ describe(`the account (${databaseLabel})`, () => {
       scopes: ['read'],
       key: { id: keyRow.id, name: 'Test key', expiresAt: keyRow.expires_at.toISOString() },
     });
+  });
+
+  it('GET /me shows time zones stored in other letters before 0002_canonical_time_zones in the tz database\'s spelling once it ran', async () => {
+    const { user, key } = await createCaller(app.db, { timezone: 'etc/utc' });
+    const org = await createOrganization(app.db, { timezone: 'EUROPE/PRAGUE' });
+    await addOrganizationMember(app.db, org.id, user.id, 'MEMBER');
+
+    await canonicalTimeZones(app.db);
+
+    const me = (await app.request('GET', '/v1/me', { key })).body;
+    expect([me.user.timezone, me.orgs[0].timezone]).toEqual(['UTC', 'Europe/Prague']);
   });
 
   it('GET /orgs lists only the caller\'s organizations, each with the caller\'s role, as a small list', async () => {

@@ -284,6 +284,14 @@ describe(`the operator command line on ${postgresUrl ? 'PostgreSQL' : 'a PGlite 
     });
   });
 
+  it('update-user stores a time zone given in any letter case in the tz database\'s spelling', { timeout: SLOW }, async () => {
+    expect(result(await admin(['update-user', '--email', 'dana.kral@example.com', '--timezone', 'asia/kolkata']))).toBe(createdUserId);
+    await query(async (db) => {
+      const user = await db.selectFrom('users').select('timezone').where('id', '=', createdUserId).executeTakeFirstOrThrow();
+      expect(user.timezone).toBe('Asia/Kolkata');
+    });
+  });
+
   it('create-key prints a key that is stored only as prefix and hash, with the default name and expiry', { timeout: SLOW }, async () => {
     const member = demo.get('TEAM_MEMBER')!.email;
     cliKey = result(await admin(['create-key', '--email', member.toUpperCase(), '--scopes', 'read,write']));

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import {
   Kysely,
@@ -21,6 +22,9 @@ import type {
   NewPeopleReview,
 } from '../src/db/database.js';
 import { migrations } from '../src/db/migrate.js';
+import * as initial from '../src/db/migrations/0001_initial.js';
+import * as canonicalTimeZones from '../src/db/migrations/0002_canonical_time_zones.js';
+import { canonicalTimeZone } from '../src/time.js';
 import { createPostgresDatabase, postgresUrl } from './support/database.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -1212,5 +1216,87 @@ describe.each(databases)('the migrations on $name', ({ open }) => {
     expect(await describeForeignKeys(db)).toEqual([...foreignKeys].sort());
     expect(await describeIndexes(db)).toEqual([...indexes].sort());
     expect(await countRows(db, 'users')).toBe(0);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+
+describe.each(databases)('the canonical time zones migration on $name', ({ open }) => {
+  // As stored before, in any letter case → as stored after.
+  const spellings: Array<[string, string]> = [
+    ['EUROPE/PRAGUE', 'Europe/Prague'],
+    ['europe/bratislava', 'Europe/Bratislava'],
+    ['Europe/Vienna', 'Europe/Vienna'],
+    ['etc/utc', 'UTC'],
+    ['utc', 'UTC'],
+    ['GMT', 'UTC'],
+    ['asia/kolkata', 'Asia/Kolkata'],
+    ['Asia/Calcutta', 'Asia/Calcutta'],
+    ['us/pacific', 'US/Pacific'],
+    ['PST', 'America/Los_Angeles'],
+  ];
+  // Every name of the tz database, as sent in three letter cases.
+  const tzDatabase = readFileSync(new URL('./fixtures/tz-database-names.txt', import.meta.url), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .flatMap((name) => [name, name.toLowerCase(), name.toUpperCase()]);
+
+  let database: OpenDatabase;
+  let db: Kysely<Database>;
+  let migrator: Migrator;
+  let up: MigrationResultSet;
+
+  beforeAll(async () => {
+    database = await open();
+    db = database.db;
+    migrator = new Migrator({
+      db: database.db,
+      provider: { getMigrations: async () => ({ '0001_initial': initial, '0002_canonical_time_zones': canonicalTimeZones }) },
+    });
+    await migrator.migrateTo('0001_initial');
+    await db
+      .insertInto('organizations')
+      .values(spellings.map(([before], index) => ({ name: `Zone ${index}`, slug: `zone-${index}`, timezone: before, default_locale: 'en' })))
+      .execute();
+    await db
+      .insertInto('users')
+      .values([
+        ...spellings.map(([before], index) => ({ email: `zone-${index}@example.test`, name: 'Zone', timezone: before })),
+        ...tzDatabase.map((before, index) => ({ email: `tz-${index}@example.test`, name: 'Zone', timezone: before })),
+        { email: 'no-zone@example.test', name: 'No zone', timezone: null },
+      ])
+      .execute();
+    up = await migrator.migrateToLatest();
+  });
+
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  const zonesOf = async (table: 'organizations' | 'users', key: 'slug' | 'email') =>
+    Object.fromEntries((await db.selectFrom(table).select([key, 'timezone']).execute()).map((row: any) => [row[key], row.timezone]));
+
+  it('rewrites every organization\'s and person\'s time zone in the tz database\'s spelling, UTC for its names', async () => {
+    expect(up.error).toBeUndefined();
+    expect(up.results).toEqual([{ migrationName: '0002_canonical_time_zones', direction: 'Up', status: 'Success' }]);
+    expect(await zonesOf('organizations', 'slug')).toEqual(Object.fromEntries(spellings.map(([, after], index) => [`zone-${index}`, after])));
+    const users = await zonesOf('users', 'email');
+    expect(spellings.map((_spelling, index) => users[`zone-${index}@example.test`])).toEqual(spellings.map(([, after]) => after));
+    expect(users['no-zone@example.test']).toBeNull();
+  });
+
+  it('stores every name of the tz database, in any letter case, as the API now stores it', async () => {
+    const users = await zonesOf('users', 'email');
+    const differing = tzDatabase
+      .map((before, index) => [before, users[`tz-${index}@example.test`], canonicalTimeZone(before)])
+      .filter(([, after, api]) => after !== api);
+    expect(differing).toEqual([]);
+  });
+
+  it('keeps the new spellings when migrated down', async () => {
+    const down = await migrator.migrateDown();
+
+    expect(down.results).toEqual([{ migrationName: '0002_canonical_time_zones', direction: 'Down', status: 'Success' }]);
+    expect(Object.values(await zonesOf('organizations', 'slug')).sort()).toEqual(spellings.map(([, after]) => after).sort());
   });
 });

@@ -41,6 +41,30 @@ describe(`organization settings (${databaseLabel})`, () => {
     expect((await app.request('GET', `/v1/orgs/${org.id}`, { key })).body).toEqual(response.body);
   });
 
+  it.each([
+    ['EUROPE/PRAGUE', 'Europe/Prague'],
+    ['etc/utc', 'UTC'],
+    ['utc', 'UTC'],
+    ['asia/kolkata', 'Asia/Kolkata'],
+  ])('PATCH /orgs/{orgId} takes the time zone %s in any letter case and stores and answers %s', async (sent, stored) => {
+    const { org, key } = await organizationWith();
+
+    const response = await app.request('PATCH', `/v1/orgs/${org.id}`, { key, body: { timezone: sent } });
+
+    expect(response.body.timezone).toBe(stored);
+    expect((await app.request('GET', '/v1/me', { key })).body.orgs).toEqual([expect.objectContaining({ id: org.id, timezone: stored })]);
+    const row = await app.db.selectFrom('organizations').select('timezone').where('id', '=', org.id).executeTakeFirstOrThrow();
+    expect(row.timezone).toBe(stored);
+  });
+
+  it('a name Intl knows that is not in the tz database, such as PST, is refused like an unknown time zone', async () => {
+    const { org, key } = await organizationWith();
+
+    const response = await app.request('PATCH', `/v1/orgs/${org.id}`, { key, body: { timezone: 'PST' } });
+
+    expect([response.status, response.body.error.code, response.body.error.issues]).toEqual([422, 'invalid', undefined]);
+  });
+
   it('an unknown time zone is a rule violation and nothing of the PATCH is applied', async () => {
     const { org, key } = await organizationWith();
 
@@ -214,6 +238,27 @@ describe(`organization members (${databaseLabel})`, () => {
       'OWNER',
     ]);
     expect((await app.request('PATCH', `/v1/orgs/${org.id}/members/${plain.id}`, { key, body: { role: 'IMPLEMENTER' } })).status).toBe(200);
+  });
+
+  it('a plain Member who is a team Admin gets 403 from PATCH and DELETE of a member, whether or not the person is a member', async () => {
+    const { org } = await organizationWith();
+    const team = await createTeam(app.db, org.id);
+    const teamAdmin = await createCaller(app.db);
+    await addOrganizationMember(app.db, org.id, teamAdmin.user.id, 'MEMBER');
+    await addTeamMember(app.db, team.id, teamAdmin.user.id, 'ADMIN');
+    const colleague = await createUser(app.db);
+    await addOrganizationMember(app.db, org.id, colleague.id, 'MEMBER');
+    const stranger = await createUser(app.db);
+
+    const answers = [];
+    for (const person of [colleague, stranger]) {
+      const path = `/v1/orgs/${org.id}/members/${person.id}`;
+      answers.push(await app.request('PATCH', path, { key: teamAdmin.key, body: { role: 'IMPLEMENTER' } }));
+      answers.push(await app.request('DELETE', path, { key: teamAdmin.key }));
+    }
+
+    expect(answers.map((answer) => [answer.status, answer.body.error.code])).toEqual(Array(4).fill([403, 'forbidden']));
+    expect((await member(org.id, colleague.id))?.role).toBe('MEMBER');
   });
 
   it('a person who is not a member gives 404 to PATCH and DELETE', async () => {

@@ -1,13 +1,16 @@
 /**
  * The permission matrix: every operation × every kind of caller → the status the reference gives.
  * Rows live in test/permissions/*.rows.ts, one file per area, gathered in test/permissions/rows.ts;
- * every operation with a key must have exactly one. Every response is checked against the contract.
+ * every operation with a key must have exactly one main row, and may have variants of it (such as
+ * `target absent`: the person the path names is not a member). Every response is checked against the
+ * contract.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationId } from '../src/api/operations.js';
 import { databaseLabel } from './support/database.js';
 import { operations } from './support/contract.js';
 import { operationFor, startTestApp, type TestApp } from './support/testApp.js';
+import { administrationRows } from './permissions/administration.rows.js';
 import { matrixRows as rows } from './permissions/rows.js';
 import { callerNames, createWorld, type CallerName, type Expected, type MatrixRow, type World } from './permissions/world.js';
 
@@ -25,6 +28,10 @@ beforeAll(async () => {
   suspendedWorld = await createWorld(app.db, { suspended: true });
 });
 afterAll(() => app.close());
+
+/** The rows that name an operation's statuses; variants add cases to it and are left out of the suspended organization's checks. */
+const mainRows = rows.filter((row) => row.variant === undefined);
+const rowName = (row: MatrixRow) => (row.variant === undefined ? row.operationId : `${row.operationId} (${row.variant})`);
 
 const methodOf = (operationId: OperationId) => operations.find((op) => op.operationId === operationId)!.method.toUpperCase();
 
@@ -49,14 +56,17 @@ function expectAnswer(response: { status: number; body: any }, expected: Expecte
 }
 
 describe(`the permission matrix (${databaseLabel})`, () => {
-  it('has exactly one row for every operation with a key', () => {
-    const covered = rows.map((row) => row.operationId);
-    expect(new Set(covered).size, 'no operation has two rows').toBe(covered.length);
+  it('has exactly one main row for every operation with a key, and variants only of operations with one', () => {
+    const covered = mainRows.map((row) => row.operationId);
+    expect(new Set(covered).size, 'no operation has two main rows').toBe(covered.length);
     const all = operations.map((op) => op.operationId as OperationId).sort();
     expect([...covered, ...publicOperations].sort()).toEqual(all);
+    const variants = rows.filter((row) => row.variant !== undefined).map(rowName);
+    expect(new Set(variants).size, 'no variant twice').toBe(variants.length);
+    expect(rows.filter((row) => row.variant !== undefined && !covered.includes(row.operationId)).map(rowName)).toEqual([]);
   });
 
-  describe.each(rows.map((row) => [row.operationId, row] as const))('%s', (_id, row) => {
+  describe.each(rows.map((row) => [rowName(row), row] as const))('%s', (_name, row) => {
     it.each(callerNames.map((caller, index) => [caller, row.expect[index]!] as const))('%s gets %s', async (caller, expected) => {
       expectAnswer((await call(row, world, caller))[0]!, expected);
     });
@@ -66,7 +76,7 @@ describe(`the permission matrix (${databaseLabel})`, () => {
 const allowedCaller = (row: MatrixRow) => callerNames[row.expect.findIndex((expected) => typeof expected === 'number' && expected < 300)]!;
 
 describe(`every change with an Idempotency-Key (${databaseLabel})`, () => {
-  it.each(rows.filter((row) => methodOf(row.operationId) !== 'GET').map((row) => [row.operationId, row] as const))(
+  it.each(mainRows.filter((row) => methodOf(row.operationId) !== 'GET').map((row) => [row.operationId, row] as const))(
     '%s answers as without the key, and its retry replays that answer',
     async (_id, row) => {
       const caller = allowedCaller(row);
@@ -78,12 +88,24 @@ describe(`every change with an Idempotency-Key (${databaseLabel})`, () => {
 });
 
 describe(`a suspended organization (${databaseLabel})`, () => {
-  const organizationRows = rows.filter((row) => !row.operationId.toLowerCase().includes('platform'));
+  const organizationRows = mainRows.filter((row) => !row.operationId.toLowerCase().includes('platform'));
 
   it.each(organizationRows.filter((row) => methodOf(row.operationId) !== 'GET').map((row) => [row.operationId, row] as const))(
     '%s is refused with 409 orgSuspended for a caller it allows',
     async (_id, row) => {
       expectAnswer((await call(row, suspendedWorld, allowedCaller(row)))[0]!, 409);
+    },
+  );
+
+  // Administration is decided with visibility, before suspension: a caller it refuses learns nothing more.
+  it.each(administrationRows.filter((row) => methodOf(row.operationId) !== 'GET').map((row) => [rowName(row), row] as const))(
+    '%s still refuses with 403 every caller it refuses in an active organization',
+    async (_name, row) => {
+      const refused = callerNames.filter((_caller, index) => row.expect[index] === 403);
+      for (const caller of refused) {
+        const [response] = await call(row, suspendedWorld, caller);
+        expect([caller, response!.status, response!.body?.error?.code]).toEqual([caller, 403, 'forbidden']);
+      }
     },
   );
 

@@ -219,7 +219,7 @@ describe(`platform organizations (${databaseLabel})`, () => {
     expect(await organizationsNamed(body.name)).toEqual([]);
   });
 
-  it.each(['Europe/Atlantis', '+02:00'])('POST /platform/orgs refuses the unknown time zone %s with 422 invalid and creates nothing', async (timezone) => {
+  it.each(['Europe/Atlantis', '+02:00', 'PST'])('POST /platform/orgs refuses the unknown time zone %s with 422 invalid and creates nothing', async (timezone) => {
     const body = organizationBody({ timezone });
 
     const response = await platform('POST', '/orgs', body);
@@ -229,6 +229,23 @@ describe(`platform organizations (${databaseLabel})`, () => {
     expect(response.body.error.issues).toBeUndefined();
     expect(await usersWithEmail(body.owner.email)).toEqual([]);
     expect(await organizationsNamed(body.name)).toEqual([]);
+  });
+
+  it.each([
+    ['etc/utc', 'UTC'],
+    ['EUROPE/PRAGUE', 'Europe/Prague'],
+    ['us/pacific', 'US/Pacific'],
+  ])('POST /platform/orgs takes the time zone %s in any letter case and stores %s, which its Owner sees in GET /me', async (sent, stored) => {
+    const owner = await createCaller(app.db);
+    const body = organizationBody({ timezone: sent }, { email: owner.user.email, password: undefined });
+
+    const response = await platform('POST', '/orgs', body);
+
+    expect(response.status).toBe(201);
+    const [org] = await organizationsNamed(body.name);
+    expect(org?.timezone).toBe(stored);
+    const me = await app.request('GET', '/v1/me', { key: owner.key });
+    expect(me.body.orgs).toEqual([expect.objectContaining({ id: response.body.id, timezone: stored })]);
   });
 
   it('POST /platform/orgs refuses a name longer than 200 characters and a password shorter than 8 with 422 invalid', async () => {

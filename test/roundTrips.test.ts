@@ -124,7 +124,9 @@ const isKeyUse = (sql: string) => /^update "api_keys" set "last_used_at"/.test(s
 const methodOf = (operationId: OperationId) => operations.find((op) => op.operationId === operationId)!.method.toUpperCase();
 
 describe(`the round-trip budget of every operation (${databaseLabel})`, () => {
-  it.each(matrixRows.map((row) => [row.operationId, row] as const))('%s', async (operationId, row) => {
+  // Each operation's main row: its variants (such as a target that is absent) are refusals.
+  const mainRows = matrixRows.filter((row) => row.variant === undefined);
+  it.each(mainRows.map((row) => [row.operationId, row] as const))('%s', async (operationId, row) => {
     const allowed = row.expect.findIndex((expected) => typeof expected === 'number' && expected < 300);
     const caller = callerNames[allowed]!;
     const target = row.prepare ? await row.prepare(world) : undefined;

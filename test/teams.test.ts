@@ -245,6 +245,28 @@ describe(`team members (${databaseLabel})`, () => {
     expect((await app.request('GET', `/v1/orgs/${org.id}`, { key: person.key })).body.role).toBe('MEMBER');
   });
 
+  it('a team Admin who is a plain organization Member gets 403 from PATCH and DELETE of a member, whether or not the person is in the team', async () => {
+    const { org, team } = await teamWith();
+    const teamAdmin = await createCaller(app.db);
+    await addOrganizationMember(app.db, org.id, teamAdmin.user.id, 'MEMBER');
+    await addTeamMember(app.db, team.id, teamAdmin.user.id, 'ADMIN');
+    const inTeam = await createUser(app.db);
+    const notInTeam = await createUser(app.db);
+    for (const person of [inTeam, notInTeam]) await addOrganizationMember(app.db, org.id, person.id, 'MEMBER');
+    await addTeamMember(app.db, team.id, inTeam.id, 'MEMBER');
+
+    const answers = [];
+    for (const person of [inTeam, notInTeam]) {
+      const path = `/v1/teams/${team.id}/members/${person.id}`;
+      answers.push(await app.request('PATCH', path, { key: teamAdmin.key, body: { role: 'VIEWER' } }));
+      answers.push(await app.request('DELETE', path, { key: teamAdmin.key }));
+    }
+
+    expect(answers.map((answer) => [answer.status, answer.body.error.code])).toEqual(Array(4).fill([403, 'forbidden']));
+    const rows = await app.db.selectFrom('team_members').select('role').where('team_id', '=', team.id).where('user_id', '=', inTeam.id).execute();
+    expect(rows).toEqual([{ role: 'MEMBER' }]);
+  });
+
   it('PATCH and DELETE of a person not in the team give 404', async () => {
     const { org, team, key } = await teamWith();
     const person = await createUser(app.db);

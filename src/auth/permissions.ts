@@ -7,7 +7,8 @@
  * Order of checks inside a handler, after the pipeline's authentication, scope and format checks:
  * 1. visibility — the organization, team or item must be visible to the caller: refused as 403 for a
  *    collection (a list, or a creation, under an organization or team) and as 404 for a single item,
- *    exactly like an id that does not exist;
+ *    exactly like an id that does not exist; administration is visible only to the organization's
+ *    Owners and Admins (403 to everyone else), and only then is the member it names looked up (404);
  * 2. suspension — in a SUSPENDED organization every change gets 409 orgSuspended, whoever asks;
  * 3. permission — the caller's role must allow the change: 403 forbidden;
  * 4. rules of the operation — 422 invalid (checked by the handler after this module agreed).
@@ -20,7 +21,8 @@ import type { Caller } from './authenticate.js';
  * How a refusal of visibility is answered: 403 for a collection under a team or organization, 404 for an
  * item. `administration` (the organization's settings, members and teams, and the teams' members) is
  * allowed only to the organization's Owners and Admins, else 403 — also for an organization or team
- * the caller cannot see, so that only an unknown id gives 404.
+ * the caller cannot see, so that only an unknown id gives 404. It is decided before anything the
+ * operation names (a member, a person) is looked up, so that a refused caller learns nothing of it.
  */
 export type Target = 'collection' | 'item' | 'administration';
 
@@ -51,6 +53,9 @@ export interface TeamFacts {
 
 const refuse = (target: Target): Error => (target === 'item' ? new NotFound() : new Forbidden());
 
+/** Organization settings, members and teams are administered by organization Owners and Admins only. */
+export const administersOrganization = (role: OrganizationRole): boolean => role === 'OWNER' || role === 'ADMIN';
+
 /** Roles of organization members who act as team Admins in every team of their organization. */
 const actsAsTeamAdmin: ReadonlySet<OrganizationRole> = new Set(['OWNER', 'ADMIN', 'IMPLEMENTER']);
 
@@ -79,6 +84,7 @@ export function membershipIn(caller: Caller, orgId: string) {
 export function organizationAccess(caller: Caller, orgId: string, target: Target, exists: boolean): OrganizationAccess {
   const membership = membershipIn(caller, orgId);
   if (!membership) throw exists ? refuse(target) : new NotFound();
+  if (target === 'administration' && !administersOrganization(membership.role)) throw new Forbidden();
   return { orgId, role: membership.role, suspended: membership.status === 'SUSPENDED' };
 }
 
@@ -88,6 +94,7 @@ export function teamAccess(caller: Caller, facts: TeamFacts | undefined, target:
   const membership = membershipIn(caller, facts.orgId);
   const role = effectiveTeamRole(membership?.role, facts.callerTeamRole);
   if (!membership || !role) throw refuse(target);
+  if (target === 'administration' && !administersOrganization(membership.role)) throw new Forbidden();
   return {
     orgId: facts.orgId,
     teamId: facts.teamId,
@@ -103,17 +110,19 @@ export function seesTeam(orgRole: OrganizationRole, callerTeamRole: TeamRole | n
   return effectiveTeamRole(orgRole, callerTeamRole) !== null;
 }
 
+/** Every change in a suspended organization is refused (409), whoever asks. */
+export function requireActive(access: { suspended: boolean }): void {
+  if (access.suspended) throw new OrgSuspended();
+}
+
 /** A change the caller wants to make: refused in a suspended organization (409), then by role (403). */
 export function requireChange(access: { suspended: boolean }, allowed: boolean): void {
-  if (access.suspended) throw new OrgSuspended();
+  requireActive(access);
   if (!allowed) throw new Forbidden();
 }
 
 // ---------------------------------------------------------------------------------------------------
 // Organization administration
-
-/** Organization settings, members and teams are administered by organization Owners and Admins only. */
-export const administersOrganization = (role: OrganizationRole): boolean => role === 'OWNER' || role === 'ADMIN';
 
 const ownerOnlyRoles: ReadonlySet<OrganizationRole> = new Set(['OWNER', 'ADMIN']);
 

@@ -24,7 +24,8 @@ Usage: npm run --silent admin -- COMMAND [options]
 Commands:
   create-user --email E [--name N] [--timezone IANA] [--superadmin]
       Creates an account. The name defaults to the part of the e-mail before "@"; without
-      --timezone the account uses its organization's time zone. Prints the new user's id.
+      --timezone the account uses its organization's time zone. IANA is a name of the tz
+      database in any letter case, stored in its spelling (etc/utc → UTC). Prints the new user's id.
   update-user --email E [--name N] [--timezone IANA | --no-timezone] [--superadmin true|false]
       Changes an account found by e-mail (any letter case). Prints the user's id.
   create-key --email E --scopes SCOPES [--name N] [--expires-at INSTANT]

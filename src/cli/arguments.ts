@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { ApiKeyScope } from '../db/database.js';
-import { isTimeZone } from '../time.js';
+import { canonicalTimeZone } from '../time.js';
 
 /** Wrong use of the command line: shown as one line on stderr, exit code 1. */
 export class UsageError extends Error {}
@@ -56,11 +56,11 @@ export function parseName(raw: string): string {
   return name;
 }
 
+/** A time zone in any letter case, given back in the spelling the server stores (src/time.ts). */
 export function parseTimeZone(raw: string): string {
-  if (!isTimeZone(raw)) {
-    throw new UsageError(`"${raw}" is not an IANA time zone (for example Europe/Bratislava).`);
-  }
-  return raw;
+  const zone = canonicalTimeZone(raw);
+  if (zone === undefined) throw new UsageError(`"${raw}" is not an IANA time zone (for example Europe/Bratislava).`);
+  return zone;
 }
 
 export function parseBooleanWord(raw: string, option: string): boolean {

@@ -1,13 +1,13 @@
 /** Handlers of the organizations area: the caller's organizations, their settings and members. */
-import { administersOrganization, mayAssignOrganizationRole, requireChange } from '../auth/permissions.js';
+import { mayAssignOrganizationRole, requireActive, requireChange } from '../auth/permissions.js';
 import { loadOrganizationAccess } from '../auth/access.js';
 import * as organizations from '../db/queries/organizations.js';
 import { findUserByEmail } from '../db/queries/users.js';
 import { pageLimit } from '../db/pagination.js';
-import { Forbidden, NotFound, RuleViolation } from '../errors.js';
+import { NotFound, RuleViolation } from '../errors.js';
 import { toOrganization, toOrganizationMember } from '../records/organizations.js';
 import { nameFromEmail } from '../rules/accounts.js';
-import { isTimeZone } from '../time.js';
+import { storedTimeZone } from './shared.js';
 import type { Handler } from './types.js';
 import { inTransaction } from '../db/transaction.js';
 
@@ -25,21 +25,17 @@ export const getOrganization: Handler<'getOrganization'> = async ({ params }, { 
 
 export const updateOrganization: Handler<'updateOrganization'> = async ({ params, body }, { db, caller }) => {
   const access = await loadOrganizationAccess(db, caller, params.orgId, 'administration');
-  requireChange(access, administersOrganization(access.role));
-  if (body.timezone !== undefined && !isTimeZone(body.timezone)) {
-    throw new RuleViolation(`"${body.timezone}" is not a known IANA time zone.`);
-  }
+  requireActive(access);
   const row = await organizations.updateOrganization(db, params.orgId, {
     name: body.name,
-    timezone: body.timezone,
+    timezone: body.timezone === undefined ? undefined : storedTimeZone(body.timezone),
     default_locale: body.defaultLocale,
   });
   return { status: 200, body: toOrganization(row, access.role) };
 };
 
 export const listOrganizationMembers: Handler<'listOrganizationMembers'> = async ({ params, query }, { db, caller }) => {
-  const access = await loadOrganizationAccess(db, caller, params.orgId, 'administration');
-  if (!administersOrganization(access.role)) throw new Forbidden();
+  await loadOrganizationAccess(db, caller, params.orgId, 'administration');
   const page = await organizations.listMembers(db, params.orgId, { limit: pageLimit(query.limit), cursor: query.cursor });
   return { status: 200, body: { data: page.rows.map(toOrganizationMember), nextCursor: page.nextCursor } };
 };

@@ -38,7 +38,7 @@ import {
 } from '../records/platform.js';
 import { nameFromEmail } from '../rules/accounts.js';
 import { nextFreeSlug, slugify } from '../rules/slug.js';
-import { isTimeZone } from '../time.js';
+import { storedTimeZone } from './shared.js';
 import type { Handler } from './types.js';
 import { inTransaction } from '../db/transaction.js';
 
@@ -75,7 +75,7 @@ async function newOwnerAccount(
 }
 
 export const createPlatformOrganization: Handler<'createPlatformOrganization'> = async ({ body }, { db }) => {
-  if (!isTimeZone(body.timezone)) throw new RuleViolation('timezone is not a known IANA time zone.');
+  const timezone = storedTimeZone(body.timezone);
   const base = slugify(body.name, 'organization');
   // Hashing is slow on purpose: done at most once, and outside the transaction.
   let hashed: Promise<string> | undefined;
@@ -89,7 +89,7 @@ export const createPlatformOrganization: Handler<'createPlatformOrganization'> =
         const created = await insertOrganization(trx, {
           name: body.name,
           slug: nextFreeSlug(base, await takenOrganizationSlugs(trx, base)),
-          timezone: body.timezone,
+          timezone,
           default_locale: body.defaultLocale,
         });
         const ownerId = 'id' in owner ? owner.id : await insertUser(trx, owner.account);

@@ -6,11 +6,18 @@ import type { Database } from '../db/database.js';
 import { meetingTeamId } from '../db/queries/meetings.js';
 import { isTeamMember } from '../db/queries/teams.js';
 import { RuleViolation } from '../errors.js';
-import { callerTimeZone } from '../time.js';
+import { callerTimeZone, canonicalTimeZone } from '../time.js';
 
 /** The caller's time zone in an organization they belong to: the profile's, else the organization's. */
 export const callerTimeZoneIn = (caller: Caller, orgId: string): string =>
   callerTimeZone(caller.timezone, membershipIn(caller, orgId)!.timezone);
+
+/** A time zone as stored: the tz database's name in its spelling (src/time.ts); any other name is refused. */
+export function storedTimeZone(name: string): string {
+  const zone = canonicalTimeZone(name);
+  if (zone === undefined) throw new RuleViolation(`"${name}" is not a time zone of the IANA tz database.`);
+  return zone;
+}
 
 /** Any `ownerId` (task, goal, metric) and `userId` (seat, review) must be a member of the item's team. */
 export async function requireTeamMember(trx: Transaction<Database>, teamId: string, userId: string, item: string, who = 'owner') {

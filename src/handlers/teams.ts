@@ -1,5 +1,5 @@
 /** Handlers of the teams area: teams of an organization, their settings and members. */
-import { administersOrganization, requireChange, seesTeam } from '../auth/permissions.js';
+import { requireActive, seesTeam } from '../auth/permissions.js';
 import { loadOrganizationAccess, loadTeamAccess } from '../auth/access.js';
 import { lockOrganization } from '../db/queries/organizations.js';
 import * as teams from '../db/queries/teams.js';
@@ -20,7 +20,7 @@ export const listOrganizationTeams: Handler<'listOrganizationTeams'> = async ({ 
 /** The organization is locked while the slug is chosen, so two teams of the same name get different slugs. */
 export const createTeam: Handler<'createTeam'> = async ({ params, body }, { db, caller }) => {
   const access = await loadOrganizationAccess(db, caller, params.orgId, 'administration');
-  requireChange(access, administersOrganization(access.role));
+  requireActive(access);
   const team = await inTransaction(db, async (trx) => {
     await lockOrganization(trx, params.orgId);
     const base = slugify(body.name, 'team');
@@ -37,7 +37,7 @@ export const getTeam: Handler<'getTeam'> = async ({ params }, { db, caller }) =>
 
 export const updateTeam: Handler<'updateTeam'> = async ({ params, body }, { db, caller }) => {
   const { access } = await loadTeamAccess(db, caller, params.teamId, 'administration');
-  requireChange(access, administersOrganization(access.orgRole));
+  requireActive(access);
   const team = await inTransaction(db, async (trx) => {
     const stored = await teams.lockTeam(trx, params.teamId);
     const settings = adjustMeetingSettings(
@@ -56,7 +56,7 @@ export const updateTeam: Handler<'updateTeam'> = async ({ params, body }, { db, 
 
 export const deleteTeam: Handler<'deleteTeam'> = async ({ params }, { db, caller }) => {
   const { access } = await loadTeamAccess(db, caller, params.teamId, 'administration');
-  requireChange(access, administersOrganization(access.orgRole));
+  requireActive(access);
   await teams.deleteTeam(db, params.teamId);
   return { status: 204, body: undefined };
 };
@@ -69,7 +69,7 @@ export const listTeamMembers: Handler<'listTeamMembers'> = async ({ params, quer
 
 export const addTeamMember: Handler<'addTeamMember'> = async ({ params, body }, { db, caller }) => {
   const { access } = await loadTeamAccess(db, caller, params.teamId, 'administration');
-  requireChange(access, administersOrganization(access.orgRole));
+  requireActive(access);
   const member = await inTransaction(db, async (trx) => {
     if (!(await teams.isOrganizationMember(trx, access.orgId, body.userId))) {
       throw new RuleViolation('Only members of the team\'s organization can be added to the team.');
@@ -86,7 +86,7 @@ export const updateTeamMember: Handler<'updateTeamMember'> = async ({ params, bo
   const { access } = await loadTeamAccess(db, caller, params.teamId, 'administration');
   const member = await teams.findTeamMember(db, params.teamId, params.userId);
   if (!member) throw new NotFound();
-  requireChange(access, administersOrganization(access.orgRole));
+  requireActive(access);
   await teams.setTeamMemberRole(db, params.teamId, params.userId, body.role);
   return { status: 200, body: toTeamMember({ ...member, role: body.role }) };
 };
@@ -95,7 +95,7 @@ export const removeTeamMember: Handler<'removeTeamMember'> = async ({ params }, 
   const { access } = await loadTeamAccess(db, caller, params.teamId, 'administration');
   const member = await teams.findTeamMember(db, params.teamId, params.userId);
   if (!member) throw new NotFound();
-  requireChange(access, administersOrganization(access.orgRole));
+  requireActive(access);
   await teams.deleteTeamMember(db, params.teamId, params.userId);
   return { status: 204, body: undefined };
 };

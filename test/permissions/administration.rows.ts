@@ -1,6 +1,6 @@
 /** Matrix rows of the account, organization, team and team-member operations. */
 import { createUser } from '../support/factories.js';
-import { row, rowFor, unique } from './world.js';
+import { row, rowFor, unique, variantRow } from './world.js';
 
 const S = 'scope';
 
@@ -47,5 +47,27 @@ export const administrationRows = [
     (w, person) => ({ path: `/v1/teams/${w.team.id}/members/${person.id}`, body: { role: 'VIEWER' } })),
   rowFor('removeTeamMember',           [401, S,       204,     204,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
     (w) => w.newMember('MEMBER', 'MEMBER'),
+    (w, person) => ({ path: `/v1/teams/${w.team.id}/members/${person.id}` })),
+
+  // Caller not allowed, target absent: administration is refused (403) before the person named is
+  // looked up, so only the organization's Owners and Admins learn that the person is not a member.
+  //                                                    noKey readOnly orgOwner orgAdmin implementer teamOwner teamAdmin teamMember teamViewer orgMember outsider superadmin superadminMember formerSuperadmin
+  variantRow('addOrganizationMember', 'target absent', [401, S,       422,     422,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
+    async () => ({ email: `nobody-${unique()}@example.test` }),
+    (w, person) => ({ path: `/v1/orgs/${w.org.id}/members`, body: { email: person.email, role: 'MEMBER' } })),
+  variantRow('updateOrganizationMember', 'target absent', [401, S,    404,     404,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
+    (w) => createUser(w.db),
+    (w, person) => ({ path: `/v1/orgs/${w.org.id}/members/${person.id}`, body: { role: 'IMPLEMENTER' } })),
+  variantRow('removeOrganizationMember', 'target absent', [401, S,    404,     404,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
+    (w) => createUser(w.db),
+    (w, person) => ({ path: `/v1/orgs/${w.org.id}/members/${person.id}` })),
+  variantRow('addTeamMember', 'target absent', [401, S,               422,     422,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
+    (w) => createUser(w.db),
+    (w, person) => ({ path: `/v1/teams/${w.team.id}/members`, body: { userId: person.id } })),
+  variantRow('updateTeamMember', 'target absent', [401, S,            404,     404,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
+    (w) => w.newMember('MEMBER'),
+    (w, person) => ({ path: `/v1/teams/${w.team.id}/members/${person.id}`, body: { role: 'VIEWER' } })),
+  variantRow('removeTeamMember', 'target absent', [401, S,            404,     404,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
+    (w) => w.newMember('MEMBER'),
     (w, person) => ({ path: `/v1/teams/${w.team.id}/members/${person.id}` })),
 ];

@@ -125,6 +125,11 @@ export type Expected = number | 'scope';
 
 export interface MatrixRow<Target = unknown> {
   operationId: OperationId;
+  /**
+   * What sets this row apart from the operation's main row, for an operation with more than one row
+   * (such as `target absent`: the person the path names is not a member); the main row has none.
+   */
+  variant?: string;
   /** Creates what the request acts on, afresh for every caller (a delete must find something to delete). */
   prepare?: (world: World) => Promise<Target>;
   request: (world: World, target: Target) => { path: string; body?: unknown };
@@ -152,4 +157,15 @@ export function rowFor<Target>(
   request: (world: World, target: Target) => { path: string; body?: unknown },
 ): MatrixRow {
   return { operationId, expect: checked(operationId, expect), prepare, request } as MatrixRow;
+}
+
+/** A further row of an operation that already has its main row, told apart by `variant`. */
+export function variantRow<Target>(
+  operationId: OperationId,
+  variant: string,
+  expect: Expected[],
+  prepare: (world: World) => Promise<Target>,
+  request: (world: World, target: Target) => { path: string; body?: unknown },
+): MatrixRow {
+  return { ...rowFor(operationId, expect, prepare, request), variant };
 }

@@ -155,11 +155,17 @@ describe('parseCommandLine', () => {
     ).toEqual({ command: 'create-user', email: 'Ana@Example.com', name: 'Ana Nováková', timezone: 'Europe/Bratislava', superadmin: true });
   });
 
+  it('gives back a time zone sent in any letter case in the tz database\'s spelling', () => {
+    expect(parse('create-user', '--email', 'a@b.io', '--timezone', 'EUROPE/PRAGUE')).toMatchObject({ timezone: 'Europe/Prague' });
+    expect(parse('update-user', '--email', 'a@b.io', '--timezone', 'etc/utc')).toMatchObject({ changes: { timezone: 'UTC' } });
+  });
+
   it('refuses a bad create-user with a message naming the problem', () => {
     expect(refusal('create-user')).toMatch(/needs --email/);
     expect(refusal('create-user', '--email', 'not-an-email')).toMatch(/does not look like an e-mail/);
     expect(refusal('create-user', '--email', 'a@b.io', '--timezone', 'Mars/Olympus')).toMatch(/not an IANA time zone/);
     expect(refusal('create-user', '--email', 'a@b.io', '--timezone', '+02:00')).toMatch(/not an IANA time zone/);
+    expect(refusal('create-user', '--email', 'a@b.io', '--timezone', 'PST')).toMatch(/not an IANA time zone/);
     expect(refusal('create-user', '--email', 'a@b.io', '--name', '  ')).toMatch(/--name must not be empty/);
     expect(refusal('create-user', '--email', 'a@b.io', '--name', 'x'.repeat(201))).toMatch(/at most 200/);
     expect(refusal('create-user', '--email', 'a@b.io', '--superadmin=true')).toMatch(/superadmin/);

@@ -74,6 +74,31 @@ describe('visibility: 403 for collections, 404 for items and for what does not e
   });
 });
 
+describe('administration: only the organization\'s Owners and Admins, decided with visibility', () => {
+  it('refuses everyone else with 403, team Owners and Admins and callers who cannot see the team included', () => {
+    for (const role of ['MEMBER', 'IMPLEMENTER'] as const) {
+      expect(code(() => organizationAccess(callerIn(role), 'org', 'administration', true)), role).toBe('forbidden');
+      expect(code(() => teamAccess(callerIn(role), facts('OWNER'), 'administration')), role).toBe('forbidden');
+    }
+    expect(code(() => teamAccess(callerIn('MEMBER'), facts(null), 'administration'))).toBe('forbidden');
+    expect(code(() => teamAccess(callerIn(), facts('ADMIN'), 'administration'))).toBe('forbidden');
+    expect(code(() => organizationAccess(callerIn(), 'org', 'administration', true))).toBe('forbidden');
+  });
+
+  it('refuses with 403 before suspension, and answers 404 only for what does not exist', () => {
+    expect(code(() => organizationAccess(callerIn('MEMBER', 'SUSPENDED'), 'org', 'administration', true))).toBe('forbidden');
+    expect(code(() => organizationAccess(callerIn(), 'org', 'administration', false))).toBe('notFound');
+    expect(code(() => teamAccess(callerIn('MEMBER'), undefined, 'administration'))).toBe('notFound');
+  });
+
+  it('lets Owners and Admins in, also to teams they are not in', () => {
+    for (const role of ['OWNER', 'ADMIN'] as const) {
+      expect(organizationAccess(callerIn(role), 'org', 'administration', true).role).toBe(role);
+      expect(teamAccess(callerIn(role), facts(null), 'administration').orgRole).toBe(role);
+    }
+  });
+});
+
 describe('changes: suspension first, then the role', () => {
   it('a suspended organization refuses every change, even one the role would allow', () => {
     const access = teamAccess(callerIn('OWNER', 'SUSPENDED'), facts(null), 'item');

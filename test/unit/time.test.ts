@@ -1,13 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   addMinutes,
   callerTimeZone,
+  canonicalTimeZone,
   currentWeekMonday,
   dayInTimeZone,
   isDay,
   isMonday,
   isQuarter,
-  isTimeZone,
   minutesBetween,
   mondayOf,
   quarterOf,
@@ -52,18 +53,56 @@ describe('isDay', () => {
   });
 });
 
-describe('isTimeZone', () => {
-  it.each(['Europe/Bratislava', 'Europe/Prague', 'UTC', 'America/Argentina/Buenos_Aires', 'Etc/GMT+2'])(
-    'accepts %s',
-    (zone) => {
-      expect(isTimeZone(zone)).toBe(true);
-    },
-  );
+describe('canonicalTimeZone', () => {
+  const tzDatabase = readFileSync(new URL('../fixtures/tz-database-names.txt', import.meta.url), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('#'));
+  const namesOfUtc = new Set([
+    ...['Etc/GMT', 'Etc/GMT+0', 'Etc/GMT-0', 'Etc/GMT0', 'Etc/Greenwich', 'Etc/UCT', 'Etc/UTC', 'Etc/Universal', 'Etc/Zulu'],
+    ...['GMT', 'GMT+0', 'GMT-0', 'GMT0', 'Greenwich', 'UCT', 'UTC', 'Universal', 'Zulu'],
+  ]);
 
-  it.each(['Mars/Olympus', '', ' ', '+02:00', '-05:00', '+0200', 'Z', ' UTC', 'Europe/', 'GMT+2'])(
-    'rejects %j',
+  it.each([
+    ['EUROPE/PRAGUE', 'Europe/Prague'],
+    ['europe/bratislava', 'Europe/Bratislava'],
+    ['etc/utc', 'UTC'],
+    ['Etc/UTC', 'UTC'],
+    ['UTC', 'UTC'],
+    ['utc', 'UTC'],
+    ['GMT', 'UTC'],
+    ['zulu', 'UTC'],
+    ['etc/gmt+5', 'Etc/GMT+5'],
+    ['Asia/Calcutta', 'Asia/Calcutta'],
+    ['asia/kolkata', 'Asia/Kolkata'],
+    ['Europe/Kyiv', 'Europe/Kyiv'],
+    ['US/Pacific', 'US/Pacific'],
+    ['america/argentina/buenos_aires', 'America/Argentina/Buenos_Aires'],
+    ['america/port-au-prince', 'America/Port-au-Prince'],
+    ['est5edt', 'EST5EDT'],
+  ])('stores %s as %s', (sent, stored) => {
+    expect(canonicalTimeZone(sent)).toBe(stored);
+  });
+
+  it('spells every name of the tz database as the tz database does, whatever the letter case sent; the names of UTC as UTC', () => {
+    expect(tzDatabase.length).toBeGreaterThan(590);
+    const misspelt = tzDatabase.flatMap((name) => {
+      const expected = namesOfUtc.has(name) ? 'UTC' : name;
+      return [name, name.toLowerCase(), name.toUpperCase()]
+        .map((sent) => [sent, canonicalTimeZone(sent)])
+        .filter(([, stored]) => stored !== expected);
+    });
+    expect(misspelt).toEqual([]);
+  });
+
+  it.each(['Mars/Olympus', '', ' ', '+02:00', '-05:00', '+0200', 'Z', ' UTC', 'Europe/', 'GMT+2', 'Factory'])('refuses %j', (zone) => {
+    expect(canonicalTimeZone(zone)).toBeUndefined();
+  });
+
+  it.each(['PST', 'ist', 'CST', 'SystemV/AST4', 'US/Pacific-New', 'Canada/East-Saskatchewan'])(
+    'refuses %s, which Intl knows but the tz database does not',
     (zone) => {
-      expect(isTimeZone(zone)).toBe(false);
+      expect(() => new Intl.DateTimeFormat('en-US', { timeZone: zone })).not.toThrow();
+      expect(canonicalTimeZone(zone)).toBeUndefined();
     },
   );
 });

@@ -49,6 +49,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { DEFAULT_PAGE_LIMIT, encodeCursor } from '../src/db/pagination.js';
 import { handlers } from '../src/handlers/index.js';
 import type { HandlerMap } from '../src/handlers/types.js';
+import { etagOf } from '../src/http/conditional.js';
 import { loadContract, operationRoutes } from '../src/http/router.js';
 import { addWeeks, currentWeekMonday } from '../src/time.js';
 
@@ -78,6 +79,8 @@ interface LoadOptions {
   method?: string;
   body?: string;
   duration?: number;
+  /** Replace `[<id>]` in the request (a header included) by a new id on every request. */
+  idReplacement?: boolean;
 }
 
 async function listen(app: express.Express): Promise<{ url: string; close: () => Promise<unknown> }> {
@@ -94,11 +97,21 @@ async function autocannon(url: string, options: LoadOptions = {}): Promise<Omit<
   const args = [url, '--connections', String(connections), '--duration', String(options.duration ?? seconds), '--json'];
   for (const [header, value] of Object.entries(options.headers ?? {})) args.push('--headers', `${header}=${value}`);
   if (options.method) args.push('--method', options.method);
+  if (options.idReplacement) args.push('--idReplacement');
   if (options.body) args.push('--body', options.body, '--headers', 'content-type=application/json');
   const { stdout } = await run(resolve(root, 'node_modules/.bin/autocannon'), args, { maxBuffer: 64 * 1024 * 1024 });
   const report = JSON.parse(stdout) as { requests: { average: number }; latency: { p50: number; p99: number; average: number }; non2xx: number };
   const { latency } = report;
   return { requestsPerSecond: report.requests.average, p50: latency.p50, p99: latency.p99, mean: latency.average, non2xx: report.non2xx };
+}
+
+/** Microseconds to compute the ETag of `body`, the mean of many runs. */
+function etagMicroseconds(body: string): number {
+  const runs = 100_000;
+  for (let run = 0; run < 1_000; run += 1) etagOf(body);
+  const started = process.hrtime.bigint();
+  for (let run = 0; run < runs; run += 1) etagOf(body);
+  return Number(process.hrtime.bigint() - started) / 1_000 / runs;
 }
 
 function print(results: Result[]) {
@@ -128,13 +141,16 @@ async function load(name: string, url: string, options: LoadOptions = {}): Promi
  * Two targets whose latencies are compared, each loaded in two halves in the order A B B A, so that
  * a drift of the machine's speed weighs on both alike. Each figure is the mean of its two halves.
  */
-async function loadPair(a: { name: string; url: string }, b: { name: string; url: string }, headers: Record<string, string>): Promise<[Result, Result]> {
+type Target = { name: string; url: string } & Omit<LoadOptions, 'duration'>;
+
+async function loadPair(a: Target, b: Target, headers: Record<string, string>): Promise<[Result, Result]> {
   const duration = Math.max(1, Math.round(seconds / 2));
   // The floor routes ignore the key header; sent to both, it keeps the requests alike on the wire.
-  const a1 = await autocannon(a.url, { headers, duration });
-  const b1 = await autocannon(b.url, { headers, duration });
-  const b2 = await autocannon(b.url, { headers, duration });
-  const a2 = await autocannon(a.url, { headers, duration });
+  const options = (target: Target) => ({ ...target, headers: { ...headers, ...target.headers }, duration });
+  const a1 = await autocannon(a.url, options(a));
+  const b1 = await autocannon(b.url, options(b));
+  const b2 = await autocannon(b.url, options(b));
+  const a2 = await autocannon(a.url, options(a));
   const merge = (name: string, x: Omit<Result, 'name'>, y: Omit<Result, 'name'>): Result => ({
     name,
     requestsPerSecond: (x.requestsPerSecond + y.requestsPerSecond) / 2,
@@ -426,6 +442,29 @@ async function measureStack(stack: Stack, results: Result[]): Promise<Check[]> {
     const patch = await load(name('PATCH /v1/tasks/{id}'), `${api.url}${paths.task}`, { headers: write, method: 'PATCH', body: JSON.stringify({ title: 'Send the revised freight quote' }) });
     const scorecardRead = await load(name(`GET /v1/teams/{teamId}/scorecard (${metricCount} × 13 weeks)`), `${api.url}${paths.scorecard}`, { headers: read });
     const values = await load(name(`GET /v1/metrics/{id}/values (${weeksOfValues} weeks, page of 50)`), `${api.url}${paths.values}`, { headers: read });
+    // Safe retries and conditional requests: what an ETag, a 304 and an Idempotency-Key cost.
+    const taskUrl = `${api.url}${paths.task}`;
+    const taskAnswer = await fetch(taskUrl, { headers: read });
+    const taskBody = await taskAnswer.text();
+    const tag = taskAnswer.headers.get('etag')!;
+    const cached = await fetch(taskUrl, { headers: { ...read, 'if-none-match': tag } });
+    if (cached.status !== 304) throw new Error(`${stack.label}: If-None-Match answered ${cached.status}`);
+    const [fresh, notModified] = await loadPair(
+      { name: name('GET /v1/tasks/{id} (200 with its ETag)'), url: taskUrl },
+      { name: name('GET /v1/tasks/{id} with If-None-Match (304)'), url: taskUrl, headers: { 'if-none-match': tag } },
+      read,
+    );
+    notModified.non2xx = 0; // every answer is the 304 checked above
+    const tagCost = etagMicroseconds(taskBody);
+    const tasksUrl = `${api.url}${paths.list}`;
+    const newTask = JSON.stringify({ title: 'Call the carrier', ownerId: stack.world.userId, dueDate: '2026-11-27' });
+    const [post, postWithKey] = await loadPair(
+      { name: name('POST /v1/teams/{teamId}/tasks'), url: tasksUrl, method: 'POST', body: newTask },
+      { name: name('POST …/tasks with a new Idempotency-Key each'), url: tasksUrl, method: 'POST', body: newTask, headers: { 'idempotency-key': 'bench-[<id>]' }, idReplacement: true },
+      write,
+    );
+    const replayKey = { ...write, 'idempotency-key': `bench-replay-${randomBytes(8).toString('hex')}` };
+    const replay = await load(name('POST …/tasks, the same Idempotency-Key (replays)'), tasksUrl, { headers: replayKey, method: 'POST', body: newTask });
     const halfDuration = Math.max(3, Math.round(seconds / 2) + 1);
     const halfRate = async (what: string, path: string, max: Result) =>
       paced(name(`${what} at half its maximum rate (${Math.round(max.requestsPerSecond / 2)}/s)`), `${api.url}${path}`, max.requestsPerSecond / 2, halfDuration, read);
@@ -433,7 +472,8 @@ async function measureStack(stack: Stack, results: Result[]): Promise<Check[]> {
     const taskHalf = await halfRate('GET /v1/tasks/{id}', paths.task, task);
     const listHalf = await halfRate('GET …/tasks page', paths.list, list);
     const meetingHalf = await halfRate('GET /v1/meetings/{id}', paths.meeting, meetingRead);
-    results.push(meFloor, me, taskFloor, task, listFloor, list, meetingFloor, meetingRead, logged, patch, scorecardRead, values, meHalf, taskHalf, listHalf, meetingHalf);
+    results.push(meFloor, me, taskFloor, task, listFloor, list, meetingFloor, meetingRead, logged, patch, scorecardRead, values, fresh, notModified, post, postWithKey, replay);
+    results.push(meHalf, taskHalf, listHalf, meetingHalf);
 
     const rps = (result: Result) => result.requestsPerSecond;
     return [
@@ -449,6 +489,11 @@ async function measureStack(stack: Stack, results: Result[]): Promise<Check[]> {
       below(name('p99 of GET /v1/meetings/{id} at half rate (ms)'), meetingHalf.p99, 10),
       atLeast(name('GET …/scorecard ÷ GET /v1/me'), rps(scorecardRead) / rps(me), 0.5, `p99 ${scorecardRead.p99} ms`),
       reported(name('GET /v1/metrics/{id}/values ÷ GET /v1/me'), rps(values) / rps(me), `p99 ${values.p99} ms`),
+      // The tag's share of a read: its hashing time against the time per request of the one server thread.
+      below(name('ETag of GET /v1/tasks/{id}: share of the read (%)'), Number(((tagCost * rps(fresh)) / 1e4).toFixed(2)), 5, `${tagCost.toFixed(2)} µs per tag`),
+      atLeast(name('GET /v1/tasks/{id}: 304 ÷ 200'), rps(notModified) / rps(fresh), 1),
+      atLeast(name('POST …/tasks: without ÷ with Idempotency-Key'), rps(postWithKey) / rps(post), 1 / 1.15, `${rps(post).toFixed(0)} / ${rps(postWithKey).toFixed(0)} req/s`),
+      atLeast(name('POST …/tasks: replay ÷ first run with a key'), rps(replay) / rps(postWithKey), 1),
     ];
   } finally {
     await api.close();

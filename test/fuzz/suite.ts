@@ -65,7 +65,8 @@ function secretsOf(fuzz: FuzzWorld, request: FuzzRequest): string[] {
     if (typeof value === 'string' && field && /^(password|apiKey)$/.test(field) && value.length >= 8) sent.push(value);
     else if (value && typeof value === 'object') for (const [name, inner] of Object.entries(value)) collect(inner, name);
   };
-  if (request.body.kind === 'json' || request.body.kind === 'sized') collect(request.body.value);
+  if (request.body.kind === 'json' || request.body.kind === 'sized' || request.body.kind === 'spliced') collect(request.body.value);
+  if (request.body.kind === 'spliced' && request.body.duplicate) collect({ [String(request.body.path.at(-1))]: request.body.duplicate.other });
   return [...keys, ...keys.map((key) => key.slice(-24)), ...sent];
 }
 

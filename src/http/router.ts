@@ -18,7 +18,7 @@ import { scopeAllows, type Scope } from '../auth/scopes.js';
 import type { Database } from '../db/database.js';
 import { FormatError, InsufficientScope, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType } from '../errors.js';
 import type { HandlerMap, PublicOperationId } from '../handlers/types.js';
-import { prepareBody } from './requestBody.js';
+import { maxBodyDepth, prepareBody, tooDeepAt } from './requestBody.js';
 import { nulCharacterIssues, validationError } from './validation.js';
 
 type AnyHandler = (request: unknown, context: unknown) => Promise<{ status: number; body: unknown }>;
@@ -67,6 +67,12 @@ function successMediaType(operation: Operation): string | undefined {
 
 const invalidJson = () =>
   new FormatError([{ origin: 'body', code: 'invalid_json', path: [], message: 'The request body is not valid JSON.' }], 'The request body is not valid JSON.');
+
+const tooDeep = (path: string[]) =>
+  new FormatError(
+    [{ origin: 'body', code: 'too_deep', path, message: `Arrays and objects may nest at most ${maxBodyDepth} levels deep.` }],
+    `The request body nests deeper than ${maxBodyDepth} levels.`,
+  );
 
 const parseJson = express.json({ limit: '64kb' });
 
@@ -148,6 +154,8 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
     const answer = async (params: Record<string, string>, req: Request, res: Response, next: NextFunction) => {
       if (scope && !scopeAllows(req.caller!.scopes, scope, req.caller!.systemRole)) return next(new InsufficientScope());
       if (res.locals.invalidJson) return next(invalidJson());
+      const deepAt = bodySchema ? tooDeepAt(req.body) : undefined;
+      if (deepAt) return next(tooDeep(deepAt));
 
       const body = bodySchema ? prepareBody(bodySchema as never, req.body) : undefined;
       const query = req.query as Record<string, unknown>;

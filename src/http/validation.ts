@@ -171,7 +171,8 @@ const NUL = '\u0000';
 
 /**
  * Text holding NUL (U+0000) anywhere in a request: PostgreSQL cannot store or even compare such
- * text, so it is refused with the other format errors before any query sees it.
+ * text, so it is refused with the other format errors before any query sees it. Recursive: the body
+ * has passed `tooDeepAt`, and query values are strings or lists of strings.
  */
 export function nulCharacterIssues(parts: { path: Record<string, string>; query: Record<string, unknown>; body: unknown }): ValidationIssue[] {
   const issues: ValidationIssue[] = [];

@@ -46,10 +46,20 @@ export function tooDeepAt(body: unknown): string[] | undefined {
       for (let at: Level | undefined = level; at?.parent; at = at.parent) path.push(at.key);
       return path.reverse();
     }
-    const keys = Object.keys(level.value);
-    for (let index = keys.length - 1; index >= 0; index--) {
-      const child = (level.value as Record<string, unknown>)[keys[index]!];
-      if (typeof child === 'object' && child !== null) stack.push({ value: child, depth: level.depth + 1, key: keys[index]!, parent: level });
+    // Children are pushed last to first, so that the first is looked at first. A list's indexes
+    // become keys only for the lists and objects in it.
+    const { value, depth } = level;
+    if (Array.isArray(value)) {
+      for (let index = value.length - 1; index >= 0; index--) {
+        const child: unknown = value[index];
+        if (typeof child === 'object' && child !== null) stack.push({ value: child, depth: depth + 1, key: String(index), parent: level });
+      }
+    } else {
+      const keys = Object.keys(value);
+      for (let index = keys.length - 1; index >= 0; index--) {
+        const child: unknown = (value as Record<string, unknown>)[keys[index]!];
+        if (typeof child === 'object' && child !== null) stack.push({ value: child, depth: depth + 1, key: keys[index]!, parent: level });
+      }
     }
   }
   return undefined;

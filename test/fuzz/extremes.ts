@@ -1,9 +1,10 @@
 /**
  * Structural extremes no value built from a schema reaches, written as raw JSON text into a place
- * of a valid body (or as the whole body): arrays and objects nested thousands deep or just around a
- * few dozen levels, very wide arrays and objects, strings that make the body 64 KB ± 1 byte, numbers
- * past what IEEE doubles hold (`1e400`, `-1e-400`, `-0`, `1.0` where an integer is wanted), lone
- * surrogates as JSON escapes (`"\ud800"`), and a key written twice (`{"title":"a","title":"b"}`).
+ * of a valid body (or as the whole body): arrays and objects nested thousands deep or around the
+ * server's limit of 32 levels, very wide arrays and objects, strings that make the body 64 KB ± 1
+ * byte, numbers at and past the limits of a double (`1e400`, `-1e-400`, `-0`) and `1.0` where an
+ * integer is wanted, lone surrogates as JSON escapes (`"\ud800"`), and a key written twice
+ * (`{"title":"a","title":"b"}`).
  * A fragment is plain data, short to print; its text is made when the request is sent.
  */
 import fc from 'fast-check';
@@ -30,8 +31,9 @@ const escapes = ['"\\ud800"', '"\\udfff"', '"a\\ud800b"', '"\\udc00\\ud800"', '"
 
 /**
  * The fragments, the likeliest to break something first (fast-check shrinks towards the start of
- * each list). The depths hug a limit of a few dozen levels and go far past any stack; the widths and
- * fills stay within 64 KB with the rest of a body, apart from the fills one byte past it.
+ * each list). The depths go far past any call stack, and as the whole body sit on the limit of 32
+ * levels; the widths and fills stay within 64 KB with the rest of a body, apart from the fills one
+ * byte past it.
  */
 export const fragmentArbitrary: fc.Arbitrary<Fragment> = fc.oneof(
   { weight: 4, arbitrary: fc.tuple(fc.constantFrom('array', 'object', 'mixed') as fc.Arbitrary<'array' | 'object' | 'mixed'>, fc.constantFrom(2_000, 9_000, 31, 32, 33)).map(([nested, depth]) => ({ nested, depth })) },

@@ -210,8 +210,8 @@ function hostileBody(op: ContractOperation, pool: IdPool): fc.Arbitrary<{ body: 
       weight: 1,
       arbitrary: fc.tuple(valid, fc.constantFrom(...contentTypes)).map(([value, contentType]) => ({ body: { kind: 'json', value, contentType }, mutation: `content type ${contentType}` })),
     },
+    { weight: 5, arbitrary: extremeBody(valid, slots, pool) },
   ];
-  choices.push({ weight: 5, arbitrary: extremeBody(valid, slots, pool) });
   if (slots.length) {
     const slot = fc.constantFrom(...slots);
     choices.push(

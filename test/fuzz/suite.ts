@@ -1,10 +1,11 @@
 /**
  * The contract-driven fuzzer: for every operation of generated/openapi.json, seeded and bounded runs
  * of requests built from its schemas (valid and hostile), sent by callers of every role at real items
- * of the permission matrix's world. On every response: no 5xx; an answer within 5 s; the status is declared for the
- * operation and the body matches the contract; X-Request-Id is present; a 4xx leaves every table
- * exactly as it was (`api_keys.last_used_at` aside, which authentication writes at most once a minute
- * per key); no error body and no log line holds an API key, a password, a provider key or SQL.
+ * of the permission matrix's world. On every response: no 5xx; an answer within 5 s; the status is
+ * declared for the operation and the body matches the contract; X-Request-Id is present; a 4xx
+ * leaves every table exactly as it was (`api_keys.last_used_at` aside, which authentication writes
+ * at most once a minute per key); no error body and no log line holds an API key, a password, a
+ * provider key or SQL.
  *
  * FUZZ_RUNS (runs per operation, default 30) and FUZZ_SEED (default 20261123) make longer runs; a
  * failure prints the seed, the path fast-check replays, and the shrunk request. The operations are

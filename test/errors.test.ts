@@ -134,13 +134,11 @@ describe(`format errors: 422 invalid with issues (${databaseLabel})`, () => {
   });
 
   it('30,000 wrong items of a list are 30,000 issues, listed within two seconds', async () => {
+    const body = `{"ids":[${Array<string>(30_000).fill('1').join(',')}]}`;
     const started = performance.now();
-    const response = await sendChecked('POST', '/v1/messages/acknowledge', {
-      key: writeKey,
-      rawBody: `{"ids":[${Array<string>(30_000).fill('1').join(',')}]}`,
-      headers: { 'content-type': 'application/json' },
-    });
+    const response = await send(app.url, 'POST', '/v1/messages/acknowledge', { key: writeKey, rawBody: body, headers: { 'content-type': 'application/json' } });
     const took = performance.now() - started;
+    assertMatchesContract('POST', '/v1/messages/acknowledge', response);
     expect(response.status).toBe(422);
     expect(response.body.error.issues.filter((found: { code: string }) => found.code === 'invalid_type')).toHaveLength(30_000);
     expect(took).toBeLessThan(2_000);

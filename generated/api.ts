@@ -1565,6 +1565,7 @@ export interface components {
          *     - `unrecognized_keys`: unknown fields in a strict body (`keys` lists them);
          *     - `invalid_union`: the body matches none of the allowed shapes;
          *     - `invalid_json`: the body is not valid JSON;
+         *     - `too_deep`: arrays and objects of the body nest more than 32 levels deep (`path` leads to the first one past level 32);
          *     - `invalid_character`: text holds the character NUL (U+0000), which no text can store.
          *     Clients must tolerate codes and keys added later.
          */

@@ -9,6 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseLabel } from './support/database.js';
 import { addOrganizationMember, addTeamMember, createCaller, createOrganization, createTeam } from './support/factories.js';
 import { operations } from './support/contract.js';
+import { createTask } from './support/executionFactories.js';
+import { acknowledgementsOf, createMeetingIn, createMessage } from './support/meetingFactories.js';
+import { createOperator } from './support/platformFactories.js';
 import { assertMatchesContract, send, startTestApp, type ApiResponse, type RequestOptions, type TestApp } from './support/testApp.js';
 
 let app: TestApp;
@@ -128,6 +131,17 @@ describe(`format errors: 422 invalid with issues (${databaseLabel})`, () => {
       { origin: 'body', code: 'invalid_type', path: ['ownerId'] },
       { origin: 'body', code: 'invalid_format', path: ['dueDate'], format: 'day' },
     ]);
+  });
+
+  it('30,000 wrong items of a list are 30,000 issues, listed within two seconds', async () => {
+    const body = `{"ids":[${Array<string>(30_000).fill('1').join(',')}]}`;
+    const started = performance.now();
+    const response = await send(app.url, 'POST', '/v1/messages/acknowledge', { key: writeKey, rawBody: body, headers: { 'content-type': 'application/json' } });
+    const took = performance.now() - started;
+    assertMatchesContract('POST', '/v1/messages/acknowledge', response);
+    expect(response.status).toBe(422);
+    expect(response.body.error.issues.filter((found: { code: string }) => found.code === 'invalid_type')).toHaveLength(30_000);
+    expect(took).toBeLessThan(2_000);
   });
 
   it('limit=0 is a too_small issue of the query with minimum 1, inclusive', async () => {
@@ -289,6 +303,93 @@ describe(`text holding the character NUL (U+0000) (${databaseLabel})`, () => {
     const { team, admin } = await teamAdmin();
     const response = await app.request('GET', `/v1/teams/${team.id}/tasks?ownerId=a%00b`, { key: admin.key });
     expectFormatError(response, [{ origin: 'query', code: 'invalid_character', path: ['ownerId'] }]);
+  });
+});
+
+describe(`bodies nested deeper than 32 levels (${databaseLabel})`, () => {
+  /** Arrays nested `depth` deep around a string, as JSON text (4 KB for 2,000 levels). */
+  const nestedArrays = (depth: number) => `${'['.repeat(depth)}"x"${']'.repeat(depth)}`;
+  /** Objects nested `depth` deep, as JSON text (60 KB for 10,000 levels). */
+  const nestedObjects = (depth: number) => `${'{"a":'.repeat(depth)}"x"${'}'.repeat(depth)}`;
+  /** The path to the 33rd level: `prefix`, then `step` for every level below it. */
+  const pathPastLimit = (prefix: string[], step: string) => [...prefix, ...Array<string>(32 - prefix.length).fill(step)];
+
+  /** A team Admin of a real team with a task and a running meeting with a cascading message. */
+  async function teamWithItems() {
+    const org = await createOrganization(app.db);
+    const team = await createTeam(app.db, org.id);
+    const admin = await createCaller(app.db);
+    await addOrganizationMember(app.db, org.id, admin.user.id, 'MEMBER');
+    await addTeamMember(app.db, team.id, admin.user.id, 'ADMIN');
+    const task = await createTask(app.db, team.id, admin.user.id);
+    const meeting = await createMeetingIn(app.db, team.id, admin.user.id, { status: 'IN_PROGRESS' });
+    const message = await createMessage(app.db, { id: meeting.id, orgId: org.id }, admin.user.id);
+    return { team, admin, task, meeting, message };
+  }
+  const sendJson = (method: string, path: string, key: string, text: string) =>
+    sendChecked(method, path, { key, rawBody: text, headers: { 'content-type': 'application/json' } });
+  const tooDeep = (response: ApiResponse, path: string[]) => expectFormatError(response, [{ origin: 'body', code: 'too_deep', path }]);
+  const row = (table: 'tasks' | 'meetings', id: string) => app.db.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+  it('arrays nested 2,000 deep as the whole body are one too_deep issue at the 33rd level, and create nothing', async () => {
+    const { team, admin } = await teamWithItems();
+    const response = await sendJson('POST', `/v1/teams/${team.id}/tasks`, admin.key, nestedArrays(2_000));
+    tooDeep(response, pathPastLimit([], '0'));
+    expect(await app.db.selectFrom('tasks').select('id').where('team_id', '=', team.id).execute()).toHaveLength(1);
+  });
+
+  it('arrays nested 2,000 deep as the title of PATCH /tasks/{id} are too_deep, and the task is unchanged', async () => {
+    const { admin, task } = await teamWithItems();
+    const before = await row('tasks', task.id);
+    const response = await sendJson('PATCH', `/v1/tasks/${task.id}`, admin.key, `{"completed":true,"title":${nestedArrays(2_000)}}`);
+    tooDeep(response, pathPastLimit(['title'], '0'));
+    expect(await row('tasks', task.id)).toEqual(before);
+  });
+
+  it('arrays nested 2,000 deep as the ids of POST /messages/acknowledge are too_deep, and nothing is acknowledged', async () => {
+    const { admin, message } = await teamWithItems();
+    const response = await sendJson('POST', '/v1/messages/acknowledge', admin.key, `{"ids":["${message.id}",${nestedArrays(2_000)}]}`);
+    tooDeep(response, pathPastLimit(['ids', '1'], '0'));
+    expect(await acknowledgementsOf(app.db, admin.user.id)).toEqual([]);
+  });
+
+  it('arrays nested 2,000 deep in a meeting body are too_deep, and the meeting is unchanged', async () => {
+    const { admin, meeting } = await teamWithItems();
+    const before = await row('meetings', meeting.id);
+    const response = await sendJson('PATCH', `/v1/meetings/${meeting.id}`, admin.key, `{"status":"COMPLETED","notes":${nestedArrays(2_000)}}`);
+    tooDeep(response, pathPastLimit(['notes'], '0'));
+    expect(await row('meetings', meeting.id)).toEqual(before);
+  });
+
+  it('arrays nested 2,000 deep in the owner of POST /platform/orgs are too_deep, and no organization is created', async () => {
+    const operator = await createOperator(app.db);
+    const name = `Deep Outfitters ${Date.now()}`;
+    const body = `{"name":"${name}","timezone":"Europe/Prague","defaultLocale":"sk","owner":{"email":"owner@deep.example","password":${nestedArrays(2_000)}}}`;
+    const response = await sendJson('POST', '/v1/platform/orgs', operator.key, body);
+    tooDeep(response, pathPastLimit(['owner', 'password'], '0'));
+    expect(await app.db.selectFrom('organizations').select('id').where('name', '=', name).execute()).toEqual([]);
+  });
+
+  it('objects nested 10,000 deep are too_deep at the 33rd level, and the task is unchanged', async () => {
+    const { admin, task } = await teamWithItems();
+    const before = await row('tasks', task.id);
+    const response = await sendJson('PATCH', `/v1/tasks/${task.id}`, admin.key, nestedObjects(10_000));
+    tooDeep(response, pathPastLimit([], 'a'));
+    expect(await row('tasks', task.id)).toEqual(before);
+  });
+
+  it('the first place past the limit is named, in the order of the body', async () => {
+    const { admin, task } = await teamWithItems();
+    const response = await sendJson('PATCH', `/v1/tasks/${task.id}`, admin.key, `{"title":[1,${nestedObjects(40)}],"description":${nestedArrays(40)}}`);
+    tooDeep(response, pathPastLimit(['title', '1'], 'a'));
+  });
+
+  it('a body exactly 32 levels deep goes through the usual validation', async () => {
+    const { admin, task } = await teamWithItems();
+    const atLimit = await sendJson('PATCH', `/v1/tasks/${task.id}`, admin.key, `{"title":${nestedArrays(31)}}`);
+    expectFormatError(atLimit, [{ origin: 'body', code: 'invalid_type', path: ['title'] }]);
+    const pastLimit = await sendJson('PATCH', `/v1/tasks/${task.id}`, admin.key, `{"title":${nestedArrays(32)}}`);
+    tooDeep(pastLimit, pathPastLimit(['title'], '0'));
   });
 });
 

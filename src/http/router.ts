@@ -23,7 +23,7 @@ import { inTransaction } from '../db/transaction.js';
 import { etagOf, ifMatchHolds, ifMatchOf, noneMatchHits, resourceReads } from './conditional.js';
 import { errorAnswer } from './errorHandler.js';
 import { fingerprintOf, idempotencyKeyOf, runIdempotent, type Outcome } from './idempotency.js';
-import { prepareBody } from './requestBody.js';
+import { maxBodyDepth, prepareBody, tooDeepAt } from './requestBody.js';
 import { integerTextIssues, nulCharacterIssues, validationError, type IntegerParameter } from './validation.js';
 
 type AnyHandler = (request: unknown, context: unknown) => Promise<{ status: number; body: unknown }>;
@@ -80,6 +80,12 @@ function successMediaType(operation: Operation): string | undefined {
 
 const invalidJson = () =>
   new FormatError([{ origin: 'body', code: 'invalid_json', path: [], message: 'The request body is not valid JSON.' }], 'The request body is not valid JSON.');
+
+const tooDeep = (path: string[]) =>
+  new FormatError(
+    [{ origin: 'body', code: 'too_deep', path, message: `Arrays and objects may nest at most ${maxBodyDepth} levels deep.` }],
+    `The request body nests deeper than ${maxBodyDepth} levels.`,
+  );
 
 const parseJson = express.json({ limit: '64kb' });
 
@@ -195,6 +201,8 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
     const answer = async (params: Record<string, string>, req: Request, res: Response, next: NextFunction) => {
       if (scope && !scopeAllows(req.caller!.scopes, scope, req.caller!.systemRole)) return next(new InsufficientScope());
       if (res.locals.invalidJson) return next(invalidJson());
+      const deepAt = bodySchema ? tooDeepAt(req.body) : undefined;
+      if (deepAt) return next(tooDeep(deepAt));
       const idempotencyKey = isChange ? idempotencyKeyOf(req.get('idempotency-key')) : undefined;
       const ifMatch = read ? ifMatchOf(req.get('if-match')) : undefined;
 

@@ -146,25 +146,28 @@ function narrowOneOf(errors: ErrorObject[]): ErrorObject[] {
     for (const error of kept) {
       if (!error.schemaPath.startsWith(prefix)) continue;
       const branch = error.schemaPath.slice(prefix.length).split('/')[0]!;
-      byBranch.set(branch, [...(byBranch.get(branch) ?? []), error]);
+      const errorsOfBranch = byBranch.get(branch);
+      if (errorsOfBranch) errorsOfBranch.push(error);
+      else byBranch.set(branch, [error]);
     }
     const selected = selectedBranch(oneOf.schema, oneOf.data);
     const ranked = [...byBranch.values()].sort(
       (a, b) => a.filter(isShape).length - b.filter(isShape).length || a.length - b.length,
     );
-    const best = selected === undefined ? (ranked[0] ?? []) : (byBranch.get(selected) ?? []);
+    const best = new Set(selected === undefined ? (ranked[0] ?? []) : (byBranch.get(selected) ?? []));
+    const bestHasShape = [...best].some(isShape);
     const severalMatched = oneOf.params.passingSchemas != null;
     kept = kept.filter(
       (error) =>
-        (error === oneOf && (severalMatched || (selected === undefined && best.some(isShape)))) ||
-        (error !== oneOf && (!error.schemaPath.startsWith(prefix) || best.includes(error))),
+        (error === oneOf && (severalMatched || (selected === undefined && bestHasShape))) ||
+        (error !== oneOf && (!error.schemaPath.startsWith(prefix) || best.has(error))),
     );
   }
   return kept;
 }
 
-const sameIssue = (a: ValidationIssue, b: ValidationIssue) =>
-  a.origin === b.origin && a.code === b.code && a.path.join('/') === b.path.join('/');
+/** Issues with the same origin, code and path are one issue. */
+const issueKey = (issue: ValidationIssue) => JSON.stringify([issue.origin, issue.code, issue.path]);
 
 /** The error to answer for a request Ajv rejected. */
 export function validationError(errors: ErrorObject[]): FormatError | RuleViolation {
@@ -181,20 +184,23 @@ export function validationError(errors: ErrorObject[]): FormatError | RuleViolat
     for (const value of error.params.allowedValues as unknown[]) if (!values.includes(value)) values.push(value);
     allowed.set(error.instancePath, values);
   }
-  const issues: ValidationIssue[] = [];
+  // Keyed, not compared pairwise: a 64 KB body of wrong list items has tens of thousands of issues.
+  const issues = new Map<string, ValidationIssue>();
   for (const error of relevant) {
     const issue = toIssue(error);
     if (error.keyword === 'enum') issue.values = allowed.get(error.instancePath);
-    if (!issues.some((seen) => sameIssue(seen, issue))) issues.push(issue);
+    const key = issueKey(issue);
+    if (!issues.has(key)) issues.set(key, issue);
   }
-  return new FormatError(issues);
+  return new FormatError([...issues.values()]);
 }
 
 const NUL = '\u0000';
 
 /**
  * Text holding NUL (U+0000) anywhere in a request: PostgreSQL cannot store or even compare such
- * text, so it is refused with the other format errors before any query sees it.
+ * text, so it is refused with the other format errors before any query sees it. Recursive: the body
+ * has passed `tooDeepAt`, and query values are strings or lists of strings.
  */
 export function nulCharacterIssues(parts: { path: Record<string, string>; query: Record<string, unknown>; body: unknown }): ValidationIssue[] {
   const issues: ValidationIssue[] = [];

@@ -2,14 +2,16 @@
  * Requests for one operation of the contract, as fast-check arbitraries: a caller, path parameters
  * (an existing item, an unknown id or a malformed one), query parameters (valid, hostile, unknown),
  * and a body (valid, one field removed or replaced by a hostile value, an extra field, a wrong whole
- * body, broken JSON, 64 KB ± 1, a wrong content type). A request is plain data, printed as is when
- * a property fails; the items it names are made when it is sent.
+ * body, broken JSON, 64 KB ± 1, a wrong content type, and the structural extremes of extremes.ts
+ * written as raw JSON text into one place of a valid body). A request is plain data, printed as is
+ * when a property fails; the items it names are made when it is sent.
  */
 import fc from 'fast-check';
 import type { ContractOperation } from '../support/contract.js';
 import { callerNames, type CallerName } from '../permissions/world.js';
-import { hostileValue, resolve, slotsOf, validValue, withValueAt, type IdPool, type Schema } from './schemaArbitraries.js';
+import { hostileValue, resolve, slotsOf, validValue, withValueAt, type IdPool, type Schema, type Slot } from './schemaArbitraries.js';
 import { valueParameters } from './fixtures.js';
+import { describeFragment, fragmentArbitrary, splicedBody, type Duplicate, type Fragment } from './extremes.js';
 
 /** A path parameter: the existing item the fixtures make, or a segment sent exactly as written (already encoded). */
 export type PathValue = { existing: true } | { segment: string; valid?: true };
@@ -19,7 +21,9 @@ export type BodySpec =
   | { kind: 'json'; value: unknown; contentType?: string }
   | { kind: 'raw'; text: string; contentType?: string }
   /** A JSON body of exactly `bytes` bytes: the valid body padded with one more text field. */
-  | { kind: 'sized'; bytes: number; value: unknown };
+  | { kind: 'sized'; bytes: number; value: unknown }
+  /** JSON text of `value` with raw JSON text at `path` (the whole body when empty), its key written twice when `duplicate`. */
+  | { kind: 'spliced'; value: unknown; path: (string | number)[]; fragment: Fragment; duplicate?: Duplicate };
 
 export interface FuzzRequest {
   caller: CallerName;
@@ -156,6 +160,30 @@ function validBody(op: ContractOperation, pool: IdPool): fc.Arbitrary<BodySpec> 
   return schema ? validValue(schema, pool).map((value) => ({ kind: 'json', value }) as BodySpec) : fc.constant({ kind: 'none' } as BodySpec);
 }
 
+/**
+ * A valid body with a structural extreme as the whole body or at one of its places, or written as
+ * a second value of one of its keys (before or after a valid one, so that either may be the one
+ * read).
+ */
+function extremeBody(valid: fc.Arbitrary<unknown>, slots: Slot[], pool: IdPool): fc.Arbitrary<{ body: BodySpec; mutation: string }> {
+  const keyed = slots.filter((slot) => typeof slot.path.at(-1) === 'string');
+  const at = fc.constantFrom<(string | number)[]>([], ...slots.map((slot) => slot.path));
+  const placed = fc.tuple(valid, at, fragmentArbitrary).map(([value, path, fragment]) => ({
+    body: { kind: 'spliced', value, path, fragment } as BodySpec,
+    mutation: `${describeFragment(fragment)} at ${path.join('.') || 'the body'}`,
+  }));
+  if (!keyed.length) return placed;
+  const duplicated = fc
+    .tuple(valid, fc.constantFrom(...keyed), fragmentArbitrary, fc.boolean())
+    .chain(([value, slot, fragment, fragmentFirst]) =>
+      validValue(slot.schema, pool, String(slot.path.at(-1))).map((other) => ({
+        body: { kind: 'spliced', value, path: slot.path, fragment, duplicate: { other, fragmentFirst } } as BodySpec,
+        mutation: `${slot.path.join('.')} twice, ${fragmentFirst ? 'first' : 'then'} as ${describeFragment(fragment)}`,
+      })),
+    );
+  return fc.oneof({ weight: 3, arbitrary: placed }, { weight: 1, arbitrary: duplicated });
+}
+
 /** Bodies that are wrong for the operation in one way; none for a GET. */
 function hostileBody(op: ContractOperation, pool: IdPool): fc.Arbitrary<{ body: BodySpec; mutation: string }> | undefined {
   const schema = bodySchemaOf(op);
@@ -164,6 +192,7 @@ function hostileBody(op: ContractOperation, pool: IdPool): fc.Arbitrary<{ body: 
     return fc.oneof(
       { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((value) => ({ body: { kind: 'json', value } as BodySpec, mutation: 'a body where none is expected' })) },
       { weight: 1, arbitrary: fc.constantFrom(...brokenJson).map((text) => ({ body: { kind: 'raw', text, contentType: 'application/json' } as BodySpec, mutation: 'broken JSON where no body is expected' })) },
+      { weight: 1, arbitrary: extremeBody(fc.constant(undefined), [], pool) },
     );
   }
   const valid = validValue(schema, pool);
@@ -181,6 +210,7 @@ function hostileBody(op: ContractOperation, pool: IdPool): fc.Arbitrary<{ body: 
       weight: 1,
       arbitrary: fc.tuple(valid, fc.constantFrom(...contentTypes)).map(([value, contentType]) => ({ body: { kind: 'json', value, contentType }, mutation: `content type ${contentType}` })),
     },
+    { weight: 5, arbitrary: extremeBody(valid, slots, pool) },
   ];
   if (slots.length) {
     const slot = fc.constantFrom(...slots);
@@ -272,6 +302,9 @@ export function materialize(op: ContractOperation, request: FuzzRequest, existin
     const start = JSON.stringify(withValueAt(spec.value ?? {}, ['padding'], ''));
     const padding = Math.max(0, spec.bytes - Buffer.byteLength(start, 'utf8'));
     body = JSON.stringify(withValueAt(spec.value ?? {}, ['padding'], 'x'.repeat(padding)));
+    headers['content-type'] = 'application/json';
+  } else if (spec.kind === 'spliced') {
+    body = splicedBody(spec.value, spec.path, spec.fragment, spec.duplicate);
     headers['content-type'] = 'application/json';
   }
   return { url, headers, body };

@@ -1,10 +1,11 @@
 /**
  * The contract-driven fuzzer: for every operation of generated/openapi.json, seeded and bounded runs
  * of requests built from its schemas (valid and hostile), sent by callers of every role at real items
- * of the permission matrix's world. On every response: no 5xx; the status is declared for the
- * operation and the body matches the contract; X-Request-Id is present; a 4xx leaves every table
- * exactly as it was (`api_keys.last_used_at` aside, which authentication writes at most once a minute
- * per key); no error body and no log line holds an API key, a password, a provider key or SQL.
+ * of the permission matrix's world. On every response: no 5xx; an answer within 5 s; the status is
+ * declared for the operation and the body matches the contract; X-Request-Id is present; a 4xx
+ * leaves every table exactly as it was (`api_keys.last_used_at` aside, which authentication writes
+ * at most once a minute per key); no error body and no log line holds an API key, a password, a
+ * provider key or SQL.
  *
  * FUZZ_RUNS (runs per operation, default 30) and FUZZ_SEED (default 20261123) make longer runs; a
  * failure prints the seed, the path fast-check replays, and the shrunk request. The operations are
@@ -23,6 +24,9 @@ import { materialize, requestArbitrary, type FuzzRequest } from './requests.js';
 
 const runs = Number(process.env.FUZZ_RUNS || 30);
 const seed = Number(process.env.FUZZ_SEED || 20261123);
+
+/** The longest a single answer may take, far above the milliseconds a request takes even on a busy machine. */
+const answerBudgetMs = 5_000;
 
 const logLines: string[] = [];
 let app: TestApp;
@@ -65,7 +69,8 @@ function secretsOf(fuzz: FuzzWorld, request: FuzzRequest): string[] {
     if (typeof value === 'string' && field && /^(password|apiKey)$/.test(field) && value.length >= 8) sent.push(value);
     else if (value && typeof value === 'object') for (const [name, inner] of Object.entries(value)) collect(inner, name);
   };
-  if (request.body.kind === 'json' || request.body.kind === 'sized') collect(request.body.value);
+  if (request.body.kind === 'json' || request.body.kind === 'sized' || request.body.kind === 'spliced') collect(request.body.value);
+  if (request.body.kind === 'spliced' && request.body.duplicate) collect({ [String(request.body.path.at(-1))]: request.body.duplicate.other });
   return [...keys, ...keys.map((key) => key.slice(-24)), ...sent];
 }
 
@@ -82,12 +87,16 @@ async function check(op: ContractOperation, fuzz: FuzzWorld, request: FuzzReques
   const shown = `${op.method.toUpperCase()} ${url} as ${request.caller}\nheaders: ${JSON.stringify(headers)}\nbody: ${body === undefined ? '(none)' : body.length > 300 ? `${body.slice(0, 300)}… (${body.length} characters)` : body}\nmutation: ${request.mutation}`;
   const before = await checksums(app.db);
   const logFrom = logLines.length;
+  const started = performance.now();
   const response = await send(app.url, op.method.toUpperCase(), url, { key, headers, rawBody: body });
+  const took = performance.now() - started;
 
   if (response.status >= 500) {
     const logged = logLines.slice(logFrom).map((line) => JSON.parse(line) as { err?: { message?: string } }).find((line) => line.err);
     expect.fail(`no 5xx\n${shown}\n→ ${response.status} ${response.text.slice(0, 300)}\nlogged: ${logged?.err?.message ?? '(nothing)'}`);
   }
+  // Requests take milliseconds; one that takes seconds has held the event loop, and every other request with it.
+  expect(took, `an answer within ${answerBudgetMs} ms\n${shown}\n→ ${response.status} ${response.text.slice(0, 300)}`).toBeLessThan(answerBudgetMs);
   try {
     assertMatchesContract(op.method.toUpperCase(), url, response);
   } catch (error) {

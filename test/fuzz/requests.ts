@@ -33,6 +33,8 @@ export interface FuzzRequest {
   /** Query pairs, both sides already encoded. */
   query: [string, string][];
   body: BodySpec;
+  /** Header fields of the contract's header parameters (Idempotency-Key, If-Match, If-None-Match). */
+  headers: [string, string][];
   /** What was done to a valid request; `valid` when nothing. */
   mutation: string;
 }
@@ -234,7 +236,42 @@ function hostileBody(op: ContractOperation, pool: IdPool): fc.Arbitrary<{ body: 
 const privileged = (op: ContractOperation): CallerName[] =>
   op.path.startsWith('/platform') ? ['superadmin', 'superadminMember'] : ['orgOwner', 'orgAdmin', 'teamOwner', 'teamAdmin', 'teamMember'];
 
-type Target = { kind: 'none' | 'caller' | 'unknownQuery' | 'body' } | { kind: 'path' | 'query'; parameter: Parameter };
+type Target = { kind: 'none' | 'caller' | 'unknownQuery' | 'body' } | { kind: 'path' | 'query' | 'header'; parameter: Parameter };
+
+/**
+ * Values of the header parameters a client might send by mistake or on purpose: empty, padded, at
+ * and past the key's 255 characters, quotes unbalanced or escaped, lists, weak and wildcard tags,
+ * Latin-1 text, and very long values. (fetch refuses control characters other than tab and
+ * characters past U+00FF, so those cannot be sent.)
+ */
+const hostileHeaderValues = [
+  '',
+  ' ',
+  '\t',
+  'a\tb',
+  'k'.repeat(255),
+  'k'.repeat(256),
+  `"${'k'.repeat(255)}"`,
+  `"${'k'.repeat(256)}"`,
+  '"',
+  '""',
+  '"abc',
+  'abc"',
+  '"a\\"b"',
+  '"a"b"',
+  '*',
+  '**',
+  'W/"x"',
+  'W/',
+  '"x", W/"y"',
+  ',',
+  ', ,',
+  '"x",,"y"',
+  'ÿé',
+  '"é"',
+  'x'.repeat(8_000),
+  `"${'x'.repeat(8_000)}"`,
+];
 
 /**
  * Requests that are valid but for at most one target: the caller, one path parameter, one query
@@ -246,6 +283,7 @@ export function requestArbitrary(op: ContractOperation, pool: IdPool, realCursor
   const parameters = parametersOf(op);
   const pathParameters = parameters.filter((parameter) => parameter.in === 'path');
   const queryParameters = parameters.filter((parameter) => parameter.in === 'query');
+  const headerParameters = parameters.filter((parameter) => parameter.in === 'header');
   const badBody = hostileBody(op, pool);
   const targets: fc.WeightedArbitrary<Target>[] = [
     { weight: 3, arbitrary: fc.constant({ kind: 'none' } as Target) },
@@ -253,6 +291,7 @@ export function requestArbitrary(op: ContractOperation, pool: IdPool, realCursor
     { weight: 1, arbitrary: fc.constant({ kind: 'unknownQuery' } as Target) },
     ...pathParameters.map((parameter) => ({ weight: 1, arbitrary: fc.constant({ kind: 'path', parameter } as Target) })),
     ...queryParameters.map((parameter) => ({ weight: parameter.name === 'cursor' ? 3 : 1, arbitrary: fc.constant({ kind: 'query', parameter } as Target) })),
+    ...headerParameters.map((parameter) => ({ weight: 1, arbitrary: fc.constant({ kind: 'header', parameter } as Target) })),
     ...(badBody ? [{ weight: bodySchemaOf(op) ? 6 : 1, arbitrary: fc.constant({ kind: 'body' } as Target) }] : []),
   ];
   return fc.oneof(...targets).chain((target) => {
@@ -269,11 +308,15 @@ export function requestArbitrary(op: ContractOperation, pool: IdPool, realCursor
           : fc.constant([] as [string, string][]),
       )
       .map(([declared, extra]) => [...declared.filter((pair): pair is [string, string] => pair !== undefined), ...extra]);
+    const headers =
+      target.kind === 'header'
+        ? fc.constantFrom(...hostileHeaderValues).map((value) => [[target.parameter.name, value]] as [string, string][])
+        : fc.constant([] as [string, string][]);
     const caller = aimed('caller') ? fc.constantFrom(...callerNames) : fc.constantFrom(...privileged(op));
     const body = aimed('body') && badBody ? badBody : validBody(op, pool).map((spec) => ({ body: spec, mutation: 'valid' }));
     const mutation =
-      target.kind === 'path' || target.kind === 'query' ? `hostile ${target.kind} parameter ${target.parameter.name}` : target.kind === 'none' ? 'valid' : target.kind === 'body' ? '' : `${target.kind}`;
-    return fc.record({ caller, variant: fc.nat(5), path, query, body }).map(({ body: { body: spec, mutation: bodyMutation }, ...rest }) => ({
+      target.kind === 'path' || target.kind === 'query' || target.kind === 'header' ? `hostile ${target.kind} parameter ${target.parameter.name}` : target.kind === 'none' ? 'valid' : target.kind === 'body' ? '' : `${target.kind}`;
+    return fc.record({ caller, variant: fc.nat(5), path, query, body, headers }).map(({ body: { body: spec, mutation: bodyMutation }, ...rest }) => ({
       ...rest,
       body: spec,
       mutation: target.kind === 'body' ? bodyMutation : mutation,
@@ -289,7 +332,7 @@ export function materialize(op: ContractOperation, request: FuzzRequest, existin
   });
   const search = request.query.map(([name, value]) => `${name}=${value}`).join('&');
   const url = `/v1${path}${search ? `?${search}` : ''}`;
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = Object.fromEntries(request.headers);
   let body: string | undefined;
   const spec = request.body;
   if (spec.kind === 'json') {

@@ -70,6 +70,18 @@ describe(`Idempotency-Key: a retry never makes a change twice (${databaseLabel})
     for (const answer of busy) expect(answer.body.error.code).toBe('idempotencyKeyInUse');
   });
 
+  it('ten parallel retries of a finished request all get its answer: replays never refuse each other', async () => {
+    const { team, member } = await setup();
+    const idempotencyKey = newKey();
+    const first = await postTask(team.id, member.key, idempotencyKey, taskBody(member.user.id));
+    const retries = await Promise.all(Array.from({ length: 10 }, () => postTask(team.id, member.key, idempotencyKey, taskBody(member.user.id))));
+
+    expect(retries.map((retry) => [retry.status, retry.text, retry.headers.get('idempotent-replayed')])).toEqual(
+      retries.map(() => [201, first.text, 'true']),
+    );
+    expect(await tasksOf(team.id)).toHaveLength(1);
+  });
+
   it('the same key with another body is 422 idempotencyKeyReused and changes nothing', async () => {
     const { team, member } = await setup();
     const idempotencyKey = newKey();

@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database } from '../db/database.js';
+import type { Database, IdempotencyKeyRow } from '../db/database.js';
 import { findOutcome, saveOutcome, tryLockKey, type OutcomeKey } from '../db/queries/idempotency.js';
 import { FormatError, IdempotencyKeyInUse, IdempotencyKeyReused, RatingClosed, RuleViolation, type ApiError } from '../errors.js';
 
@@ -55,6 +55,13 @@ export function fingerprintOf(method: string, path: string, body: unknown): stri
   return createHash('sha256').update(JSON.stringify([method, path, body ?? null])).digest('base64url');
 }
 
+/** The replay of an outcome stored in the last 24 hours; another request under its key is refused. */
+function storedOutcome(row: IdempotencyKeyRow | undefined, request: IdempotentRequest): { outcome: Outcome; replayed: true } | undefined {
+  if (!row || request.now.getTime() - row.created_at.getTime() >= idempotencyKeyLifetimeMs) return undefined;
+  if (row.fingerprint !== request.fingerprint) throw new IdempotencyKeyReused();
+  return { outcome: { status: row.status, body: row.body, headers: row.headers }, replayed: true };
+}
+
 const isStored = (error: unknown): error is ApiError => error instanceof RuleViolation || error instanceof RatingClosed;
 
 export interface IdempotentRequest extends OutcomeKey {
@@ -73,14 +80,18 @@ export async function runIdempotent(
   change: (trx: Transaction<Database>) => Promise<Outcome>,
   answerError: (error: ApiError) => Outcome,
 ): Promise<{ outcome: Outcome; replayed: boolean }> {
+  // A stored outcome never changes while it lives, so replays read it without the key's lock and
+  // never wait for, or refuse, each other.
+  const stored = storedOutcome(await findOutcome(db, request), request);
+  if (stored) return stored;
   const trx = await db.startTransaction().execute();
   try {
     if (!(await tryLockKey(trx, request))) throw new IdempotencyKeyInUse();
-    const earlier = await findOutcome(trx, request);
-    if (earlier && request.now.getTime() - earlier.created_at.getTime() < idempotencyKeyLifetimeMs) {
-      if (earlier.fingerprint !== request.fingerprint) throw new IdempotencyKeyReused();
+    // Looked for again under the lock: a request with the key may have finished meanwhile.
+    const finished = storedOutcome(await findOutcome(trx, request), request);
+    if (finished) {
       await trx.rollback().execute();
-      return { outcome: { status: earlier.status, body: earlier.body, headers: earlier.headers }, replayed: true };
+      return finished;
     }
     // A rule answer is stored, but whatever the change wrote before it failed is undone.
     await sql`savepoint idempotent_change`.execute(trx);

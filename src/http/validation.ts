@@ -138,32 +138,55 @@ function selectedBranch(branches: unknown, data: unknown): string | undefined {
  * field selected the branch and it has problems of shape.
  */
 function narrowOneOf(errors: ErrorObject[]): ErrorObject[] {
-  const oneOfs = errors.filter((error) => error.keyword === 'oneOf');
-  let kept = errors;
-  for (const oneOf of oneOfs) {
-    const prefix = `${oneOf.schemaPath}/`;
-    const byBranch = new Map<string, ErrorObject[]>();
-    for (const error of kept) {
-      if (!error.schemaPath.startsWith(prefix)) continue;
-      const branch = error.schemaPath.slice(prefix.length).split('/')[0]!;
-      const errorsOfBranch = byBranch.get(branch);
-      if (errorsOfBranch) errorsOfBranch.push(error);
-      else byBranch.set(branch, [error]);
+  const keyOf = (instancePath: string, schemaPath: string) => `${instancePath}\n${schemaPath}`;
+  const oneOfs = new Map<string, { oneOf: ErrorObject; byBranch: Map<string, ErrorObject[]>; best?: Set<ErrorObject> }>();
+  for (const error of errors) {
+    if (error.keyword === 'oneOf') oneOfs.set(keyOf(error.instancePath, error.schemaPath), { oneOf: error, byBranch: new Map() });
+  }
+  if (oneOfs.size === 0) return errors;
+
+  // Each error belongs to the failed oneOfs above it: the schema path runs through their branch, the
+  // instance path starts with theirs. Found by lookups, never by comparing errors pairwise: a wide
+  // list of oneOf items fails with tens of thousands of errors.
+  const owners = new Map<ErrorObject, { key: string; branch: string }[]>();
+  for (const error of errors) {
+    const found: { key: string; branch: string }[] = [];
+    for (let at = error.schemaPath.indexOf('/oneOf/'); at >= 0; at = error.schemaPath.indexOf('/oneOf/', at + 1)) {
+      const schemaPath = error.schemaPath.slice(0, at + '/oneOf'.length);
+      const branch = error.schemaPath.slice(at + '/oneOf/'.length).split('/')[0]!;
+      for (let instancePath = error.instancePath; ; instancePath = instancePath.slice(0, instancePath.lastIndexOf('/'))) {
+        const key = keyOf(instancePath, schemaPath);
+        const owner = oneOfs.get(key);
+        if (owner && owner.oneOf !== error) {
+          found.push({ key, branch });
+          const errorsOfBranch = owner.byBranch.get(branch);
+          if (errorsOfBranch) errorsOfBranch.push(error);
+          else owner.byBranch.set(branch, [error]);
+          break;
+        }
+        if (instancePath === '') break;
+      }
     }
+    if (found.length > 0) owners.set(error, found);
+  }
+
+  const keepsItself = new Set<ErrorObject>();
+  for (const owner of oneOfs.values()) {
+    const { oneOf, byBranch } = owner;
     const selected = selectedBranch(oneOf.schema, oneOf.data);
     const ranked = [...byBranch.values()].sort(
       (a, b) => a.filter(isShape).length - b.filter(isShape).length || a.length - b.length,
     );
-    const best = new Set(selected === undefined ? (ranked[0] ?? []) : (byBranch.get(selected) ?? []));
-    const bestHasShape = [...best].some(isShape);
+    owner.best = new Set(selected === undefined ? (ranked[0] ?? []) : (byBranch.get(selected) ?? []));
+    const bestHasShape = [...owner.best].some(isShape);
     const severalMatched = oneOf.params.passingSchemas != null;
-    kept = kept.filter(
-      (error) =>
-        (error === oneOf && (severalMatched || (selected === undefined && bestHasShape))) ||
-        (error !== oneOf && (!error.schemaPath.startsWith(prefix) || best.has(error))),
-    );
+    if (severalMatched || (selected === undefined && bestHasShape)) keepsItself.add(oneOf);
   }
-  return kept;
+  return errors.filter(
+    (error) =>
+      (error.keyword !== 'oneOf' || keepsItself.has(error)) &&
+      (owners.get(error) ?? []).every(({ key }) => oneOfs.get(key)!.best!.has(error)),
+  );
 }
 
 /** Issues with the same origin, code and path are one issue. */

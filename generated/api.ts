@@ -1218,6 +1218,179 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the organization.
+                 * @example 0a0a0000-0000-4000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the webhook subscriptions of an organization
+         * @description Returns the organization's webhook subscriptions, oldest first (by `createdAt`, then `id`), one page at a time, without their secrets. Allowed only for organization Owners and Admins; organization Members (even team Owners and Admins), Implementers and people outside the organization get 403 forbidden. An unknown organization gives 404.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe an endpoint to the organization's events
+         * @description Creates an active webhook subscription: from now on every change in the organization of one of the `events` types (`["*"]` for all) is sent to `url` with `POST`, signed with the subscription's secret. It receives the events of changes that start after it exists, nothing from before; a `webhook.ping` event is sent to it at once. The answer is the only one, with `POST /webhooks/{webhookId}/rotate-secret`, that shows the signing `secret`: store it now (a retry with the same `Idempotency-Key` answers the same secret). The `url` must be an absolute `https` URL of a public host without user info: another scheme, user info (`user:password@`), a host name that does not resolve, and a host that is or resolves to a loopback, private (10/8, 172.16/12, 192.168/16, 100.64/10), link-local (169.254/16, fe80::/10), unique-local (fc00::/7) or otherwise non-public address are rule violations (422 invalid, without `issues`). A server whose operator set `WEBHOOKS_ALLOW_PRIVATE_TARGETS=true` (development and tests, `make run`) accepts such hosts and `http`. The address is checked again at every attempt, so a host that later resolves to a refused address gets no request (the attempt fails with `target refused: …`). Allowed only for organization Owners and Admins; organization Members (even team Owners and Admins), Implementers and people outside the organization get 403 forbidden. An unknown organization gives 404; a suspended organization 409 orgSuspended.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the webhook subscription.
+                 * @example 4a4a0000-0000-4000-8000-000000000001
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a webhook subscription
+         * @description Returns one webhook subscription, without its secret. Allowed only for the Owners and Admins of its organization; its other members get 403 forbidden. A subscription of an organization the caller is not a member of is answered with 404 notFound, exactly like one that does not exist.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook subscription
+         * @description Deletes the subscription for good, with all its deliveries; those still PENDING are not sent. Allowed only for the Owners and Admins of its organization; its other members get 403 forbidden. A subscription of an organization the caller is not a member of, or an unknown one, gives 404; a suspended organization 409 orgSuspended.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change, pause or re-enable a webhook subscription
+         * @description Changes the fields sent and keeps the others; at least one known field is needed. `events` replaces the whole list. `isActive: false` pauses the subscription: its deliveries wait as PENDING. `isActive: true` re-enables it, also after the server disabled it (an endpoint that answered 410 Gone, or 5 days of failed deliveries), clears `disabledReason` and sends what has waited. A new `url` follows the rules of the creation: an absolute `https` URL of a public host without user info; another scheme, user info, a host name that does not resolve, and a host that is or resolves to a loopback, private (10/8, 172.16/12, 192.168/16, 100.64/10), link-local (169.254/16, fe80::/10), unique-local (fc00::/7) or otherwise non-public address are rule violations (422 invalid, without `issues`), unless the operator set `WEBHOOKS_ALLOW_PRIVATE_TARGETS=true`, which also allows `http`. The secret is not changed here (see `POST /webhooks/{webhookId}/rotate-secret`). Allowed only for the Owners and Admins of its organization; its other members get 403 forbidden. A subscription of an organization the caller is not a member of, or an unknown one, gives 404; a suspended organization 409 orgSuspended.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the webhook subscription.
+                 * @example 4a4a0000-0000-4000-8000-000000000001
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to a webhook subscription
+         * @description Sends a `webhook.ping` event to this subscription only, whatever its `events`, to check that the endpoint is reachable and verifies the signature. Its `data.object` is `{"webhookId": …}`. The event is queued for an attempt at once and the answer, 202, comes before the attempt: it is the new delivery, PENDING; follow it in `GET /webhooks/{webhookId}/deliveries`. It is delivered and retried like every other event, and on a paused or disabled subscription it waits like every delivery until the subscription is re-enabled. No request body is needed. Allowed only for the Owners and Admins of the subscription's organization; its other members get 403 forbidden. A subscription of an organization the caller is not a member of, or an unknown one, gives 404; a suspended organization 409 orgSuspended.
+         */
+        post: operations["pingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the webhook subscription.
+                 * @example 4a4a0000-0000-4000-8000-000000000001
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret of a webhook subscription
+         * @description Makes a new signing secret and answers it, once, with the subscription. For 24 hours, until `previousSecretExpiresAt`, every delivery is signed with both the new and the previous secret (two space-separated signatures in `webhook-signature`), so the receiver can switch to the new secret without losing an event; after that only the new one signs. Rotating again within those 24 hours makes the secret being replaced the previous one, and the one before it stops signing at once. Store the secret now: no other answer shows it (a retry with the same `Idempotency-Key` answers the same secret). No request body is needed. Allowed only for the Owners and Admins of the subscription's organization; its other members get 403 forbidden. A subscription of an organization the caller is not a member of, or an unknown one, gives 404; a suspended organization 409 orgSuspended.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the webhook subscription.
+                 * @example 4a4a0000-0000-4000-8000-000000000001
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the deliveries of a webhook subscription
+         * @description Returns the subscription's deliveries of the last 30 days (older ones are deleted), newest first (by `createdAt`, then `id`, both descending), one page at a time, each with all its attempts. Filter by `state`, for example `FAILED` to find what to redeliver; the filter combines with pagination. Allowed only for the Owners and Admins of the subscription's organization; its other members get 403 forbidden. A subscription of an organization the caller is not a member of, or an unknown one, gives 404.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the webhook subscription.
+                 * @example 4a4a0000-0000-4000-8000-000000000001
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+                /**
+                 * @description Id of the delivery, one of this subscription's.
+                 * @example 4b4b0000-0000-4000-8000-000000000003
+                 */
+                deliveryId: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again
+         * @description Sends the delivery's event again to the subscription's endpoint, with the same `webhook-id` and body, such as after fixing an endpoint whose delivery is FAILED. The delivery, in any state, becomes PENDING with its next attempt due at once and the whole schedule of retries before it again; its earlier attempts stay listed. The answer, 202, comes before the attempt: follow it in `GET /webhooks/{webhookId}/deliveries`. On a paused or disabled subscription it waits like every delivery until the subscription is re-enabled. No request body is needed. Allowed only for the Owners and Admins of the subscription's organization; its other members get 403 forbidden. A subscription of an organization the caller is not a member of, or an unknown one, gives 404, and so does a delivery that does not exist, belongs to another subscription or is older than 30 days; a suspended organization gives 409 orgSuspended.
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/platform/orgs": {
         parameters: {
             query?: never;
@@ -1465,7 +1638,2446 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "organization.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Organization settings changed
+         * @description Sent after `PATCH /orgs/{orgId}` changed the organization's settings (`name`, `timezone`, `defaultLocale`). `object` is the organization as that change answered it, so its `role` is the organization role of the person who made the change. `teamId` is `null`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OrganizationUpdatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "organization_member.added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Member added to the organization
+         * @description Sent after `POST /orgs/{orgId}/members` added a person to the organization. `object` is the new member as that answer gave it; `created` tells whether a new account was made for the e-mail. `teamId` is `null`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OrganizationMemberAddedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "organization_member.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Member's organization role changed
+         * @description Sent after `PATCH /orgs/{orgId}/members/{userId}` changed a member's organization role. `object` is the member as that answer gave it. `teamId` is `null`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OrganizationMemberUpdatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "organization_member.removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Member removed from the organization
+         * @description Sent after `DELETE /orgs/{orgId}/members/{userId}` removed a person from the organization, and so from all its teams. `object` holds only the `userId` of the person removed. `teamId` is `null`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OrganizationMemberRemovedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "team.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Team created
+         * @description Sent after `POST /orgs/{orgId}/teams` created a team. `object` is the team as that answer gave it; `teamId` is its id.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TeamCreatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "team.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Team changed
+         * @description Sent after `PATCH /teams/{teamId}` renamed a team or changed its settings. `object` is the team as that answer gave it; `teamId` is its id.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TeamUpdatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "team.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Team deleted
+         * @description Sent after `DELETE /teams/{teamId}` deleted a team together with all its data. `object` holds only the team's `id`, which is also `teamId`; treat the team's tasks, issues, goals, metrics, meetings, vision, seats, people reviews and documents as deleted with it. Its members stay in the organization.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TeamDeletedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "team_member.added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Person added to a team
+         * @description Sent after `POST /teams/{teamId}/members` added a person to a team. `object` is the team member as that answer gave it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TeamMemberAddedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "team_member.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Member's team role changed
+         * @description Sent after `PATCH /teams/{teamId}/members/{userId}` changed a member's team role. `object` is the team member as that answer gave it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TeamMemberUpdatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "team_member.removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Person removed from a team
+         * @description Sent after `DELETE /teams/{teamId}/members/{userId}` removed a person from a team; they stay in the organization and in their other teams. `object` holds only the `userId` of the person removed.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TeamMemberRemovedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Task created
+         * @description Sent after `POST /teams/{teamId}/tasks` created a task. `object` is the task as that answer gave it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TaskCreatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Task changed, completed or reopened
+         * @description Sent after `PATCH /tasks/{id}` changed, completed or reopened a task. `object` is the whole task as that answer gave it, not only the fields that changed.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TaskUpdatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Task deleted
+         * @description Sent after `DELETE /tasks/{id}` deleted a task. `object` holds only the task's `id`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TaskDeletedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "issue.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue raised
+         * @description Sent after `POST /teams/{teamId}/issues` raised an issue. `object` is the issue as that answer gave it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["IssueCreatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "issue.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue changed
+         * @description Sent after `PATCH /issues/{id}` changed an issue or its status. `object` is the whole issue as that answer gave it, not only the fields that changed.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["IssueUpdatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "issue.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue deleted
+         * @description Sent after `DELETE /issues/{id}` deleted an issue. `object` holds only the issue's `id`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["IssueDeletedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "goal.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Goal created
+         * @description Sent after `POST /teams/{teamId}/goals` created a goal, a company goal of a leadership team included. `object` is the goal as that answer gave it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["GoalCreatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "goal.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Goal changed
+         * @description Sent after `PATCH /goals/{id}` changed a goal or reported its status. `object` is the whole goal as that answer gave it, with all its milestones. Adding, changing or deleting a milestone sends a `milestone.*` event, not this one.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["GoalUpdatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "goal.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Goal deleted
+         * @description Sent after `DELETE /goals/{id}` deleted a goal and all its milestones. `object` holds only the goal's `id`; treat its milestones as deleted with it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["GoalDeletedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "milestone.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Milestone added
+         * @description Sent after `POST /goals/{id}/milestones` added a milestone to a goal. `object` is the milestone as that answer gave it; `goalId` names its goal and `teamId` is the goal's team.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MilestoneCreatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "milestone.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Milestone changed, completed or reopened
+         * @description Sent after `PATCH /milestones/{id}` changed, completed or reopened a milestone. `object` is the whole milestone as that answer gave it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MilestoneUpdatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "milestone.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Milestone deleted
+         * @description Sent after `DELETE /milestones/{id}` deleted a milestone. `object` holds only the milestone's `id`; `teamId` is its goal's team.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MilestoneDeletedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "metric.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Metric added to the Scorecard
+         * @description Sent after `POST /teams/{teamId}/metrics` added a metric to the Scorecard. `object` is the metric as that answer gave it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MetricCreatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "metric.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Metric changed or moved
+         * @description Sent after `PATCH /metrics/{id}` changed or moved a metric. `object` is the whole metric as that answer gave it. A move also shifts the `position` of the metrics between the old and the new place; `GET /teams/{teamId}/metrics` gives every position.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MetricUpdatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "metric.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Metric deleted
+         * @description Sent after `DELETE /metrics/{id}` deleted a metric with all its weekly values. `object` holds only the metric's `id`. The metrics below it moved up one place.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MetricDeletedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "metric_value.set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Weekly value of a metric set
+         * @description Sent after `PUT /metrics/{id}/values/{week}` set the value of a week, for the first time or replacing it. `object` is the weekly value as that answer gave it; `metricId` names the metric and `week` the Monday of the week.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MetricValueSetEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "meeting.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Meeting scheduled or recorded
+         * @description Sent after `POST /teams/{teamId}/meetings` scheduled a meeting or recorded a past one. `object` is the meeting as that answer gave it, with its rating summary.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MeetingCreatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "meeting.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Meeting notes or times changed
+         * @description Sent after `PATCH /meetings/{id}` wrote a meeting's notes or corrected the times of a completed meeting; a body that moves the status sends `meeting.status_changed` instead. `object` is the whole meeting as that answer gave it. While the ratings of a meeting in progress are hidden (`ratingsHidden` true), `ratings` holds at most the rating of the person who made the change, as `GET /meetings/{id}` shows it to them.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MeetingUpdatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "meeting.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Meeting started or ended
+         * @description Sent after `PATCH /meetings/{id}` moved a meeting one step forward: from SCHEDULED to IN_PROGRESS (it started) or from IN_PROGRESS to COMPLETED (it ended, and every rating became visible). `object` is the whole meeting as that answer gave it, with the new `status`. While the ratings of a meeting in progress are hidden (`ratingsHidden` true), `ratings` holds at most the rating of the person who made the change, as `GET /meetings/{id}` shows it to them.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MeetingStatusChangedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "meeting.ratings_revealed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ratings of a meeting revealed
+         * @description Sent after `POST /meetings/{id}/reveal-ratings` revealed the ratings of a meeting. `object` is the whole meeting as that answer gave it, with every rating and the average.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MeetingRatingsRevealedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "meeting_rating.set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Meeting rating given or replaced
+         * @description Sent after a rating of a meeting was stored or a person marked absent: by `PUT /meetings/{id}/ratings/me`, or by `PUT /meetings/{id}/ratings/{userId}` answered 200. `object` names only the meeting and the person rated. A rating may still be hidden in a running meeting, where even the organization's Owners and Admins see only their own, so the event never carries its value: read it with `GET /meetings/{id}`, which shows it once it is visible to the caller.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MeetingRatingSetEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "meeting_rating.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Meeting rating deleted
+         * @description Sent after `PUT /meetings/{id}/ratings/{userId}` with `rating: 0` deleted a person's rating (answered 204): the person now counts as present but unrated. `object` names only the meeting and the person, as in `meeting_rating.set`, and for the same reason.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MeetingRatingDeletedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "segue.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Segue added to a meeting
+         * @description Sent after `POST /meetings/{id}/segues` added a segue to a meeting. `object` is the segue as that answer gave it; `meetingId` names the meeting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SegueCreatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "headline.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Headline added to a meeting
+         * @description Sent after `POST /meetings/{id}/headlines` added a headline to a meeting. `object` is the headline as that answer gave it; `meetingId` names the meeting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["HeadlineCreatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "cascading_message.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cascading message added
+         * @description Sent after `POST /meetings/{id}/messages` added a cascading message to a meeting. `object` is the message as that answer gave it, so `acknowledged` is false: nobody has acknowledged it yet.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CascadingMessageCreatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "cascading_message.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cascading message deleted
+         * @description Sent after `DELETE /messages/{id}` deleted a cascading message. `object` holds only the message's `id`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CascadingMessageDeletedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "cascading_message.acknowledged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cascading message acknowledged
+         * @description Sent once for every message that `POST /messages/acknowledge` newly marked read; a message the person had acknowledged before sends nothing. `object` names the message and the person who acknowledged it, who may belong to any team of the organization; `teamId` is the team of the message.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CascadingMessageAcknowledgedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "vision.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Vision created
+         * @description Sent after `POST /teams/{teamId}/vision` created a team's vision, every field `null`; a request that found the vision already there sends nothing. A `PATCH` that creates a missing vision sends `vision.updated`. `object` is the vision as that answer gave it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["VisionCreatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "vision.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Vision changed
+         * @description Sent after `PATCH /teams/{teamId}/vision` set a field of the vision, also when that created a missing vision. `object` is the whole vision as that answer gave it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["VisionUpdatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "seat.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Seat added to the accountability chart
+         * @description Sent after `POST /teams/{teamId}/org-chart/seats` added a seat to the accountability chart. `object` is the seat as that answer gave it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SeatCreatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "seat.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Seat renamed, filled or vacated
+         * @description Sent after `PATCH /org-chart/seats/{id}` renamed, filled or vacated a seat or changed its responsibilities. `object` is the whole seat as that answer gave it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SeatUpdatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "seat.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Seat deleted
+         * @description Sent after `DELETE /org-chart/seats/{id}` deleted a seat together with every seat below it. `object` holds only the `id` of the seat the request named; treat the seats below it as deleted with it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SeatDeletedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "people_review.set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * People review saved
+         * @description Sent after `PUT /teams/{teamId}/people-reviews` created or replaced a review. `object` is the whole review as that answer gave it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PeopleReviewSetEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "document.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Link added
+         * @description Sent after `POST /teams/{teamId}/documents` added a link. `object` is the document as that answer gave it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DocumentCreatedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "document.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Document deleted
+         * @description Sent after `DELETE /documents/{id}` deleted a document or link. `object` holds only the document's `id`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DocumentDeletedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test delivery
+         * @description Sent to one subscription only, when it is created and on `POST /webhooks/{webhookId}/ping`, whatever event types it chose. It reports no change: use it to check that your endpoint answers and verifies signatures. `object` names the subscription; `teamId` is `null`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookPingEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -2280,6 +4892,128 @@ export interface components {
             /** @description An `http://` or `https://` address with a host. Another scheme (such as `javascript:`) is a format error; an address with such a scheme but no host, or one that cannot be parsed (`https://:443/`), is a rule violation. */
             url: string;
         };
+        /**
+         * @description The type of an event a webhook subscription can receive, named
+         *     `<resource>.<what happened>`:
+         *     - `organization.updated`; `organization_member.added`, `.updated`, `.removed`
+         *     - `team.created`, `.updated`, `.deleted`; `team_member.added`, `.updated`, `.removed`
+         *     - `task.*`, `issue.*`, `goal.*`, `milestone.*`, `metric.*`, `seat.*`: `created`, `updated`, `deleted`
+         *     - `metric_value.set`, `people_review.set`
+         *     - `meeting.created`, `meeting.updated`, `meeting.status_changed` (a change that
+         *       moves the status; other changes are `meeting.updated`),
+         *       `meeting.ratings_revealed`; `meeting_rating.set`, `meeting_rating.deleted`
+         *     - `segue.created`, `headline.created`
+         *     - `cascading_message.created`, `.deleted`, `.acknowledged` (one event per
+         *       message newly acknowledged)
+         *     - `vision.created`, `vision.updated`
+         *     - `document.created`, `document.deleted`
+         *     - `webhook.ping`: sent to one subscription only, when it is created and by
+         *       `POST /webhooks/{webhookId}/ping`, whatever its `events`.
+         *     New types may be added within v1; receivers must ignore types they do not know.
+         * @enum {string}
+         */
+        WebhookEventType: "organization.updated" | "organization_member.added" | "organization_member.updated" | "organization_member.removed" | "team.created" | "team.updated" | "team.deleted" | "team_member.added" | "team_member.updated" | "team_member.removed" | "task.created" | "task.updated" | "task.deleted" | "issue.created" | "issue.updated" | "issue.deleted" | "goal.created" | "goal.updated" | "goal.deleted" | "milestone.created" | "milestone.updated" | "milestone.deleted" | "metric.created" | "metric.updated" | "metric.deleted" | "metric_value.set" | "meeting.created" | "meeting.updated" | "meeting.status_changed" | "meeting.ratings_revealed" | "meeting_rating.set" | "meeting_rating.deleted" | "segue.created" | "headline.created" | "cascading_message.created" | "cascading_message.deleted" | "cascading_message.acknowledged" | "vision.created" | "vision.updated" | "seat.created" | "seat.updated" | "seat.deleted" | "people_review.set" | "document.created" | "document.deleted" | "webhook.ping";
+        /** @description A webhook subscription of an organization: the HTTPS endpoint its events are sent to and the event types it receives. The signing secret is never shown here; only the answers of `POST /orgs/{orgId}/webhooks` and `POST /webhooks/{webhookId}/rotate-secret` carry it (`WebhookWithSecret`). */
+        Webhook: {
+            id: components["schemas"]["Id"];
+            orgId: components["schemas"]["Id"];
+            /**
+             * @description The endpoint each event is sent to with `POST`.
+             * @example https://hooks.northwind.example/teamos
+             */
+            url: string;
+            /** @description The event types this subscription receives. `["*"]` means every event type, including types added later. `*` together with other types is accepted and stored as sent, but redundant: it still means every type. `webhook.ping` is sent whatever the list holds. */
+            events: (components["schemas"]["WebhookEventType"] | "*")[];
+            /** @description A note for people, such as what the endpoint does; `null` when there is none. */
+            description: string | null;
+            /** @description Whether events are being sent. While false, the subscription's deliveries wait as PENDING and are sent once it is re-enabled with `isActive: true`. */
+            isActive: boolean;
+            /** @description Why the server disabled the subscription: its endpoint answered 410 Gone, or every delivery to it failed for 5 days. `null` while it is active and when a person paused it (`isActive: false`). */
+            disabledReason: string | null;
+            createdAt: components["schemas"]["Instant"];
+            updatedAt: components["schemas"]["Instant"];
+        };
+        /** @description A page of webhook subscriptions; `nextCursor` leads to the next page and is `null` on the last one. */
+        WebhookPage: {
+            data: components["schemas"]["Webhook"][];
+            nextCursor: components["schemas"]["NextCursor"];
+        };
+        CreateWebhookRequest: {
+            /** @description An absolute `https` URL of a public host, without user info (`user:password@`). A scheme other than `http` or `https` is a format error. Refused as a rule violation (422 invalid): `http`, user info, a host name that does not resolve, and a host that is or resolves to a loopback, private (10/8, 172.16/12, 192.168/16, 100.64/10), link-local (169.254/16, fe80::/10), unique-local (fc00::/7) or any other non-public address. A server whose operator set `WEBHOOKS_ALLOW_PRIVATE_TARGETS=true` (development and tests) accepts such hosts and `http`. */
+            url: string;
+            /** @description The event types to receive, 1-100 values; `["*"]` for every event type, including types added later. A type named twice is stored once (no `uniqueItems` here: checking it costs the square of the list's length). `*` together with other types is accepted and stored, but redundant: it still means every type. */
+            events: (components["schemas"]["WebhookEventType"] | "*")[];
+            /** @description A note for people, such as what the endpoint does; `null`, an empty string or omitted for none. */
+            description?: string | null;
+        };
+        /** @description A webhook subscription with its signing secret, answered only when it is created and when its secret is rotated. Store the secret at once: it is not shown again, and no other operation answers it. */
+        WebhookWithSecret: components["schemas"]["Webhook"] & {
+            /**
+             * @description The signing secret, in the format of Standard Webhooks (`whsec_` and base64). Check the `webhook-signature` of every delivery with it: `v1,` and the base64 of the HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+            /** @description After a rotation, deliveries are signed with both the new and the previous secret (two space-separated signatures in `webhook-signature`) until this instant, 24 hours after the rotation, so receivers can switch without losing events. `null` when there is no previous secret, as in the answer of the creation. */
+            previousSecretExpiresAt: components["schemas"]["Instant"] | null;
+        };
+        /** @description Only the fields to change; at least one. */
+        UpdateWebhookRequest: {
+            /** @description A new endpoint, under the same rules as at creation: an absolute `https` URL of a public host without user info (see `CreateWebhookRequest`); else 422 invalid (a format error for a scheme other than `http` or `https`, a rule violation for the rest). */
+            url?: string;
+            /** @description The new list of event types, replacing the old one: 1-100 values, a type named twice stored once; `["*"]` for every event type (`*` with other types is accepted but redundant). */
+            events?: (components["schemas"]["WebhookEventType"] | "*")[];
+            /** @description An empty string or `null` clears the description. */
+            description?: string | null;
+            /** @description `false` pauses the subscription: events wait as PENDING deliveries. `true` re-enables it, also one the server disabled, clears `disabledReason` and sends what has waited. */
+            isActive?: boolean;
+        };
+        /**
+         * @description - `PENDING`: waiting for its first attempt or for a retry (also while the
+         *       subscription is inactive: it is sent once the subscription is re-enabled).
+         *     - `DELIVERED`: an attempt was answered with a 2xx status.
+         *     - `FAILED`: no attempt succeeded and none is planned any more: the retries
+         *       ran out, the endpoint answered 410 Gone, or the subscription was disabled
+         *       after 5 days of failures. Redeliver it to try again.
+         * @enum {string}
+         */
+        WebhookDeliveryState: "PENDING" | "DELIVERED" | "FAILED";
+        /** @description One attempt to deliver an event to the endpoint. */
+        WebhookDeliveryAttempt: {
+            attemptedAt: components["schemas"]["Instant"];
+            /**
+             * @description The HTTP status the endpoint answered; `null` when no HTTP answer came (timeout, refused connection, target refused).
+             * @example 200
+             */
+            statusCode: number | null;
+            /** @description Milliseconds from sending the request to the answer or the failure. */
+            latencyMs: number;
+            /**
+             * @description What went wrong, such as `timeout after 15 s`, `connection refused`, `redirect not followed` or `target refused: private address`; `null` when there is nothing to add to `statusCode`.
+             * @example timeout after 15 s
+             */
+            error: string | null;
+            /** @description The beginning of the endpoint's answer: its first 1 KB (1024 bytes, cut at a character boundary); `null` when no answer came. */
+            responseBody: string | null;
+        };
+        /** @description One event on its way to one subscription, with every attempt made so far. An attempt succeeds only with a 2xx answer within 15 seconds; redirects are not followed. A failed attempt is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (each ±10 %, and at least as long as a `Retry-After` of a 429 or 503 answer asks); after the last the delivery is FAILED. Deliveries are kept 30 days. */
+        WebhookDelivery: {
+            id: components["schemas"]["Id"];
+            webhookId: components["schemas"]["Id"];
+            /** @description Id of the event, sent as the `webhook-id` header: the same on every retry and redelivery, so receivers can discard an event they already handled. */
+            eventId: components["schemas"]["Id"];
+            eventType: components["schemas"]["WebhookEventType"];
+            state: components["schemas"]["WebhookDeliveryState"];
+            createdAt: components["schemas"]["Instant"];
+            /** @description When the next attempt is due; `null` when none is planned (DELIVERED, FAILED). */
+            nextAttemptAt: components["schemas"]["Instant"] | null;
+            /** @description Every attempt so far, oldest first; empty before the first. */
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
+        /** @description A page of deliveries; `nextCursor` leads to the next page and is `null` on the last one. */
+        WebhookDeliveryPage: {
+            data: components["schemas"]["WebhookDelivery"][];
+            nextCursor: components["schemas"]["NextCursor"];
+        };
         /** @description An organization as the platform sees it; names and counts only. */
         PlatformOrganization: {
             id: components["schemas"]["Id"];
@@ -2414,6 +5148,909 @@ export interface components {
             providerId?: components["schemas"]["Id"] | null;
             /** @description When omitted, `null` or empty, the provider's default model is used. */
             modelOverride?: string | null;
+        };
+        /** @description Body of every `organization.updated` delivery. */
+        OrganizationUpdatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "organization.updated";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description Always `null`: the organization's settings belong to no team. */
+                teamId: null;
+                /** @description The organization as the change answered it; `role` is the role of the person who made the change. */
+                object: components["schemas"]["Organization"];
+            };
+        };
+        /** @description Body of every `organization_member.added` delivery. */
+        OrganizationMemberAddedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "organization_member.added";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description Always `null`: organization membership belongs to no team. */
+                teamId: null;
+                /** @description The added member as the change answered it. */
+                object: components["schemas"]["CreatedOrganizationMember"];
+            };
+        };
+        /** @description Body of every `organization_member.updated` delivery. */
+        OrganizationMemberUpdatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "organization_member.updated";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description Always `null`: organization membership belongs to no team. */
+                teamId: null;
+                /** @description The member as the change answered it. */
+                object: components["schemas"]["OrganizationMember"];
+            };
+        };
+        /** @description What a `*_member.removed` event tells of the person removed: their id only. The account stays, and items they created or own still name them. */
+        RemovedMember: {
+            /** @description Id of the person (account) removed. */
+            userId: components["schemas"]["Id"];
+        };
+        /** @description Body of every `organization_member.removed` delivery. */
+        OrganizationMemberRemovedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "organization_member.removed";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description Always `null`: organization membership belongs to no team. */
+                teamId: null;
+                /** @description The person removed. */
+                object: components["schemas"]["RemovedMember"];
+            };
+        };
+        /** @description Body of every `team.created` delivery. */
+        TeamCreatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "team.created";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The new team (the same as `object.id`). */
+                teamId: components["schemas"]["Id"];
+                /** @description The created team as the change answered it. */
+                object: components["schemas"]["Team"];
+            };
+        };
+        /** @description Body of every `team.updated` delivery. */
+        TeamUpdatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "team.updated";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The changed team (the same as `object.id`). */
+                teamId: components["schemas"]["Id"];
+                /** @description The changed team as the change answered it. */
+                object: components["schemas"]["Team"];
+            };
+        };
+        /** @description What a `*.deleted` event tells of the deleted item: its id only, as the item can no longer be read. */
+        DeletedObject: {
+            /** @description Id of the deleted item. */
+            id: components["schemas"]["Id"];
+        };
+        /** @description Body of every `team.deleted` delivery. */
+        TeamDeletedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "team.deleted";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The deleted team (the same as `object.id`). */
+                teamId: components["schemas"]["Id"];
+                /** @description The id of the deleted team. */
+                object: components["schemas"]["DeletedObject"];
+            };
+        };
+        /** @description Body of every `team_member.added` delivery. */
+        TeamMemberAddedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "team_member.added";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The team the person was added to. */
+                teamId: components["schemas"]["Id"];
+                /** @description The added team member as the change answered it. */
+                object: components["schemas"]["TeamMember"];
+            };
+        };
+        /** @description Body of every `team_member.updated` delivery. */
+        TeamMemberUpdatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "team_member.updated";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The team of the member. */
+                teamId: components["schemas"]["Id"];
+                /** @description The team member as the change answered it. */
+                object: components["schemas"]["TeamMember"];
+            };
+        };
+        /** @description Body of every `team_member.removed` delivery. */
+        TeamMemberRemovedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "team_member.removed";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The team the person was removed from. */
+                teamId: components["schemas"]["Id"];
+                /** @description The person removed. */
+                object: components["schemas"]["RemovedMember"];
+            };
+        };
+        /** @description Body of every `task.created` delivery. */
+        TaskCreatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "task.created";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The task's team. */
+                teamId: components["schemas"]["Id"];
+                /** @description The created task as the change answered it. */
+                object: components["schemas"]["Task"];
+            };
+        };
+        /** @description Body of every `task.updated` delivery. */
+        TaskUpdatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "task.updated";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The task's team. */
+                teamId: components["schemas"]["Id"];
+                /** @description The task as the change answered it. */
+                object: components["schemas"]["Task"];
+            };
+        };
+        /** @description Body of every `task.deleted` delivery. */
+        TaskDeletedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "task.deleted";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The team the task belonged to. */
+                teamId: components["schemas"]["Id"];
+                /** @description The id of the deleted task. */
+                object: components["schemas"]["DeletedObject"];
+            };
+        };
+        /** @description Body of every `issue.created` delivery. */
+        IssueCreatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "issue.created";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The issue's team. */
+                teamId: components["schemas"]["Id"];
+                /** @description The created issue as the change answered it. */
+                object: components["schemas"]["Issue"];
+            };
+        };
+        /** @description Body of every `issue.updated` delivery. */
+        IssueUpdatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "issue.updated";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The issue's team. */
+                teamId: components["schemas"]["Id"];
+                /** @description The issue as the change answered it. */
+                object: components["schemas"]["Issue"];
+            };
+        };
+        /** @description Body of every `issue.deleted` delivery. */
+        IssueDeletedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "issue.deleted";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The team the issue belonged to. */
+                teamId: components["schemas"]["Id"];
+                /** @description The id of the deleted issue. */
+                object: components["schemas"]["DeletedObject"];
+            };
+        };
+        /** @description Body of every `goal.created` delivery. */
+        GoalCreatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "goal.created";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The goal's team (for a company goal, its leadership team). */
+                teamId: components["schemas"]["Id"];
+                /** @description The created goal as the change answered it. */
+                object: components["schemas"]["Goal"];
+            };
+        };
+        /** @description Body of every `goal.updated` delivery. */
+        GoalUpdatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "goal.updated";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The goal's team (for a company goal, its leadership team). */
+                teamId: components["schemas"]["Id"];
+                /** @description The goal as the change answered it. */
+                object: components["schemas"]["Goal"];
+            };
+        };
+        /** @description Body of every `goal.deleted` delivery. */
+        GoalDeletedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "goal.deleted";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The team the goal belonged to. */
+                teamId: components["schemas"]["Id"];
+                /** @description The id of the deleted goal. */
+                object: components["schemas"]["DeletedObject"];
+            };
+        };
+        /** @description Body of every `milestone.created` delivery. */
+        MilestoneCreatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "milestone.created";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The team of the milestone's goal. */
+                teamId: components["schemas"]["Id"];
+                /** @description The created milestone as the change answered it. */
+                object: components["schemas"]["Milestone"];
+            };
+        };
+        /** @description Body of every `milestone.updated` delivery. */
+        MilestoneUpdatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "milestone.updated";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The team of the milestone's goal. */
+                teamId: components["schemas"]["Id"];
+                /** @description The milestone as the change answered it. */
+                object: components["schemas"]["Milestone"];
+            };
+        };
+        /** @description Body of every `milestone.deleted` delivery. */
+        MilestoneDeletedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "milestone.deleted";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The team of the milestone's goal. */
+                teamId: components["schemas"]["Id"];
+                /** @description The id of the deleted milestone. */
+                object: components["schemas"]["DeletedObject"];
+            };
+        };
+        /** @description Body of every `metric.created` delivery. */
+        MetricCreatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "metric.created";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The metric's team. */
+                teamId: components["schemas"]["Id"];
+                /** @description The created metric as the change answered it. */
+                object: components["schemas"]["Metric"];
+            };
+        };
+        /** @description Body of every `metric.updated` delivery. */
+        MetricUpdatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "metric.updated";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The metric's team. */
+                teamId: components["schemas"]["Id"];
+                /** @description The metric as the change answered it. */
+                object: components["schemas"]["Metric"];
+            };
+        };
+        /** @description Body of every `metric.deleted` delivery. */
+        MetricDeletedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "metric.deleted";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The team the metric belonged to. */
+                teamId: components["schemas"]["Id"];
+                /** @description The id of the deleted metric. */
+                object: components["schemas"]["DeletedObject"];
+            };
+        };
+        /** @description Body of every `metric_value.set` delivery. */
+        MetricValueSetEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "metric_value.set";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The metric's team. */
+                teamId: components["schemas"]["Id"];
+                /** @description The weekly value as the change answered it. */
+                object: components["schemas"]["MetricValue"];
+            };
+        };
+        /** @description Body of every `meeting.created` delivery. */
+        MeetingCreatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "meeting.created";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The meeting's team. */
+                teamId: components["schemas"]["Id"];
+                /** @description The created meeting as the change answered it. */
+                object: components["schemas"]["Meeting"];
+            };
+        };
+        /** @description Body of every `meeting.updated` delivery. */
+        MeetingUpdatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "meeting.updated";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The meeting's team. */
+                teamId: components["schemas"]["Id"];
+                /** @description The whole meeting as the change answered it. */
+                object: components["schemas"]["MeetingDetail"];
+            };
+        };
+        /** @description Body of every `meeting.status_changed` delivery. */
+        MeetingStatusChangedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "meeting.status_changed";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The meeting's team. */
+                teamId: components["schemas"]["Id"];
+                /** @description The whole meeting as the change answered it. */
+                object: components["schemas"]["MeetingDetail"];
+            };
+        };
+        /** @description Body of every `meeting.ratings_revealed` delivery. */
+        MeetingRatingsRevealedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "meeting.ratings_revealed";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The meeting's team. */
+                teamId: components["schemas"]["Id"];
+                /** @description The whole meeting as the change answered it. */
+                object: components["schemas"]["MeetingDetail"];
+            };
+        };
+        /** @description Which rating of a meeting changed: the meeting and the person rated, never the rating itself. A rating may still be hidden in a running meeting, so its value is read with `GET /meetings/{id}`, which shows it once it is visible to the caller. */
+        MeetingRatingRef: {
+            /** @description Id of the meeting rated. */
+            meetingId: components["schemas"]["Id"];
+            /** @description Id of the person whose rating changed. */
+            userId: components["schemas"]["Id"];
+        };
+        /** @description Body of every `meeting_rating.set` delivery. */
+        MeetingRatingSetEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "meeting_rating.set";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The meeting's team. */
+                teamId: components["schemas"]["Id"];
+                /** @description Which rating: the meeting and the person; never the rating itself. */
+                object: components["schemas"]["MeetingRatingRef"];
+            };
+        };
+        /** @description Body of every `meeting_rating.deleted` delivery. */
+        MeetingRatingDeletedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "meeting_rating.deleted";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The meeting's team. */
+                teamId: components["schemas"]["Id"];
+                /** @description Which rating: the meeting and the person. */
+                object: components["schemas"]["MeetingRatingRef"];
+            };
+        };
+        /** @description Body of every `segue.created` delivery. */
+        SegueCreatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "segue.created";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The team of the segue's meeting. */
+                teamId: components["schemas"]["Id"];
+                /** @description The created segue as the change answered it. */
+                object: components["schemas"]["Segue"];
+            };
+        };
+        /** @description Body of every `headline.created` delivery. */
+        HeadlineCreatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "headline.created";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The team of the headline's meeting. */
+                teamId: components["schemas"]["Id"];
+                /** @description The created headline as the change answered it. */
+                object: components["schemas"]["Headline"];
+            };
+        };
+        /** @description Body of every `cascading_message.created` delivery. */
+        CascadingMessageCreatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "cascading_message.created";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The team of the message's meeting. */
+                teamId: components["schemas"]["Id"];
+                /** @description The created message as the change answered it. */
+                object: components["schemas"]["CascadingMessage"];
+            };
+        };
+        /** @description Body of every `cascading_message.deleted` delivery. */
+        CascadingMessageDeletedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "cascading_message.deleted";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The team of the message's meeting. */
+                teamId: components["schemas"]["Id"];
+                /** @description The id of the deleted message. */
+                object: components["schemas"]["DeletedObject"];
+            };
+        };
+        /** @description A cascading message newly marked read, and the person who marked it. */
+        MessageAcknowledgement: {
+            /** @description Id of the cascading message. */
+            id: components["schemas"]["Id"];
+            /** @description Id of the person who acknowledged it. */
+            userId: components["schemas"]["Id"];
+        };
+        /** @description Body of every `cascading_message.acknowledged` delivery. */
+        CascadingMessageAcknowledgedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "cascading_message.acknowledged";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The team of the message's meeting. */
+                teamId: components["schemas"]["Id"];
+                /** @description The message and the person who acknowledged it. */
+                object: components["schemas"]["MessageAcknowledgement"];
+            };
+        };
+        /** @description Body of every `vision.created` delivery. */
+        VisionCreatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "vision.created";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The vision's team. */
+                teamId: components["schemas"]["Id"];
+                /** @description The created vision as the change answered it. */
+                object: components["schemas"]["Vision"];
+            };
+        };
+        /** @description Body of every `vision.updated` delivery. */
+        VisionUpdatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "vision.updated";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The vision's team. */
+                teamId: components["schemas"]["Id"];
+                /** @description The whole vision as the change answered it. */
+                object: components["schemas"]["Vision"];
+            };
+        };
+        /** @description Body of every `seat.created` delivery. */
+        SeatCreatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "seat.created";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The seat's team. */
+                teamId: components["schemas"]["Id"];
+                /** @description The created seat as the change answered it. */
+                object: components["schemas"]["Seat"];
+            };
+        };
+        /** @description Body of every `seat.updated` delivery. */
+        SeatUpdatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "seat.updated";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The seat's team. */
+                teamId: components["schemas"]["Id"];
+                /** @description The seat as the change answered it. */
+                object: components["schemas"]["Seat"];
+            };
+        };
+        /** @description Body of every `seat.deleted` delivery. */
+        SeatDeletedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "seat.deleted";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The team the seat belonged to. */
+                teamId: components["schemas"]["Id"];
+                /** @description The id of the deleted seat. */
+                object: components["schemas"]["DeletedObject"];
+            };
+        };
+        /** @description Body of every `people_review.set` delivery. */
+        PeopleReviewSetEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "people_review.set";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The review's team. */
+                teamId: components["schemas"]["Id"];
+                /** @description The review as the change answered it. */
+                object: components["schemas"]["PeopleReview"];
+            };
+        };
+        /** @description Body of every `document.created` delivery. */
+        DocumentCreatedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "document.created";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The document's team. */
+                teamId: components["schemas"]["Id"];
+                /** @description The created document as the change answered it. */
+                object: components["schemas"]["Document"];
+            };
+        };
+        /** @description Body of every `document.deleted` delivery. */
+        DocumentDeletedEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "document.deleted";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The team the document belonged to. */
+                teamId: components["schemas"]["Id"];
+                /** @description The id of the deleted document. */
+                object: components["schemas"]["DeletedObject"];
+            };
+        };
+        /** @description What a `webhook.ping` test delivery names: the subscription it was sent for. */
+        WebhookPingObject: {
+            /** @description Id of the webhook subscription. */
+            webhookId: components["schemas"]["Id"];
+        };
+        /** @description Body of every `webhook.ping` delivery. */
+        WebhookPingEvent: {
+            /**
+             * @description The event type.
+             * @constant
+             */
+            type: "webhook.ping";
+            /** @description When the change was made. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the change, and the record it concerns. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description Always `null`: a test delivery concerns no team. */
+                teamId: null;
+                /** @description The subscription this test delivery is for. */
+                object: components["schemas"]["WebhookPingObject"];
+            };
         };
     };
     responses: {
@@ -2560,6 +6197,27 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Any other answer, a redirect (never followed), or no answer within 15 seconds is a failed attempt, tried again on the schedule of "Webhooks"; after a 429 or 503 with `Retry-After`, not before that time. */
+        WebhookFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Disables the subscription at once: its `isActive` becomes false and `disabledReason` says why, and nothing is sent to it until an Owner or Admin re-enables it (`PATCH /webhooks/{webhookId}` with `isActive: true`). The delivery is FAILED. */
+        WebhookGone: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Any 2xx answer within 15 seconds acknowledges the delivery: it is DELIVERED and not sent again. The answer's body is not read, apart from its first 1 KB kept in the delivery's attempts. Answer first and process afterwards. */
+        WebhookAcknowledged: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
     };
     parameters: {
         /**
@@ -2596,6 +6254,26 @@ export interface components {
          * @example 0c0c0000-0000-4000-8000-000000000001
          */
         TeamId: components["schemas"]["Id"];
+        /**
+         * @description Id of the webhook subscription.
+         * @example 4a4a0000-0000-4000-8000-000000000001
+         */
+        WebhookId: components["schemas"]["Id"];
+        /**
+         * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+         * @example 4c4c0000-0000-4000-8000-000000000001
+         */
+        WebhookIdHeader: string;
+        /**
+         * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+         * @example 1795683440
+         */
+        WebhookTimestampHeader: string;
+        /**
+         * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+         * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+         */
+        WebhookSignatureHeader: string;
     };
     requestBodies: never;
     headers: {
@@ -6000,6 +9678,454 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["OrgSuspended"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
+                limit?: components["parameters"]["Limit"];
+                /** @description `nextCursor` of the previous page; omit for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Id of the organization.
+                 * @example 0a0a0000-0000-4000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of webhook subscriptions. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookPage"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this change safe (see "Retries and concurrent edits"): 1 to 255 printable ASCII characters, sent bare or as a structured-field string (`"…"`); a UUID is a good choice. The first request with a key runs; a repeat with the same key, path and body within 24 hours gets the stored answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. The same key with another path or body gets 422 `idempotencyKeyReused`; while the first request still runs, 409 `idempotencyKeyInUse`. Keys are scoped to the caller and the operation.
+                 * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Id of the organization.
+                 * @example 0a0a0000-0000-4000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The created subscription with its signing secret, shown only now. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["OrgSuspended"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Id of the webhook subscription.
+                 * @example 4a4a0000-0000-4000-8000-000000000001
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook subscription. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this change safe (see "Retries and concurrent edits"): 1 to 255 printable ASCII characters, sent bare or as a structured-field string (`"…"`); a UUID is a good choice. The first request with a key runs; a repeat with the same key, path and body within 24 hours gets the stored answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. The same key with another path or body gets 422 `idempotencyKeyReused`; while the first request still runs, 409 `idempotencyKeyInUse`. Keys are scoped to the caller and the operation.
+                 * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description Id of the webhook subscription.
+                 * @example 4a4a0000-0000-4000-8000-000000000001
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["OrgSuspended"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this change safe (see "Retries and concurrent edits"): 1 to 255 printable ASCII characters, sent bare or as a structured-field string (`"…"`); a UUID is a good choice. The first request with a key runs; a repeat with the same key, path and body within 24 hours gets the stored answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. The same key with another path or body gets 422 `idempotencyKeyReused`; while the first request still runs, 409 `idempotencyKeyInUse`. Keys are scoped to the caller and the operation.
+                 * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description Id of the webhook subscription.
+                 * @example 4a4a0000-0000-4000-8000-000000000001
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated subscription. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["OrgSuspended"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    pingWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this change safe (see "Retries and concurrent edits"): 1 to 255 printable ASCII characters, sent bare or as a structured-field string (`"…"`); a UUID is a good choice. The first request with a key runs; a repeat with the same key, path and body within 24 hours gets the stored answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. The same key with another path or body gets 422 `idempotencyKeyReused`; while the first request still runs, 409 `idempotencyKeyInUse`. Keys are scoped to the caller and the operation.
+                 * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description Id of the webhook subscription.
+                 * @example 4a4a0000-0000-4000-8000-000000000001
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery of the ping, queued for an attempt at once. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["OrgSuspended"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this change safe (see "Retries and concurrent edits"): 1 to 255 printable ASCII characters, sent bare or as a structured-field string (`"…"`); a UUID is a good choice. The first request with a key runs; a repeat with the same key, path and body within 24 hours gets the stored answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. The same key with another path or body gets 422 `idempotencyKeyReused`; while the first request still runs, 409 `idempotencyKeyInUse`. Keys are scoped to the caller and the operation.
+                 * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description Id of the webhook subscription.
+                 * @example 4a4a0000-0000-4000-8000-000000000001
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription with its new secret, shown only now. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["OrgSuspended"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only deliveries in this state. */
+                state?: components["schemas"]["WebhookDeliveryState"];
+                /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
+                limit?: components["parameters"]["Limit"];
+                /** @description `nextCursor` of the previous page; omit for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Id of the webhook subscription.
+                 * @example 4a4a0000-0000-4000-8000-000000000001
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of deliveries, newest first. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this change safe (see "Retries and concurrent edits"): 1 to 255 printable ASCII characters, sent bare or as a structured-field string (`"…"`); a UUID is a good choice. The first request with a key runs; a repeat with the same key, path and body within 24 hours gets the stored answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. The same key with another path or body gets 422 `idempotencyKeyReused`; while the first request still runs, 409 `idempotencyKeyInUse`. Keys are scoped to the caller and the operation.
+                 * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Id of the webhook subscription.
+                 * @example 4a4a0000-0000-4000-8000-000000000001
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+                /**
+                 * @description Id of the delivery, one of this subscription's.
+                 * @example 4b4b0000-0000-4000-8000-000000000003
+                 */
+                deliveryId: components["schemas"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, queued for an attempt at once. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];

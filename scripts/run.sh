@@ -27,4 +27,4 @@ else
   echo "  Keys     stop the server, then: npm run --silent admin -- create-key --email YOU --scopes write"
 fi
 echo
-exec env DATA_DIR="$data_dir" PORT="$port" HOST="$host" LOG_PRETTY=1 npm run --silent serve
+exec env DATA_DIR="$data_dir" PORT="$port" HOST="$host" LOG_PRETTY=1 WEBHOOKS_ALLOW_PRIVATE_TARGETS="${WEBHOOKS_ALLOW_PRIVATE_TARGETS:-true}" npm run --silent serve

@@ -25,6 +25,7 @@ import { requestLog } from './http/requestLog.js';
 import { securityHeaders } from './http/securityHeaders.js';
 import { loggableError } from './logger.js';
 import { loadContract, operationRoutes } from './http/router.js';
+import { startDeliveryWorker, type DeliveryWorker, type WorkerOptions } from './webhooks/worker.js';
 
 export const contractDocument = JSON.parse(
   readFileSync(resolve(import.meta.dirname, '../generated/openapi.json'), 'utf8'),
@@ -36,6 +37,8 @@ const publicOperations: readonly PublicOperationId[] = ['getOpenApiDocument', 'g
 
 export interface App {
   app: express.Express;
+  /** The webhook delivery worker, when this app runs one. */
+  worker: DeliveryWorker | undefined;
   close(): Promise<void>;
 }
 
@@ -49,11 +52,17 @@ export async function createApp(options: {
   handlers?: Partial<HandlerMap>;
   /** The clock handlers read "now" from; the real time unless given (tests move it across time windows). */
   now?: () => Date;
+  /** Webhooks: whether they may target non-public addresses, and the delivery worker's settings when it runs in this app. */
+  webhooks?: {
+    allowPrivateTargets: boolean;
+    deliver?: Pick<WorkerOptions, 'listen' | 'pollMs' | 'concurrency' | 'leaseMs'>;
+  };
 }): Promise<App> {
   const { db, config, logger, secrets } = options;
   const contract = await loadContract(contractDocument);
   const rateLimiter = createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger });
-  const routes = { contract, handlers: { ...handlers, ...options.handlers } as HandlerMap, db, logger, secrets, now: options.now };
+  const allowPrivateWebhookTargets = options.webhooks?.allowPrivateTargets ?? false;
+  const routes = { contract, handlers: { ...handlers, ...options.handlers } as HandlerMap, db, logger, secrets, now: options.now, allowPrivateWebhookTargets };
 
   const app = express();
   app.set('etag', false);
@@ -90,10 +99,15 @@ export async function createApp(options: {
   }, purgeEveryMs);
   purge.unref();
 
+  const deliver = options.webhooks?.deliver;
+  const worker = deliver ? startDeliveryWorker({ db, secrets, logger, now, allowPrivateTargets: allowPrivateWebhookTargets, ...deliver }) : undefined;
+
   return {
     app,
+    worker,
     close: async () => {
       clearInterval(purge);
+      await worker?.close();
       await rateLimiter.close();
     },
   };

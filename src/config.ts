@@ -11,6 +11,8 @@ export interface Config {
   logLevel: string;
   /** Key of the secrets stored encrypted (AI provider keys); see src/auth/secrets.ts for when it may be unset. */
   secretsKey: Buffer | undefined;
+  /** Webhooks may target private, loopback and link-local addresses and plain http (development and tests only). */
+  webhooksAllowPrivateTargets: boolean;
 }
 
 function positiveInteger(name: string, raw: string | undefined, fallback: number): number {
@@ -18,6 +20,12 @@ function positiveInteger(name: string, raw: string | undefined, fallback: number
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, not "${raw}"`);
   return value;
+}
+
+function booleanSetting(name: string, raw: string | undefined): boolean {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new Error(`${name} must be true or false, not "${raw}"`);
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -30,5 +38,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL || undefined,
     logLevel: env.LOG_LEVEL || 'info',
     secretsKey: env.SECRETS_KEY ? parseSecretsKey(env.SECRETS_KEY, 'SECRETS_KEY') : undefined,
+    webhooksAllowPrivateTargets: booleanSetting('WEBHOOKS_ALLOW_PRIVATE_TARGETS', env.WEBHOOKS_ALLOW_PRIVATE_TARGETS),
   };
 }

@@ -22,7 +22,13 @@ async function main() {
   const applied = await migrateToLatest(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
 
-  const { app, close } = await createApp({ db: database.db, config, logger, secrets });
+  const { app, close } = await createApp({
+    db: database.db,
+    config,
+    logger,
+    secrets,
+    webhooks: { allowPrivateTargets: config.webhooksAllowPrivateTargets, deliver: { listen: database.listen } },
+  });
   const server: Server = createHttpServer(app).listen(config.port, config.host);
   await new Promise<void>((listening, failed) => {
     server.once('listening', listening);

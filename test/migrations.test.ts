@@ -340,6 +340,48 @@ const schema: SchemaFacts = {
     headers: 'jsonb defaulted',
     created_at: 'timestamptz required',
   },
+  webhook_subscriptions: {
+    id: 'text defaulted',
+    org_id: 'text required',
+    url: 'text required',
+    events: 'text[] required',
+    description: 'text nullable',
+    is_active: 'boolean defaulted',
+    disabled_reason: 'text nullable',
+    secret: 'text required',
+    previous_secret: 'text nullable',
+    previous_secret_expires_at: 'timestamptz nullable',
+    failing_since: 'timestamptz nullable',
+    created_at: 'timestamptz defaulted',
+    updated_at: 'timestamptz defaulted',
+  },
+  webhook_events: {
+    id: 'text defaulted',
+    org_id: 'text required',
+    type: 'text required',
+    body: 'text required',
+    created_at: 'timestamptz defaulted',
+  },
+  webhook_deliveries: {
+    id: 'text defaulted',
+    event_id: 'text required',
+    subscription_id: 'text required',
+    state: 'text defaulted',
+    attempt_count: 'integer defaulted',
+    next_attempt_at: 'timestamptz nullable',
+    lease_until: 'timestamptz nullable',
+    lease_token: 'text nullable',
+    created_at: 'timestamptz defaulted',
+  },
+  webhook_attempts: {
+    id: 'text defaulted',
+    delivery_id: 'text required',
+    attempted_at: 'timestamptz required',
+    status_code: 'integer nullable',
+    latency_ms: 'integer required',
+    error: 'text nullable',
+    response_body: 'text nullable',
+  },
 };
 
 const tableNames = Object.keys(schema).sort();
@@ -393,6 +435,11 @@ const foreignKeys = [
   'teams(org_id) -> organizations cascade',
   'visions(team_id) -> teams cascade',
   'idempotency_keys(user_id) -> users cascade',
+  'webhook_attempts(delivery_id) -> webhook_deliveries cascade',
+  'webhook_deliveries(event_id) -> webhook_events cascade',
+  'webhook_deliveries(subscription_id) -> webhook_subscriptions cascade',
+  'webhook_events(org_id) -> organizations cascade',
+  'webhook_subscriptions(org_id) -> organizations cascade',
 ];
 
 /** Every index as `table(columns) [unique] [where predicate]`, primary keys and unique constraints included. */
@@ -470,6 +517,19 @@ const indexes = [
   'visions(team_id) unique',
   'idempotency_keys(created_at)',
   'idempotency_keys(user_id, operation_id, key) unique',
+  'webhook_attempts(delivery_id, attempted_at, id)',
+  'webhook_attempts(id) unique',
+  'webhook_deliveries(created_at)',
+  'webhook_deliveries(event_id)',
+  'webhook_deliveries(id) unique',
+  "webhook_deliveries(next_attempt_at) where state = 'PENDING'",
+  'webhook_deliveries(subscription_id, created_at DESC, id DESC)',
+  'webhook_deliveries(subscription_id, state, created_at DESC, id DESC)',
+  'webhook_events(created_at)',
+  'webhook_events(id) unique',
+  'webhook_events(org_id)',
+  'webhook_subscriptions(id) unique',
+  'webhook_subscriptions(org_id, created_at, id)',
 ];
 
 // ---------------------------------------------------------------------------------------------------

@@ -102,6 +102,15 @@ const budget: Record<Exclude<OperationId, 'getOpenApiDocument' | 'getApiDocs'>, 
   getTeamVision: 3,
   createTeamVision: 3,
   updateTeamVision: 3,
+  listWebhooks: 2,
+  createWebhook: 6,
+  getWebhook: 2,
+  updateWebhook: 3,
+  deleteWebhook: 3,
+  pingWebhook: 4,
+  rotateWebhookSecret: 3,
+  listWebhookDeliveries: 3,
+  redeliverWebhookDelivery: 4,
 };
 
 let statements: string[] | undefined;

@@ -41,7 +41,7 @@ export type OperationResponse<K extends OperationId> = {
 }[keyof Responses<K>];
 
 /** The successful (2xx) responses of an operation; errors are thrown, not returned. */
-export type SuccessResponse<K extends OperationId> = Extract<OperationResponse<K>, { status: 200 | 201 | 204 }>;
+export type SuccessResponse<K extends OperationId> = Extract<OperationResponse<K>, { status: 200 | 201 | 202 | 204 }>;
 
 /** What a handler receives: the validated path parameters, query and body of its operation. */
 export interface OperationRequest<K extends OperationId> {

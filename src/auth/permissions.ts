@@ -88,6 +88,18 @@ export function organizationAccess(caller: Caller, orgId: string, target: Target
   return { orgId, role: membership.role, suspended: membership.status === 'SUSPENDED' };
 }
 
+/**
+ * The caller's access to a webhook subscription by id, whose organization is `orgId` (undefined: no
+ * such subscription): hidden (404) from anyone outside its organization, refused (403) to members who
+ * are not its Owners or Admins.
+ */
+export function webhookAccess(caller: Caller, orgId: string | undefined): OrganizationAccess {
+  if (orgId === undefined) throw new NotFound();
+  const access = organizationAccess(caller, orgId, 'item', true);
+  if (!administersOrganization(access.role)) throw new Forbidden();
+  return access;
+}
+
 /** The caller's access to a team; `facts` undefined means the team (or item) does not exist. */
 export function teamAccess(caller: Caller, facts: TeamFacts | undefined, target: Target): TeamAccess {
   if (!facts) throw new NotFound();

@@ -30,6 +30,8 @@ const logOf = (options: DatabaseOptions) => {
 export interface OpenDatabase {
   db: Kysely<Database>;
   kind: 'postgres' | 'pglite';
+  /** Calls `onNotify` on every NOTIFY on `channel`, from any process of the database; resolves to a stop function. */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -111,7 +113,40 @@ export async function openPostgres(databaseUrl: string, options: DatabaseOptions
   // to that request by its next statement; unheard, the client's error event would end the process.
   pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }), ...logOf(options) });
-  return { db, kind: 'postgres', close: () => db.destroy() };
+  return { db, kind: 'postgres', listen: (channel, onNotify) => listenOnPostgres(databaseUrl, channel, onNotify), close: () => db.destroy() };
+}
+
+/**
+ * LISTEN on a connection of its own, outside the pool (a pooled connection is lent to requests). A
+ * lost connection is opened again a second later; what was notified meanwhile is found by the
+ * listener's own polling.
+ */
+async function listenOnPostgres(databaseUrl: string, channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  const connect = async (): Promise<void> => {
+    const next = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: postgresLimits.connectionTimeoutMs, keepAlive: true });
+    next.on('notification', () => onNotify());
+    next.on('error', () => {
+      void next.end().catch(() => undefined);
+      if (!stopped) retry = setTimeout(() => void connect().catch(() => undefined), 1_000);
+    });
+    try {
+      await next.connect();
+      await next.query(`listen ${pg.escapeIdentifier(channel)}`);
+      client = next;
+    } catch {
+      await next.end().catch(() => undefined);
+      if (!stopped) retry = setTimeout(() => void connect().catch(() => undefined), 1_000);
+    }
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    await client?.end().catch(() => undefined);
+  };
 }
 
 /** `dataDir` `memory://` opens a throwaway in-memory database (tests), which needs no lock. */
@@ -136,6 +171,12 @@ export async function openPglite(dataDir: string, options: DatabaseOptions = {})
     return {
       db,
       kind: 'pglite',
+      listen: async (channel, onNotify) => {
+        const unsubscribe = await pglite.listen(channel, () => onNotify());
+        return async () => {
+          if (!pglite.closed) await unsubscribe();
+        };
+      },
       close: async () => {
         await db.destroy();
         if (!pglite.closed) await pglite.close();

@@ -89,6 +89,10 @@ export interface Database {
   ai_providers: AiProvidersTable;
   ai_prompts: AiPromptsTable;
   idempotency_keys: IdempotencyKeysTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -496,3 +500,65 @@ export interface IdempotencyKeysTable {
   created_at: ColumnType<Date, Date, Date>;
 }
 export type IdempotencyKeyRow = Selectable<IdempotencyKeysTable>;
+
+// ---------------------------------------------------------------------------------------------------
+// Webhooks
+
+export type WebhookDeliveryState = 'PENDING' | 'DELIVERED' | 'FAILED';
+
+/** An organization's subscription to its events. */
+export interface WebhookSubscriptionsTable {
+  id: Generated<string>;
+  org_id: string;
+  url: string;
+  /** Event types, or `*` for all. */
+  events: string[];
+  description: string | null;
+  is_active: Generated<boolean>;
+  /** Why the server disabled it (410, or five days of failures); null when a person did. */
+  disabled_reason: string | null;
+  /** The `whsec_…` signing secret, sealed with SECRETS_KEY. */
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: NullableTimestamp;
+  /** The first failed attempt since the last success. */
+  failing_since: NullableTimestamp;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+export type WebhookSubscriptionRow = Selectable<WebhookSubscriptionsTable>;
+export type WebhookSubscriptionUpdate = Updateable<WebhookSubscriptionsTable>;
+
+/** One event of the outbox: the exact JSON text every delivery of it sends and signs. */
+export interface WebhookEventsTable {
+  id: Generated<string>;
+  org_id: string;
+  type: string;
+  body: string;
+  created_at: GeneratedTimestamp;
+}
+
+/** One event to one subscription, until it is delivered or given up. */
+export interface WebhookDeliveriesTable {
+  id: Generated<string>;
+  event_id: string;
+  subscription_id: string;
+  state: ColumnType<WebhookDeliveryState, WebhookDeliveryState | undefined, WebhookDeliveryState>;
+  attempt_count: Generated<number>;
+  next_attempt_at: NullableTimestamp;
+  lease_until: NullableTimestamp;
+  lease_token: string | null;
+  created_at: GeneratedTimestamp;
+}
+
+/** One try of a delivery: what the receiver answered, or why nothing came. */
+export interface WebhookAttemptsTable {
+  id: Generated<string>;
+  delivery_id: string;
+  attempted_at: Timestamp;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  /** The first 1 KB of the answer. */
+  response_body: string | null;
+}

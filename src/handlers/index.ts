@@ -13,6 +13,7 @@ import * as reference from './reference.js';
 import * as tasks from './tasks.js';
 import * as teams from './teams.js';
 import * as vision from './vision.js';
+import * as webhooks from './webhooks.js';
 import type { HandlerMap } from './types.js';
 
 export const handlers = {
@@ -30,4 +31,5 @@ export const handlers = {
   ...tasks,
   ...teams,
   ...vision,
+  ...webhooks,
 } satisfies HandlerMap;

@@ -23,8 +23,10 @@ export interface PublicContext {
 
 export interface RequestContext extends PublicContext {
   caller: Caller;
-  /** Seals secrets before they are stored (AI provider keys). */
+  /** Seals secrets before they are stored (AI provider keys, webhook signing secrets). */
   secrets: SecretBox;
+  /** Whether webhooks may target non-public addresses and plain http (WEBHOOKS_ALLOW_PRIVATE_TARGETS). */
+  allowPrivateWebhookTargets: boolean;
 }
 
 export type Handler<K extends OperationId> = (

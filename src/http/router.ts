@@ -20,6 +20,7 @@ import { FormatError, InsufficientScope, MethodNotAllowed, NotFound, PayloadTooL
 import type { HandlerMap, PublicOperationId } from '../handlers/types.js';
 import { lockResource } from '../db/queries/conditional.js';
 import { inTransaction } from '../db/transaction.js';
+import { withEvents } from '../webhooks/outbox.js';
 import { etagOf, ifMatchHolds, ifMatchOf, noneMatchHits, resourceReads } from './conditional.js';
 import { errorAnswer } from './errorHandler.js';
 import { fingerprintOf, idempotencyKeyOf, runIdempotent, type Outcome } from './idempotency.js';
@@ -147,6 +148,8 @@ export interface RouterOptions {
   secrets: SecretBox;
   /** The clock of the handlers' context; the real time unless given. */
   now?: () => Date;
+  /** Whether webhooks may target non-public addresses and plain http (src/webhooks/targets.ts). */
+  allowPrivateWebhookTargets?: boolean;
 }
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -177,6 +180,7 @@ interface Found {
 export function operationRoutes(options: RouterOptions, publicOperations: readonly PublicOperationId[]) {
   const { contract, handlers, db, logger, secrets } = options;
   const now = options.now ?? (() => new Date());
+  const allowPrivateWebhookTargets = options.allowPrivateWebhookTargets ?? false;
   const table = FindMyWay({ caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 16_384 });
   const paths = FindMyWay({ caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 16_384 });
   const methodsByPath = new Map<string, string[]>();
@@ -224,7 +228,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
       const nulIssues = nulCharacterIssues({ path: params, query, body });
       if (nulIssues.length) return next(new FormatError(nulIssues));
 
-      const context = { db, logger, secrets, now, requestId: req.requestId, caller: req.caller };
+      const context = { db, logger, secrets, now, requestId: req.requestId, caller: req.caller, allowPrivateWebhookTargets };
       const request = { params: input.path, query: input.query, body };
       if (!isChange) {
         const result = await handler(request, context);
@@ -244,7 +248,11 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
           return result;
         });
       const change = async (database: Kysely<Database>): Promise<Outcome> => {
-        const outcome = outcomeOf(ifMatch === undefined ? await handler(request, { ...context, db: database }) : await conditionally(database));
+        const input = { params, body, userId: req.caller!.userId, subscribedOrgIds: req.caller!.webhookOrgIds };
+        const result = await withEvents(database, operationId, input, now, (target) =>
+          ifMatch === undefined ? handler(request, { ...context, db: target }) : conditionally(target),
+        );
+        const outcome = outcomeOf(result);
         if (read?.sameRecord && outcome.body !== null) outcome.headers.ETag = etagOf(outcome.body);
         return outcome;
       };

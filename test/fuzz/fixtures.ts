@@ -6,7 +6,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database, MeetingStatus } from '../../src/db/database.js';
-import { createDocument, createDocuments, createPeopleReview, createSeat } from '../support/areaFactories.js';
+import { createDocument, createDocuments, createPeopleReview, createSeat, createWebhook, createWebhookWithDelivery } from '../support/areaFactories.js';
 import { createGoal, createGoals, createIssue, createIssues, createMilestone, createTask, createTasks } from '../support/executionFactories.js';
 import { createCaller, createOrganization } from '../support/factories.js';
 import { createMeetingIn, createMessage, createRating } from '../support/meetingFactories.js';
@@ -62,6 +62,8 @@ export async function createFuzzWorld(db: Kysely<Database>): Promise<FuzzWorld> 
   await createDocuments(db, team.id, users.teamMember.id, 2);
   await createPeopleReview(db, team.id, users.teamMember.id, users.teamAdmin.id, { quarter: '2026-Q3' });
   await createPeopleReview(db, team.id, users.teamViewer.id, users.teamAdmin.id, { quarter: '2026-Q4' });
+  await createWebhook(db, org.id, { isActive: false });
+  await createWebhook(db, org.id, { isActive: false });
 
   const pool: IdPool = {
     any: [...members, meeting.id, message.id, seat.id, team.id, org.id],
@@ -118,6 +120,15 @@ export async function createFuzzWorld(db: Kysely<Database>): Promise<FuzzWorld> 
     '/platform/orgs/{id}': async () => ({ id: (await createOrganization(db)).id }),
     '/platform/users/{id}/api-keys': async () => ({ id: users.teamMember.id }),
     '/platform/api-keys/{id}': async () => ({ id: (await createCaller(db)).keyRow.id }),
+    // Inactive: a subscription would make every later change of the run write events.
+    '/webhooks/{webhookId}': async () => ({ webhookId: (await createWebhook(db, org.id, { isActive: false })).id }),
+    '/webhooks/{webhookId}/ping': async () => ({ webhookId: (await createWebhook(db, org.id, { isActive: false })).id }),
+    '/webhooks/{webhookId}/rotate-secret': async () => ({ webhookId: (await createWebhook(db, org.id, { isActive: false })).id }),
+    '/webhooks/{webhookId}/deliveries': async () => ({ webhookId: (await createWebhookWithDelivery(db, org.id, 2)).webhook.id }),
+    '/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver': async () => {
+      const { webhook, deliveryId } = await createWebhookWithDelivery(db, org.id);
+      return { webhookId: webhook.id, deliveryId };
+    },
   };
 
   return {

@@ -23,6 +23,7 @@ export interface Schema {
   items?: Schema;
   minItems?: number;
   maxItems?: number;
+  uniqueItems?: boolean;
   properties?: Record<string, Schema>;
   required?: string[];
   additionalProperties?: boolean | Schema;
@@ -127,7 +128,8 @@ export function validValue(raw: Schema | undefined, pool: IdPool, field?: string
         : fc.double({ min: schema.minimum ?? -1000, max: schema.maximum ?? 1000, noNaN: true, noDefaultInfinity: true });
     case 'array': {
       const items = validValue(schema.items, pool, field, depth + 1);
-      return fc.array(items, { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 4, 4) });
+      const size = { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 4, 4) };
+      return schema.uniqueItems ? fc.uniqueArray(items, { ...size, selector: (item) => JSON.stringify(item) }) : fc.array(items, size);
     }
     case 'object':
       return objectValue(schema, pool, depth);

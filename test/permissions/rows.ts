@@ -10,6 +10,7 @@ import { peopleReviewRows } from './peopleReviews.rows.js';
 import { platformRows } from './platform.rows.js';
 import { taskRows } from './tasks.rows.js';
 import { visionRows } from './vision.rows.js';
+import { webhookRows } from './webhooks.rows.js';
 import type { MatrixRow } from './world.js';
 
 export const matrixRows: MatrixRow[] = [
@@ -24,4 +25,6 @@ export const matrixRows: MatrixRow[] = [
   peopleReviewRows,
   orgChartRows,
   visionRows,
+  // Last: their subscriptions would otherwise make the rows after them emit events.
+  webhookRows,
 ].flat();

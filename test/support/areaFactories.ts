@@ -100,3 +100,46 @@ export function createVision(db: Kysely<Database>, teamId: string, stored: Omit<
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Webhooks
+
+export interface WebhookOptions {
+  url?: string;
+  events?: string[];
+  isActive?: boolean;
+  /** The sealed secret as stored; a stand-in unless the test delivers. */
+  secret?: string;
+}
+
+export function createWebhook(db: Kysely<Database>, orgId: string, options: WebhookOptions = {}) {
+  return db
+    .insertInto('webhook_subscriptions')
+    .values({
+      org_id: orgId,
+      url: options.url ?? 'https://hooks.northwind.example/teamos',
+      events: options.events ?? ['*'],
+      description: null,
+      secret: options.secret ?? 'sealed-secret-stand-in',
+      ...(options.isActive === undefined ? {} : { is_active: options.isActive }),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** An inactive subscription with `count` ping deliveries not yet sent: the last one's id. */
+export async function createWebhookWithDelivery(db: Kysely<Database>, orgId: string, count = 1) {
+  const webhook = await createWebhook(db, orgId, { isActive: false });
+  let deliveryId = '';
+  for (let made = 0; made < count; made += 1) {
+    const body = JSON.stringify({ type: 'webhook.ping', timestamp: new Date().toISOString(), data: { orgId, teamId: null, object: { webhookId: webhook.id } } });
+    const event = await db.insertInto('webhook_events').values({ org_id: orgId, type: 'webhook.ping', body }).returning('id').executeTakeFirstOrThrow();
+    const delivery = await db
+      .insertInto('webhook_deliveries')
+      .values({ event_id: event.id, subscription_id: webhook.id, next_attempt_at: new Date() })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    deliveryId = delivery.id;
+  }
+  return { webhook, deliveryId };
+}

@@ -104,3 +104,12 @@ export function checkResponse(
 }
 
 const describe = (error: ErrorObject) => `${error.instancePath || '(body)'} ${error.message ?? error.keyword}`;
+
+/** Checks a received webhook event against the contract's `webhooks` entry of its type. */
+export function checkWebhookEvent(body: { type?: unknown }): ResponseCheck {
+  const type = String(body.type);
+  if (!contract.webhooks?.[type]) return { valid: false, problems: [`event type ${type} is not in the contract's webhooks`] };
+  const validate = validatorAt(`/webhooks/${pointerEscape(type)}/post/requestBody/content/application~1json/schema`);
+  if (validate(body)) return { valid: true, problems: [] };
+  return { valid: false, problems: (validate.errors ?? []).map(describe) };
+}

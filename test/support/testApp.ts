@@ -10,6 +10,7 @@ import type { Server } from 'node:http';
 import { pino, type Logger } from 'pino';
 import { expect } from 'vitest';
 import { createApp } from '../../src/app.js';
+import type { DeliveryWorker } from '../../src/webhooks/worker.js';
 import { createSecretBox, type SecretBox } from '../../src/auth/secrets.js';
 import type { HandlerMap } from '../../src/handlers/types.js';
 import { createHttpServer, type ServerTimeouts } from '../../src/http/httpServer.js';
@@ -70,6 +71,8 @@ export interface TestApp {
   db: TestDatabase['db'];
   /** The app's secret box, with a random key per app. */
   secrets: SecretBox;
+  /** The webhook delivery worker, when `webhooks.deliver` asked for one. */
+  worker: DeliveryWorker | undefined;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   close(): Promise<void>;
 }
@@ -99,18 +102,23 @@ export async function startTestApp(
     now?: () => Date;
     /** The HTTP server's timeouts; those of src/server.ts unless given. */
     serverTimeouts?: ServerTimeouts;
+    /** The secret box; one with a random key unless given (a restarted server keeps its SECRETS_KEY). */
+    secrets?: SecretBox;
+    /** Webhook settings: private targets allowed (as `make run` has it) and no delivery worker, unless given. */
+    webhooks?: Parameters<typeof createApp>[0]['webhooks'];
   } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
   const logger = options.logger ?? pino({ level: 'silent' });
-  const secrets = createSecretBox(randomBytes(32));
-  const { app, close } = await createApp({
+  const secrets = options.secrets ?? createSecretBox(randomBytes(32));
+  const { app, close, worker } = await createApp({
     db: database.db,
     config: { rateLimitPerMinute: options.rateLimitPerMinute ?? 10_000, redisUrl: options.redisUrl },
     logger,
     secrets,
     handlers: options.handlers,
     now: options.now,
+    webhooks: options.webhooks ?? { allowPrivateTargets: true },
   });
   const server: Server = await new Promise((listening) => {
     const started = createHttpServer(app, options.serverTimeouts).listen(0, '127.0.0.1', () => listening(started));
@@ -121,6 +129,7 @@ export async function startTestApp(
     database,
     db: database.db,
     secrets,
+    worker,
     request: async (method, path, requestOptions) => {
       const response = await send(url, method, path, requestOptions);
       assertMatchesContract(method, path, response);

@@ -1,0 +1,356 @@
+/**
+ * Queries of outgoing webhooks: subscriptions, the outbox (events and their deliveries, written in
+ * the change's own transaction), the worker's claims and attempts, and the delivery log.
+ */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database, WebhookDeliveryState, WebhookSubscriptionRow, WebhookSubscriptionUpdate } from '../database.js';
+import { paginate, type SortKey } from '../pagination.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** Channel of PostgreSQL's NOTIFY that wakes the workers of every server process. */
+export const deliveriesChannel = 'webhook_deliveries';
+
+// ---------------------------------------------------------------------------------------------------
+// Subscriptions
+
+export async function insertSubscription(
+  db: Db,
+  values: { orgId: string; url: string; events: string[]; description: string | null; secret: string },
+): Promise<WebhookSubscriptionRow> {
+  return db
+    .insertInto('webhook_subscriptions')
+    .values({ org_id: values.orgId, url: values.url, events: values.events, description: values.description, secret: values.secret })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function findSubscription(db: Db, id: string): Promise<WebhookSubscriptionRow | undefined> {
+  return db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+const subscriptionOrder: SortKey<WebhookSubscriptionRow>[] = [
+  { column: 'created_at', direction: 'asc', type: 'instant', value: (row) => row.created_at },
+  { column: 'id', direction: 'asc', type: 'string', value: (row) => row.id },
+];
+
+export async function listSubscriptions(db: Db, orgId: string, page: { limit: number; cursor?: string | undefined }) {
+  return paginate(db.selectFrom('webhook_subscriptions').selectAll().where('org_id', '=', orgId), { order: subscriptionOrder, ...page });
+}
+
+export async function updateSubscription(db: Db, id: string, values: WebhookSubscriptionUpdate): Promise<WebhookSubscriptionRow | undefined> {
+  return db
+    .updateTable('webhook_subscriptions')
+    .set({ ...values, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** A new sealed secret; the one it replaces keeps signing until `previousUntil`. One statement, so two rotations never lose a secret between them. */
+export async function rotateSecret(db: Db, id: string, secret: string, previousUntil: Date): Promise<WebhookSubscriptionRow | undefined> {
+  return db
+    .updateTable('webhook_subscriptions')
+    .set((eb) => ({ previous_secret: eb.ref('secret'), secret, previous_secret_expires_at: previousUntil, updated_at: sql`now()` }))
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function deleteSubscription(db: Db, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('webhook_subscriptions').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The outbox
+
+/** An event to write: the organization it belongs to, its type and the exact JSON text of its body. */
+export interface NewEvent {
+  id: string;
+  orgId: string;
+  type: string;
+  body: string;
+}
+
+/** Where a changed resource lives, found from what the request names. */
+export type SubjectKind =
+  | 'organization'
+  | 'team'
+  | 'teamWithoutVision'
+  | 'task'
+  | 'issue'
+  | 'goal'
+  | 'milestone'
+  | 'metric'
+  | 'meeting'
+  | 'message'
+  | 'seat'
+  | 'document'
+  | 'unacknowledgedMessages';
+
+export interface Subject {
+  /** The subject's own id where the lookup gives one (a message), else the key it was found by. */
+  id: string;
+  org_id: string;
+  team_id: string | null;
+}
+
+/** The team-owned tables whose rows carry `team_id`. */
+const teamRows = { task: 'tasks', issue: 'issues', goal: 'goals', metric: 'metrics', meeting: 'meetings', seat: 'seats', document: 'documents' } as const;
+
+function subjectsOf(kind: SubjectKind, keys: readonly string[], userId: string) {
+  const ids = sql`(${[...keys]}::text[])`;
+  switch (kind) {
+    case 'organization':
+      return sql`select o.id, o.id as org_id, null::text as team_id from organizations o where o.id = any${ids}`;
+    case 'team':
+      return sql`select t.id, t.org_id, t.id as team_id from teams t where t.id = any${ids}`;
+    case 'teamWithoutVision':
+      return sql`select t.id, t.org_id, t.id as team_id from teams t
+        where t.id = any${ids} and not exists (select 1 from visions v where v.team_id = t.id)`;
+    case 'milestone':
+      return sql`select x.id, t.org_id, t.id as team_id from milestones x join goals g on g.id = x.goal_id join teams t on t.id = g.team_id
+        where x.id = any${ids}`;
+    case 'message':
+      return sql`select x.id, x.org_id, m.team_id from cascading_messages x join meetings m on m.id = x.meeting_id where x.id = any${ids}`;
+    case 'unacknowledgedMessages':
+      return sql`select x.id, x.org_id, m.team_id from cascading_messages x join meetings m on m.id = x.meeting_id
+        where x.id = any${ids} and not exists (select 1 from message_acknowledgements a where a.message_id = x.id and a.user_id = ${userId})`;
+    default:
+      return sql`select x.id, t.org_id, t.id as team_id from ${sql.table(teamRows[kind])} x join teams t on t.id = x.team_id
+        where x.id = any${ids}`;
+  }
+}
+
+/**
+ * The subjects of a change whose events some active subscription wants, in one statement; none when
+ * nobody wants them, so that such a change writes nothing and needs no transaction of its own.
+ */
+export async function wantedSubjects(
+  db: Db,
+  kind: SubjectKind,
+  keys: readonly string[],
+  types: readonly string[],
+  userId: string,
+): Promise<Subject[]> {
+  const { rows } = await sql<Subject>`
+    select subject.id, subject.org_id, subject.team_id from (${subjectsOf(kind, keys, userId)}) subject
+    where exists (
+      select 1 from webhook_subscriptions s
+      where s.org_id = subject.org_id and s.is_active and s.events && (${[...types, '*']}::text[])
+    )
+    order by subject.id
+  `.execute(db);
+  return rows;
+}
+
+/**
+ * Writes events and one delivery for each active subscription of the event's organization that wants
+ * its type, due at once, in one statement of the change's transaction; PostgreSQL's NOTIFY (sent at
+ * commit) wakes the workers. An event no subscription wants is not written.
+ */
+export async function insertEvents(trx: Transaction<Database>, events: readonly NewEvent[], now: Date): Promise<number> {
+  if (events.length === 0) return 0;
+  const { rows } = await sql<{ deliveries: number }>`
+    with sent (id, org_id, type, body) as (
+      select * from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.orgId)}::text[], ${events.map((e) => e.type)}::text[], ${events.map((e) => e.body)}::text[])
+    ),
+    wanted as (
+      select sent.id as event_id, s.id as subscription_id
+      from sent join webhook_subscriptions s on s.org_id = sent.org_id and s.is_active and s.events && array[sent.type, '*']
+    ),
+    events as (
+      insert into webhook_events (id, org_id, type, body, created_at)
+      select id, org_id, type, body, ${now} from sent where id in (select event_id from wanted)
+      returning id
+    ),
+    deliveries as (
+      insert into webhook_deliveries (event_id, subscription_id, next_attempt_at, created_at)
+      select wanted.event_id, wanted.subscription_id, ${now}, ${now} from wanted join events on events.id = wanted.event_id
+      returning id
+    )
+    select count(*)::int as deliveries, pg_notify(${deliveriesChannel}, '') is null as notified from deliveries
+  `.execute(trx);
+  return rows[0]?.deliveries ?? 0;
+}
+
+/** One event to one subscription only (a ping): the delivery's id. */
+export async function insertEventFor(db: Db, subscriptionId: string, event: NewEvent, now: Date): Promise<string> {
+  const { rows } = await sql<{ id: string }>`
+    with event as (
+      insert into webhook_events (id, org_id, type, body, created_at) values (${event.id}, ${event.orgId}, ${event.type}, ${event.body}, ${now})
+      returning id
+    )
+    insert into webhook_deliveries (event_id, subscription_id, next_attempt_at, created_at)
+    select event.id, ${subscriptionId}, ${now}, ${now} from event
+    returning id, pg_notify(${deliveriesChannel}, '') is null as notified
+  `.execute(db);
+  return rows[0]!.id;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The delivery log
+
+export interface DeliveryRow {
+  id: string;
+  subscription_id: string;
+  event_id: string;
+  event_type: string;
+  state: WebhookDeliveryState;
+  created_at: Date;
+  next_attempt_at: Date | null;
+  attempts: { attemptedAt: string; statusCode: number | null; latencyMs: number; error: string | null; responseBody: string | null }[];
+}
+
+function deliveries(db: Db) {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+    .select([
+      'd.id',
+      'd.subscription_id',
+      'd.event_id',
+      'e.type as event_type',
+      'd.state',
+      'd.created_at',
+      'd.next_attempt_at',
+      sql<DeliveryRow['attempts']>`coalesce((
+        select json_agg(json_build_object(
+          'attemptedAt', to_char(a.attempted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          'statusCode', a.status_code, 'latencyMs', a.latency_ms, 'error', a.error, 'responseBody', a.response_body
+        ) order by a.attempted_at, a.id)
+        from webhook_attempts a where a.delivery_id = d.id
+      ), '[]'::json)`.as('attempts'),
+    ]);
+}
+
+const deliveryOrder: SortKey<DeliveryRow>[] = [
+  { column: 'd.created_at', direction: 'desc', type: 'instant', value: (row) => row.created_at },
+  { column: 'd.id', direction: 'desc', type: 'string', value: (row) => row.id },
+];
+
+/** A subscription's deliveries, newest first, each with its attempts (one statement). */
+export async function listDeliveries(
+  db: Db,
+  subscriptionId: string,
+  state: WebhookDeliveryState | undefined,
+  page: { limit: number; cursor?: string | undefined },
+) {
+  let query = deliveries(db).where('d.subscription_id', '=', subscriptionId);
+  if (state !== undefined) query = query.where('d.state', '=', state);
+  return paginate(query, { order: deliveryOrder, ...page });
+}
+
+export async function findDelivery(db: Db, subscriptionId: string, id: string): Promise<DeliveryRow | undefined> {
+  return deliveries(db).where('d.subscription_id', '=', subscriptionId).where('d.id', '=', id).executeTakeFirst();
+}
+
+/** Makes a delivery due at once again, with the whole schedule of retries before it. */
+export async function redeliver(db: Db, subscriptionId: string, id: string, now: Date): Promise<boolean> {
+  const { rows } = await sql<{ id: string }>`
+    update webhook_deliveries set state = 'PENDING', attempt_count = 0, next_attempt_at = ${now}, lease_until = null, lease_token = null
+    where id = ${id} and subscription_id = ${subscriptionId}
+    returning id, pg_notify(${deliveriesChannel}, '') is null as notified
+  `.execute(db);
+  return rows.length > 0;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The worker
+
+export interface ClaimedDelivery {
+  id: string;
+  attempt_count: number;
+  event_id: string;
+  event_created_at: Date;
+  body: string;
+  subscription_id: string;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  failing_since: Date | null;
+}
+
+/**
+ * Claims up to `limit` due deliveries of active subscriptions for `leaseMs`, in one short statement:
+ * `FOR UPDATE SKIP LOCKED` lets several processes claim side by side without taking the same one,
+ * and a lease that ran out (its process died) makes a delivery claimable again.
+ */
+export async function claimDue(db: Db, claim: { now: Date; leaseMs: number; limit: number; token: string }): Promise<ClaimedDelivery[]> {
+  const leaseUntil = new Date(claim.now.getTime() + claim.leaseMs);
+  const { rows } = await sql<ClaimedDelivery>`
+    with due as (
+      select d.id from webhook_deliveries d
+      join webhook_subscriptions s on s.id = d.subscription_id and s.is_active
+      where d.state = 'PENDING' and d.next_attempt_at <= ${claim.now} and (d.lease_until is null or d.lease_until <= ${claim.now})
+      order by d.next_attempt_at
+      limit ${claim.limit}
+      for update of d skip locked
+    )
+    update webhook_deliveries d set lease_until = ${leaseUntil}, lease_token = ${claim.token}
+    from due, webhook_events e, webhook_subscriptions s
+    where d.id = due.id and e.id = d.event_id and s.id = d.subscription_id
+    returning d.id, d.attempt_count, d.event_id, e.created_at as event_created_at, e.body, s.id as subscription_id, s.url,
+      s.secret, s.previous_secret, s.previous_secret_expires_at, s.failing_since
+  `.execute(db);
+  return rows;
+}
+
+/** The earliest instant a delivery of an active subscription becomes due, or null when none waits. */
+export async function nextDueAt(db: Db): Promise<Date | null> {
+  const { rows } = await sql<{ at: Date | null }>`
+    select min(greatest(d.next_attempt_at, coalesce(d.lease_until, d.next_attempt_at))) as at from webhook_deliveries d
+    join webhook_subscriptions s on s.id = d.subscription_id and s.is_active
+    where d.state = 'PENDING'
+  `.execute(db);
+  return rows[0]?.at ?? null;
+}
+
+export interface Attempt {
+  deliveryId: string;
+  leaseToken: string;
+  subscriptionId: string;
+  attemptedAt: Date;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  responseBody: string | null;
+  state: WebhookDeliveryState;
+  nextAttemptAt: Date | null;
+  failingSince: Date | null;
+  disableReason: string | undefined;
+}
+
+/**
+ * Records an attempt and what follows from it in one statement: the attempt, the delivery's new state
+ * (only while the lease is still this worker's), and the subscription's failure streak or disabling.
+ */
+export async function recordAttempt(db: Db, attempt: Attempt): Promise<void> {
+  await sql`
+    with delivery as (
+      update webhook_deliveries set state = ${attempt.state}, attempt_count = attempt_count + 1,
+        next_attempt_at = ${attempt.nextAttemptAt}, lease_until = null, lease_token = null
+      where id = ${attempt.deliveryId} and lease_token = ${attempt.leaseToken}
+      returning id
+    ),
+    logged as (
+      insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error, response_body)
+      select id, ${attempt.attemptedAt}, ${attempt.statusCode}, ${attempt.latencyMs}, ${attempt.error}, ${attempt.responseBody} from delivery
+      returning delivery_id
+    )
+    update webhook_subscriptions set
+      failing_since = ${attempt.failingSince},
+      is_active = case when ${attempt.disableReason ?? null}::text is null then is_active else false end,
+      disabled_reason = coalesce(${attempt.disableReason ?? null}::text, disabled_reason),
+      updated_at = case when ${attempt.disableReason ?? null}::text is null then updated_at else now() end
+    where id = ${attempt.subscriptionId} and exists (select 1 from logged)
+  `.execute(db);
+}
+
+/** Deletes events (and with them their deliveries and attempts) older than `before`. */
+export async function purgeEvents(db: Db, before: Date): Promise<number> {
+  const result = await db.deleteFrom('webhook_events').where('created_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

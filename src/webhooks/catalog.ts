@@ -1,0 +1,135 @@
+/**
+ * Which events each changing operation emits, and what they carry: the one table of the outbox. An
+ * event names its resource and action (`task.created`), and its `object` is the resource exactly as
+ * the change answered it (the same shape a GET answers); a deletion carries the deleted id, and a
+ * meeting rating only who rated which meeting, because a rating may still be hidden.
+ *
+ * `subject` says where the resource lives, looked up before the change runs (a deleted row cannot be
+ * found after it): the organization and team that subscriptions are matched on.
+ */
+import type { OperationId } from '../api/operations.js';
+import type { SubjectKind } from '../db/queries/webhooks.js';
+
+export interface ChangeInput {
+  params: Record<string, string>;
+  body: unknown;
+  /** The caller's user id. */
+  userId: string;
+  /** The caller's organizations that have an active subscription (read with the key). */
+  subscribedOrgIds: readonly string[];
+}
+
+export interface ChangeResult {
+  status: number;
+  body: unknown;
+}
+
+export interface EventSpec {
+  /** Every type the operation can emit; a change is prepared for events only when one is wanted. */
+  types: readonly string[];
+  /** Where the resource lives: a kind of lookup and the parameter (or body field) it starts from. */
+  subject: { kind: SubjectKind; from: (input: ChangeInput) => string | readonly string[] };
+  /** The team of a resource the change created outside any team's rows (a new team); else the subject's. */
+  teamOf?: (result: ChangeResult) => string;
+  /** The event of a successful change of one subject; `subjectId` is the subject's own id where it has one. */
+  event: (input: ChangeInput, result: ChangeResult, subjectId: string) => { type: string; object: unknown };
+}
+
+const param = (name: string) => (input: ChangeInput) => input.params[name]!;
+
+/** `x.created` / `x.updated` / … with the change's answer as the object. */
+const answered = (type: string, kind: SubjectKind, from: string): EventSpec => ({
+  types: [type],
+  subject: { kind, from: param(from) },
+  event: (_input, result) => ({ type, object: result.body }),
+});
+
+/** `x.deleted` with the id of what is gone. */
+const deleted = (type: string, kind: SubjectKind, from: string): EventSpec => ({
+  types: [type],
+  subject: { kind, from: param(from) },
+  event: (input) => ({ type, object: { id: input.params[from] } }),
+});
+
+/** `x_member.removed` with the user id of who left. */
+const removed = (type: string, kind: SubjectKind, from: string): EventSpec => ({
+  types: [type],
+  subject: { kind, from: param(from) },
+  event: (input) => ({ type, object: { userId: input.params.userId } }),
+});
+
+const ratingSet: EventSpec = {
+  types: ['meeting_rating.set', 'meeting_rating.deleted'],
+  subject: { kind: 'meeting', from: param('id') },
+  event: (input, result) => ({
+    type: result.status === 204 ? 'meeting_rating.deleted' : 'meeting_rating.set',
+    object: { meetingId: input.params.id, userId: input.params.userId ?? input.userId },
+  }),
+};
+
+export const eventCatalog: Partial<Record<OperationId, EventSpec>> = {
+  updateOrganization: answered('organization.updated', 'organization', 'orgId'),
+  addOrganizationMember: answered('organization_member.added', 'organization', 'orgId'),
+  updateOrganizationMember: answered('organization_member.updated', 'organization', 'orgId'),
+  removeOrganizationMember: removed('organization_member.removed', 'organization', 'orgId'),
+  createTeam: { ...answered('team.created', 'organization', 'orgId'), teamOf: (result) => (result.body as { id: string }).id },
+  updateTeam: answered('team.updated', 'team', 'teamId'),
+  deleteTeam: deleted('team.deleted', 'team', 'teamId'),
+  addTeamMember: answered('team_member.added', 'team', 'teamId'),
+  updateTeamMember: answered('team_member.updated', 'team', 'teamId'),
+  removeTeamMember: removed('team_member.removed', 'team', 'teamId'),
+
+  createTask: answered('task.created', 'team', 'teamId'),
+  updateTask: answered('task.updated', 'task', 'id'),
+  deleteTask: deleted('task.deleted', 'task', 'id'),
+  createIssue: answered('issue.created', 'team', 'teamId'),
+  updateIssue: answered('issue.updated', 'issue', 'id'),
+  deleteIssue: deleted('issue.deleted', 'issue', 'id'),
+  createGoal: answered('goal.created', 'team', 'teamId'),
+  updateGoal: answered('goal.updated', 'goal', 'id'),
+  deleteGoal: deleted('goal.deleted', 'goal', 'id'),
+  createMilestone: answered('milestone.created', 'goal', 'id'),
+  updateMilestone: answered('milestone.updated', 'milestone', 'id'),
+  deleteMilestone: deleted('milestone.deleted', 'milestone', 'id'),
+  createMetric: answered('metric.created', 'team', 'teamId'),
+  updateMetric: answered('metric.updated', 'metric', 'id'),
+  deleteMetric: deleted('metric.deleted', 'metric', 'id'),
+  putMetricValue: answered('metric_value.set', 'metric', 'id'),
+
+  createMeeting: answered('meeting.created', 'team', 'teamId'),
+  updateMeeting: {
+    types: ['meeting.updated', 'meeting.status_changed'],
+    subject: { kind: 'meeting', from: param('id') },
+    event: (input, result) => ({
+      type: (input.body as { status?: unknown }).status === undefined ? 'meeting.updated' : 'meeting.status_changed',
+      object: result.body,
+    }),
+  },
+  rateMeetingAsMe: ratingSet,
+  setMeetingRating: ratingSet,
+  revealMeetingRatings: answered('meeting.ratings_revealed', 'meeting', 'id'),
+  createSegue: answered('segue.created', 'meeting', 'id'),
+  createHeadline: answered('headline.created', 'meeting', 'id'),
+  createCascadingMessage: answered('cascading_message.created', 'meeting', 'id'),
+  deleteCascadingMessage: deleted('cascading_message.deleted', 'message', 'id'),
+  acknowledgeCascadingMessages: {
+    types: ['cascading_message.acknowledged'],
+    subject: { kind: 'unacknowledgedMessages', from: (input) => (input.body as { ids: string[] }).ids },
+    event: (input, _result, messageId) => ({ type: 'cascading_message.acknowledged', object: { id: messageId, userId: input.userId } }),
+  },
+
+  createTeamVision: answered('vision.created', 'teamWithoutVision', 'teamId'),
+  updateTeamVision: answered('vision.updated', 'team', 'teamId'),
+  createSeat: answered('seat.created', 'team', 'teamId'),
+  updateSeat: answered('seat.updated', 'seat', 'id'),
+  deleteSeat: deleted('seat.deleted', 'seat', 'id'),
+  putPeopleReview: answered('people_review.set', 'team', 'teamId'),
+  createDocument: answered('document.created', 'team', 'teamId'),
+  deleteDocument: deleted('document.deleted', 'document', 'id'),
+};
+
+/** Sent to one subscription when it is created and on request; never matched against subscriptions. */
+export const pingEventType = 'webhook.ping';
+
+/** Every event type there is, in the catalog's order. */
+export const eventTypes: readonly string[] = [...new Set(Object.values(eventCatalog).flatMap((spec) => spec.types)), pingEventType];

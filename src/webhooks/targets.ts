@@ -1,0 +1,108 @@
+/**
+ * No server-side request forgery through webhooks: a subscription's URL must be `https` and name a
+ * host whose every address is public — never loopback, private, carrier-grade NAT, link-local (the
+ * cloud metadata service at 169.254.169.254 among them), unique-local, multicast or reserved. The
+ * URL is checked when it is stored, and again at every delivery through the lookup the connection
+ * itself uses, so a name that resolves elsewhere later (DNS rebinding) is caught where it connects.
+ *
+ * The operator allows private targets and plain `http` with WEBHOOKS_ALLOW_PRIVATE_TARGETS=true
+ * (development, tests, `make run`).
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+
+const nonPublic = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  nonPublic.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b::', 96],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const) {
+  nonPublic.addSubnet(network, prefix, 'ipv6');
+}
+
+/** Whether an IP address may receive webhooks. IPv4 written inside IPv6 (`::ffff:10.0.0.1`) counts as IPv4. */
+export function isPublicAddress(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return isPublicAddress(mapped[1]!);
+  const family = isIP(address);
+  if (family === 0) return false;
+  return !nonPublic.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+export class TargetRefused extends Error {}
+
+/** The URL's own faults, before any name is resolved. */
+export function urlFault(text: string, allowPrivate: boolean): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'The URL is not an absolute URL.';
+  }
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return 'The URL must use https.';
+  if (url.username || url.password) return 'The URL must not hold a user name or password.';
+  if (!url.hostname) return 'The URL must name a host.';
+  return undefined;
+}
+
+const resolveAll = (hostname: string): Promise<LookupAddress[]> =>
+  new Promise((resolved, failed) => dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? failed(error) : resolved(addresses))));
+
+/** Why a URL may not receive webhooks, or undefined when it may: checked when a subscription is stored. */
+export async function targetFault(text: string, allowPrivate: boolean): Promise<string | undefined> {
+  const fault = urlFault(text, allowPrivate);
+  if (fault || allowPrivate) return fault;
+  const hostname = new URL(text).hostname.replace(/^\[(.*)\]$/, '$1');
+  let addresses: LookupAddress[];
+  try {
+    addresses = isIP(hostname) ? [{ address: hostname, family: isIP(hostname) }] : await resolveAll(hostname);
+  } catch {
+    return `The host ${hostname} does not resolve.`;
+  }
+  if (addresses.length === 0) return `The host ${hostname} does not resolve.`;
+  const refused = addresses.find(({ address }) => !isPublicAddress(address));
+  return refused ? `The host ${hostname} resolves to ${refused.address}, which is not a public address.` : undefined;
+}
+
+/**
+ * The lookup a delivery connects with: Node's own, refusing any non-public address it returns, so the
+ * address checked is the address connected to.
+ */
+export function guardedLookup(allowPrivate: boolean): LookupFunction | undefined {
+  if (allowPrivate) return undefined;
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true, verbatim: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const list = addresses as LookupAddress[];
+      const refused = list.find(({ address }) => !isPublicAddress(address));
+      if (refused || list.length === 0) {
+        return callback(new TargetRefused(`target refused: ${refused?.address ?? hostname} is not a public address`), '', 0);
+      }
+      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+      callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
+}

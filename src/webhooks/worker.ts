@@ -1,0 +1,241 @@
+/**
+ * The delivery worker inside every server process. It claims due deliveries in one short statement
+ * (`FOR UPDATE SKIP LOCKED` with a lease, so several processes on one PostgreSQL never take the same
+ * one and a process killed mid-delivery only delays it until the lease runs out), sends each outside
+ * any transaction, and records the attempt and what follows from it (src/rules/webhookDelivery.ts).
+ *
+ * It wakes on PostgreSQL's NOTIFY, sent when a change with events commits, so a delivery leaves
+ * within moments; it also polls, which is all the embedded database needs and what finds retries
+ * coming due. Signatures follow Standard Webhooks, made by the `standardwebhooks` package.
+ */
+import { randomUUID } from 'node:crypto';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { Webhook } from 'standardwebhooks';
+import type { SecretBox } from '../auth/secrets.js';
+import type { Database } from '../db/database.js';
+import { claimDue, deliveriesChannel, purgeEvents, recordAttempt, type ClaimedDelivery } from '../db/queries/webhooks.js';
+import { loggableError } from '../logger.js';
+import { afterAttempt, deliveryRetentionMs, resultOfStatus, type AttemptResult } from '../rules/webhookDelivery.js';
+import { guardedLookup, isPublicAddress, TargetRefused } from './targets.js';
+
+export const deliveryTimeoutMs = 15_000;
+const responseBodyBytes = 1024;
+const purgeEveryMs = 10 * 60 * 1000;
+
+export interface WorkerOptions {
+  db: Kysely<Database>;
+  secrets: SecretBox;
+  logger: Logger;
+  /** The clock deliveries are scheduled by (tests move it across the retry schedule). */
+  now: () => Date;
+  allowPrivateTargets: boolean;
+  listen?: (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
+  /** How often to look for due deliveries without a notification. */
+  pollMs?: number;
+  /** Deliveries in flight at once. */
+  concurrency?: number;
+  /** How long a claim holds a delivery: longer than a delivery can take. */
+  leaseMs?: number;
+}
+
+export interface DeliveryWorker {
+  /** Looks for due deliveries now (after a change, or when a test moved the clock). */
+  wake(): void;
+  close(): Promise<void>;
+}
+
+interface Sent {
+  statusCode: number | null;
+  retryAfter?: string;
+  error: string | null;
+  responseBody: string | null;
+}
+
+/** The first KB of an answer as text, not cut inside a character. */
+function firstKilobyte(bytes: Buffer): string {
+  const text = bytes.subarray(0, responseBodyBytes).toString('utf8');
+  return bytes.length > responseBodyBytes ? text.replace(/\uFFFD$/, '') : text;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof TargetRefused) return error.message;
+  const code = (error as { code?: string }).code;
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
+  if (code === 'ECONNRESET') return 'connection reset';
+  if (code === 'CERT_HAS_EXPIRED' || code?.startsWith('ERR_TLS') || code?.includes('CERT')) return `TLS error (${code})`;
+  return code ? `network error (${code})` : 'network error';
+}
+
+/** One POST of the signed body; redirects are answers like any other (never followed). */
+function post(url: URL, headers: Record<string, string>, body: string, allowPrivate: boolean): Promise<Sent> {
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  // A literal address is connected to without a lookup, so it is judged here.
+  if (!allowPrivate && isIP(host) && !isPublicAddress(host)) {
+    return Promise.resolve({ statusCode: null, error: `target refused: ${host} is not a public address`, responseBody: null });
+  }
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve) => {
+    const request = send(url, { method: 'POST', headers, lookup: guardedLookup(allowPrivate), timeout: deliveryTimeoutMs });
+    const timer = setTimeout(() => request.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })), deliveryTimeoutMs);
+    let settled = false;
+    const finish = (sent: Sent) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(sent);
+    };
+    request.on('timeout', () => request.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
+    request.on('error', (error) => {
+      const timedOut = (error as { code?: string }).code === 'TIMEOUT';
+      finish({ statusCode: null, error: timedOut ? `timeout after ${deliveryTimeoutMs / 1000} s` : describe(error), responseBody: null });
+    });
+    request.on('response', (response: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      let length = 0;
+      const done = () => {
+        const statusCode = response.statusCode ?? null;
+        const redirect = statusCode !== null && statusCode >= 300 && statusCode < 400;
+        const retryAfter = response.headers['retry-after'];
+        finish({
+          statusCode,
+          ...(retryAfter === undefined ? {} : { retryAfter }),
+          error: redirect ? 'redirect not followed' : null,
+          responseBody: firstKilobyte(Buffer.concat(chunks)),
+        });
+        request.destroy();
+      };
+      response.on('data', (chunk: Buffer) => {
+        if (length <= responseBodyBytes) chunks.push(chunk);
+        length += chunk.length;
+        if (length > responseBodyBytes) done();
+      });
+      response.on('end', done);
+      response.on('error', done);
+    });
+    request.end(body);
+  });
+}
+
+export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
+  const { db, secrets, logger, now, allowPrivateTargets } = options;
+  const pollMs = options.pollMs ?? 250;
+  const concurrency = options.concurrency ?? 32;
+  const leaseMs = options.leaseMs ?? deliveryTimeoutMs * 4;
+  const inFlight = new Set<Promise<void>>();
+  let closed = false;
+  let claiming = false;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+  let stopListening: (() => Promise<void>) | undefined;
+
+  const signatures = (delivery: ClaimedDelivery, at: Date): string => {
+    const keys = [delivery.secret];
+    if (delivery.previous_secret && delivery.previous_secret_expires_at && delivery.previous_secret_expires_at > now()) keys.push(delivery.previous_secret);
+    return keys.map((sealed) => new Webhook(secrets.open(sealed)).sign(delivery.event_id, at, delivery.body)).join(' ');
+  };
+
+  const deliver = async (delivery: ClaimedDelivery, token: string): Promise<void> => {
+    // Receivers check the signature's time against their own clock: it is always the real time.
+    const signedAt = new Date();
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'TeamOS-Webhooks/1',
+      'webhook-id': delivery.event_id,
+      'webhook-timestamp': String(Math.floor(signedAt.getTime() / 1000)),
+      'webhook-signature': signatures(delivery, signedAt),
+    };
+    const started = performance.now();
+    const sent = await post(new URL(delivery.url), headers, delivery.body, allowPrivateTargets);
+    const latencyMs = Math.round(performance.now() - started);
+    const attemptedAt = now();
+    const result: AttemptResult =
+      sent.statusCode === null ? { kind: 'failed' } : resultOfStatus(sent.statusCode, sent.retryAfter, attemptedAt);
+    const next = afterAttempt(delivery.attempt_count + 1, result, delivery.failing_since, attemptedAt);
+    await recordAttempt(db, {
+      deliveryId: delivery.id,
+      leaseToken: token,
+      subscriptionId: delivery.subscription_id,
+      attemptedAt,
+      statusCode: sent.statusCode,
+      latencyMs,
+      error: sent.error,
+      responseBody: sent.responseBody,
+      state: next.state,
+      nextAttemptAt: next.nextAttemptAt,
+      failingSince: next.failingSince,
+      disableReason: next.disableReason,
+    });
+  };
+
+  const schedule = (ms: number) => {
+    if (closed) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void tick(), ms);
+    timer.unref();
+  };
+
+  async function tick(): Promise<void> {
+    if (closed) return;
+    if (claiming) {
+      again = true;
+      return;
+    }
+    claiming = true;
+    try {
+      do {
+        again = false;
+        const room = concurrency - inFlight.size;
+        if (room <= 0) break;
+        const token = randomUUID();
+        const claimed = await claimDue(db, { now: now(), leaseMs, limit: room, token });
+        for (const delivery of claimed) {
+          const running: Promise<void> = deliver(delivery, token)
+            .catch((error: unknown) => logger.warn({ err: loggableError(error) }, 'could not record a webhook delivery'))
+            .finally(() => {
+              inFlight.delete(running);
+              schedule(0);
+            });
+          inFlight.add(running);
+        }
+        if (claimed.length === room) again = true;
+      } while (again && !closed);
+    } catch (error) {
+      if (!closed) logger.warn({ err: loggableError(error) }, 'could not claim webhook deliveries');
+    } finally {
+      claiming = false;
+    }
+    schedule(pollMs);
+  }
+
+  const purge = setInterval(() => {
+    purgeEvents(db, new Date(now().getTime() - deliveryRetentionMs)).catch((error: unknown) =>
+      logger.warn({ err: loggableError(error) }, 'could not purge old webhook events'),
+    );
+  }, purgeEveryMs);
+  purge.unref();
+
+  void options
+    .listen?.(deliveriesChannel, () => void tick())
+    .then((stop) => {
+      if (closed) return void stop();
+      stopListening = stop;
+    })
+    .catch((error: unknown) => logger.warn({ err: loggableError(error) }, 'could not listen for webhook deliveries; polling only'));
+  schedule(0);
+
+  return {
+    wake: () => void tick(),
+    close: async () => {
+      closed = true;
+      clearTimeout(timer);
+      clearInterval(purge);
+      await stopListening?.();
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}

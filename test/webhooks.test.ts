@@ -1,0 +1,383 @@
+/**
+ * Outgoing webhooks end to end: subscriptions over HTTP, every changing operation's events arriving at
+ * a real receiver, signed as Standard Webhooks says (checked with the `standardwebhooks` package) and
+ * shaped as the contract's `webhooks` section says, the outbox's all-or-nothing with its change, and
+ * delivery: retries on the schedule (a set clock), Retry-After, 410, rotation and redelivery.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { sql } from 'kysely';
+import type { OperationId } from '../src/api/operations.js';
+import { createTask as createTaskHandler } from '../src/handlers/tasks.js';
+import type { Handler } from '../src/handlers/types.js';
+import { retryDelaysMs } from '../src/rules/webhookDelivery.js';
+import { matrixRows } from './permissions/rows.js';
+import { callerNames, createWorld, type World } from './permissions/world.js';
+import { createMeetingIn, createMessage } from './support/meetingFactories.js';
+import { checkWebhookEvent, contract, operations } from './support/contract.js';
+import { createTestDatabase, databaseLabel, type TestDatabase } from './support/database.js';
+import { startReceiver, type Received, type Receiver } from './support/receiver.js';
+import { startTestApp, type TestApp } from './support/testApp.js';
+
+/** The event each changing operation of an organization's records emits (the contract's `webhooks`). */
+const eventOf: Partial<Record<OperationId, string>> = {
+  updateOrganization: 'organization.updated',
+  addOrganizationMember: 'organization_member.added',
+  updateOrganizationMember: 'organization_member.updated',
+  removeOrganizationMember: 'organization_member.removed',
+  createTeam: 'team.created',
+  updateTeam: 'team.updated',
+  deleteTeam: 'team.deleted',
+  addTeamMember: 'team_member.added',
+  updateTeamMember: 'team_member.updated',
+  removeTeamMember: 'team_member.removed',
+  createTask: 'task.created',
+  updateTask: 'task.updated',
+  deleteTask: 'task.deleted',
+  createIssue: 'issue.created',
+  updateIssue: 'issue.updated',
+  deleteIssue: 'issue.deleted',
+  createGoal: 'goal.created',
+  updateGoal: 'goal.updated',
+  deleteGoal: 'goal.deleted',
+  createMilestone: 'milestone.created',
+  updateMilestone: 'milestone.updated',
+  deleteMilestone: 'milestone.deleted',
+  createMetric: 'metric.created',
+  updateMetric: 'metric.updated',
+  deleteMetric: 'metric.deleted',
+  putMetricValue: 'metric_value.set',
+  createMeeting: 'meeting.created',
+  updateMeeting: 'meeting.status_changed',
+  rateMeetingAsMe: 'meeting_rating.set',
+  setMeetingRating: 'meeting_rating.set',
+  revealMeetingRatings: 'meeting.ratings_revealed',
+  createSegue: 'segue.created',
+  createHeadline: 'headline.created',
+  createCascadingMessage: 'cascading_message.created',
+  deleteCascadingMessage: 'cascading_message.deleted',
+  acknowledgeCascadingMessages: 'cascading_message.acknowledged',
+  createTeamVision: 'vision.created',
+  updateTeamVision: 'vision.updated',
+  createSeat: 'seat.created',
+  updateSeat: 'seat.updated',
+  deleteSeat: 'seat.deleted',
+  putPeopleReview: 'people_review.set',
+  createDocument: 'document.created',
+  deleteDocument: 'document.deleted',
+};
+
+/** Operations that change an organization's records but emit nothing: platform administration and the subscriptions themselves. */
+const silent = new Set(['createPlatformOrganization', 'updatePlatformOrganization', 'revokePlatformApiKey', 'putPlatformAiProvider',
+  'updatePlatformAiProvider', 'deletePlatformAiProvider', 'putPlatformAiPrompt', 'deletePlatformAiPrompt', 'createWebhook',
+  'updateWebhook', 'deleteWebhook', 'pingWebhook', 'rotateWebhookSecret', 'redeliverWebhookDelivery']);
+
+const organizationEvents = /^(organization|organization_member)\./;
+
+const clock = { offsetMs: 0 };
+const now = () => new Date(Date.now() + clock.offsetMs);
+
+let database: TestDatabase;
+let app: TestApp;
+let receiver: Receiver;
+let world: World;
+let secret: string;
+let webhookId: string;
+
+const methodOf = (operationId: string) => operations.find((op) => op.operationId === operationId)!.method.toUpperCase();
+const settle = () => new Promise((done) => setTimeout(done, 300));
+
+/** Verifies a delivery's signature with the secret, as a receiver would: on the raw body. */
+function verified(received: Received, withSecret = secret) {
+  return new Webhook(withSecret).verify(received.raw, received.headers as Record<string, string>);
+}
+
+async function subscribe(key: string, orgId: string, url: string, events: string[] = ['*']) {
+  const response = await app.request('POST', `/v1/orgs/${orgId}/webhooks`, { key, body: { url, events } });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body as { id: string; secret: string };
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  app = await startTestApp({ database, now, webhooks: { allowPrivateTargets: true, deliver: { listen: database.listen, pollMs: 50 } } });
+  receiver = await startReceiver();
+  world = await createWorld(app.db);
+  ({ id: webhookId, secret } = await subscribe(world.keys.orgOwner!, world.org.id, receiver.url));
+  await receiver.waitFor(1);
+});
+
+afterAll(async () => {
+  await app.close();
+  await receiver.close();
+  await database.close();
+});
+
+describe(`subscriptions (${databaseLabel})`, () => {
+  it('a new subscription answers its whsec_ secret once and gets a signed webhook.ping at once', async () => {
+    const [ping] = receiver.received;
+    expect(verified(ping!)).toEqual(ping!.event);
+    expect(ping!.event).toMatchObject({ type: 'webhook.ping', data: { orgId: world.org.id, teamId: null, object: { webhookId } } });
+    expect(checkWebhookEvent(ping!.event).problems).toEqual([]);
+    expect(secret).toMatch(/^whsec_/);
+    const read = await app.request('GET', `/v1/webhooks/${webhookId}`, { key: world.keys.orgAdmin });
+    expect(read.body).not.toHaveProperty('secret');
+    const stored = await app.db.selectFrom('webhook_subscriptions').select('secret').where('id', '=', webhookId).executeTakeFirstOrThrow();
+    expect(stored.secret).not.toContain(secret.slice(6));
+  });
+});
+
+describe(`every changing operation's events (${databaseLabel})`, () => {
+  it('every operation that changes a team or organization record is in the catalog, and every event type of the contract is sent by one', () => {
+    const changing = operations.filter((op) => op.method !== 'get').map((op) => op.operationId);
+    expect(changing.filter((id) => !(id in eventOf) && !silent.has(id))).toEqual([]);
+    const sent = new Set([...Object.values(eventOf), 'webhook.ping', 'meeting.updated', 'meeting_rating.deleted']);
+    expect([...sent].sort()).toEqual(Object.keys(contract.webhooks ?? {}).sort());
+  });
+
+  const rows = matrixRows.filter((row) => row.variant === undefined && eventOf[row.operationId] !== undefined);
+  it.each(rows.map((row) => [row.operationId, row] as const))('%s sends exactly its event, signed, with the resource as the change answered it', async (operationId, row) => {
+    const caller = callerNames[row.expect.findIndex((expected) => typeof expected === 'number' && expected < 300)]!;
+    const target = row.prepare ? await row.prepare(world) : undefined;
+    const { path, body } = row.request(world, target);
+    const before = receiver.received.length;
+    const response = await app.request(methodOf(operationId), path, { key: world.keys[caller], body });
+    expect(response.status, JSON.stringify(response.body)).toBeLessThan(300);
+
+    await receiver.waitFor(before + 1);
+    await settle();
+    const events = receiver.received.slice(before);
+    expect(events.map((received) => received.event.type)).toEqual([eventOf[operationId]]);
+    const [received] = events;
+    const { event } = received!;
+    expect(verified(received!)).toEqual(event);
+    expect(received!.headers['webhook-id']).toBeTruthy();
+    expect(checkWebhookEvent(event).problems).toEqual([]);
+    expect(event.data.orgId).toBe(world.org.id);
+    if (organizationEvents.test(event.type)) expect(event.data.teamId).toBeNull();
+    else expect(event.data.teamId).toEqual(expect.any(String));
+    if (response.status !== 204 && !event.type.startsWith('meeting_rating.')) expect(event.data.object).toEqual(response.body);
+  });
+
+  it('a rating set to 0 sends meeting_rating.deleted with who and which meeting, never the value', async () => {
+    const meeting = await createMeetingIn(app.db, world.team.id, world.users.teamAdmin.id, { status: 'IN_PROGRESS', startedAt: new Date() });
+    const before = receiver.received.length;
+    const path = `/v1/meetings/${meeting.id}/ratings/${world.users.teamMember.id}`;
+    await app.request('PUT', path, { key: world.keys.teamAdmin, body: { rating: 8 } });
+    expect((await app.request('PUT', path, { key: world.keys.teamAdmin, body: { rating: 0 } })).status).toBe(204);
+    const events = (await receiver.waitFor(before + 2)).slice(before).map((received) => received.event);
+    expect(events.map((event) => [event.type, event.data.object])).toEqual([
+      ['meeting_rating.set', { meetingId: meeting.id, userId: world.users.teamMember.id }],
+      ['meeting_rating.deleted', { meetingId: meeting.id, userId: world.users.teamMember.id }],
+    ]);
+  });
+
+  it('a change that changes nothing sends nothing: acknowledging again, creating a vision that exists', async () => {
+    const meeting = await createMeetingIn(app.db, world.team.id, world.users.teamAdmin.id, { status: 'IN_PROGRESS' });
+    const message = await createMessage(app.db, { id: meeting.id, orgId: world.org.id }, world.users.teamMember.id);
+    const before = receiver.received.length;
+    const acknowledge = () => app.request('POST', '/v1/messages/acknowledge', { key: world.keys.teamMember, body: { ids: [message.id] } });
+    await acknowledge();
+    await receiver.waitFor(before + 1);
+    await acknowledge();
+    await app.request('POST', `/v1/teams/${world.team.id}/vision`, { key: world.keys.teamAdmin });
+    await app.request('POST', `/v1/teams/${world.team.id}/vision`, { key: world.keys.teamAdmin });
+    await settle();
+    const types = receiver.received.slice(before).map((received) => received.event.type);
+    expect(types.filter((type) => type === 'cascading_message.acknowledged')).toHaveLength(1);
+    expect(types.filter((type) => type === 'vision.created').length).toBeLessThanOrEqual(1);
+  });
+
+  it('a refused change sends nothing', async () => {
+    const before = receiver.received.length;
+    const refused = await app.request('POST', `/v1/teams/${world.team.id}/tasks`, {
+      key: world.keys.teamMember,
+      body: { title: 'Call Baltic Trade', ownerId: world.users.outsider.id, dueDate: '2026-12-01' },
+    });
+    expect(refused.status).toBe(422);
+    await settle();
+    expect(receiver.received.length).toBe(before);
+  });
+
+  it('a change rolled back after its write emits nothing: no event, no delivery, no task', async () => {
+    const failing: Handler<'createTask'> = async (request, context) => {
+      await createTaskHandler(request, context);
+      throw new Error('failure after the write');
+    };
+    const broken = await startTestApp({ database, handlers: { createTask: failing } });
+    try {
+      const count = async () => (await sql<{ n: number }>`select (select count(*) from webhook_events)::int + (select count(*) from tasks)::int as n`.execute(app.db)).rows[0]!.n;
+      const before = await count();
+      const answer = await broken.request('POST', `/v1/teams/${world.team.id}/tasks`, {
+        key: world.keys.teamMember,
+        body: { title: 'Never stored', ownerId: world.users.teamMember.id, dueDate: '2026-12-01' },
+      });
+      expect(answer.status).toBe(500);
+      expect(await count()).toBe(before);
+    } finally {
+      await broken.close();
+    }
+  });
+});
+
+describe(`delivery (${databaseLabel})`, () => {
+  /** A world of its own, subscribed to task.created at a receiver of its own. */
+  async function subscribedWorld() {
+    const own = await createWorld(app.db);
+    const ownReceiver = await startReceiver();
+    const subscription = await subscribe(own.keys.orgOwner!, own.org.id, ownReceiver.url, ['task.created']);
+    await ownReceiver.waitFor(1);
+    ownReceiver.received.length = 0;
+    const createTask = () =>
+      app.request('POST', `/v1/teams/${own.team.id}/tasks`, {
+        key: own.keys.teamMember,
+        body: { title: 'Confirm the Gdańsk pickup window', ownerId: own.users.teamMember.id, dueDate: '2026-12-01' },
+      });
+    const deliveries = async () => (await app.request('GET', `/v1/webhooks/${subscription.id}/deliveries`, { key: own.keys.orgOwner })).body.data;
+    return { own, ownReceiver, subscription, createTask, deliveries };
+  }
+
+  /** Moves the app's clock and lets the worker look for what came due. */
+  async function advance(ms: number) {
+    clock.offsetMs += ms;
+    app.worker!.wake();
+  }
+
+  it('a receiver that fails gets the delivery again after 5 s (±10 %), with the same webhook-id, until it answers 2xx', async () => {
+    const { ownReceiver, createTask, deliveries } = await subscribedWorld();
+    try {
+      ownReceiver.answer = () => ({ status: 500, body: 'database is down' });
+      await createTask();
+      const [first] = await ownReceiver.waitFor(1);
+      await settle();
+      const [pending] = await deliveries();
+      expect(pending).toMatchObject({ state: 'PENDING', eventType: 'task.created' });
+      expect(pending.attempts).toMatchObject([{ statusCode: 500, error: null, responseBody: 'database is down' }]);
+      const wait = Date.parse(pending.nextAttemptAt) - Date.parse(pending.attempts[0].attemptedAt);
+      expect(wait).toBeGreaterThanOrEqual(retryDelaysMs[0] * 0.9);
+      expect(wait).toBeLessThanOrEqual(retryDelaysMs[0] * 1.1);
+
+      await settle();
+      expect(ownReceiver.received).toHaveLength(1);
+      ownReceiver.answer = () => ({ status: 200 });
+      await advance(retryDelaysMs[0] * 1.1 + 1000);
+      const [, second] = await ownReceiver.waitFor(2);
+      expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+      expect(second!.raw).toBe(first!.raw);
+      await settle();
+      const [delivered] = await deliveries();
+      expect(delivered).toMatchObject({ state: 'DELIVERED', nextAttemptAt: null });
+      expect(delivered.attempts.map((attempt: { statusCode: number }) => attempt.statusCode)).toEqual([500, 200]);
+    } finally {
+      await ownReceiver.close();
+    }
+  });
+
+  it('a retry waits as long as a 429 or 503 asks in Retry-After, when that is longer than the schedule', async () => {
+    const { ownReceiver, createTask, deliveries } = await subscribedWorld();
+    try {
+      ownReceiver.answer = () => ({ status: 429, headers: { 'retry-after': '120' } });
+      await createTask();
+      await ownReceiver.waitFor(1);
+      await settle();
+      const [pending] = await deliveries();
+      const wait = Date.parse(pending.nextAttemptAt) - Date.parse(pending.attempts[0].attemptedAt);
+      expect(wait).toBeGreaterThanOrEqual(120_000);
+      expect(wait).toBeLessThan(121_000);
+    } finally {
+      await ownReceiver.close();
+    }
+  });
+
+  it('410 Gone disables the subscription and says why; it then gets no more deliveries', async () => {
+    const { own, ownReceiver, subscription, createTask, deliveries } = await subscribedWorld();
+    try {
+      ownReceiver.answer = () => ({ status: 410 });
+      await createTask();
+      await ownReceiver.waitFor(1);
+      await settle();
+      const read = await app.request('GET', `/v1/webhooks/${subscription.id}`, { key: own.keys.orgOwner });
+      expect(read.body).toMatchObject({ isActive: false, disabledReason: expect.stringContaining('410') });
+      expect((await deliveries())[0]).toMatchObject({ state: 'FAILED', nextAttemptAt: null });
+      await createTask();
+      await settle();
+      expect(ownReceiver.received).toHaveLength(1);
+    } finally {
+      await ownReceiver.close();
+    }
+  });
+
+  it('a redirect is not followed and counts as a failure', async () => {
+    const { ownReceiver, createTask, deliveries } = await subscribedWorld();
+    try {
+      ownReceiver.answer = () => ({ status: 307, headers: { location: 'http://127.0.0.1:1/elsewhere' } });
+      await createTask();
+      await ownReceiver.waitFor(1);
+      await settle();
+      expect((await deliveries())[0]).toMatchObject({ state: 'PENDING', attempts: [{ statusCode: 307, error: 'redirect not followed' }] });
+    } finally {
+      await ownReceiver.close();
+    }
+  });
+
+  it('after a rotation every delivery is signed with the new and, for 24 hours, the previous secret', async () => {
+    const { own, ownReceiver, subscription, createTask } = await subscribedWorld();
+    try {
+      const rotated = await app.request('POST', `/v1/webhooks/${subscription.id}/rotate-secret`, { key: own.keys.orgOwner });
+      expect(rotated.body.secret).not.toBe(subscription.secret);
+      await createTask();
+      const [received] = await ownReceiver.waitFor(1);
+      expect(String(received!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+      expect(verified(received!, rotated.body.secret)).toEqual(received!.event);
+      expect(verified(received!, subscription.secret)).toEqual(received!.event);
+
+      await advance(24 * 60 * 60 * 1000 + 1000);
+      await createTask();
+      const [, later] = await ownReceiver.waitFor(2);
+      expect(String(later!.headers['webhook-signature']).split(' ')).toHaveLength(1);
+      expect(() => verified(later!, subscription.secret)).toThrow();
+    } finally {
+      await ownReceiver.close();
+    }
+  });
+
+  it('a redelivery sends the same event again at once, with the same webhook-id', async () => {
+    const { own, ownReceiver, subscription, createTask, deliveries } = await subscribedWorld();
+    try {
+      await createTask();
+      const [first] = await ownReceiver.waitFor(1);
+      await settle();
+      const [delivered] = await deliveries();
+      const redelivered = await app.request('POST', `/v1/webhooks/${subscription.id}/deliveries/${delivered.id}/redeliver`, { key: own.keys.orgOwner });
+      expect(redelivered.status).toBe(202);
+      const [, again] = await ownReceiver.waitFor(2);
+      expect(again!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+      expect(again!.raw).toBe(first!.raw);
+    } finally {
+      await ownReceiver.close();
+    }
+  });
+
+  // Last: it stops the app's worker.
+  it('deliveries left when the worker stopped are sent when a server with a worker starts again', async () => {
+    const { own, ownReceiver } = await subscribedWorld();
+    const quiet = await startTestApp({ database });
+    const restarted = { app: undefined as TestApp | undefined };
+    try {
+      await app.worker!.close();
+      const made = await quiet.request('POST', `/v1/teams/${own.team.id}/tasks`, {
+        key: own.keys.teamMember,
+        body: { title: 'Made while no worker ran', ownerId: own.users.teamMember.id, dueDate: '2026-12-01' },
+      });
+      await settle();
+      expect(ownReceiver.received).toHaveLength(0);
+      restarted.app = await startTestApp({ database, now, secrets: app.secrets, webhooks: { allowPrivateTargets: true, deliver: { listen: database.listen, pollMs: 50 } } });
+      const [received] = await ownReceiver.waitFor(1);
+      expect(received!.event.data.object).toEqual(made.body);
+    } finally {
+      await quiet.close();
+      await restarted.app?.close();
+      await ownReceiver.close();
+    }
+  });
+});

@@ -23,11 +23,23 @@
  * unfiltered and with ?completed=false, and the deep page's plan is explained. The same figures are
  * then measured on the embedded PGlite (in memory, 10,000 tasks).
  *
+ * Outgoing webhooks, on each database (benchWebhooks), against a receiver in a child process that
+ * answers 204 and checks nothing:
+ *   - PATCH /v1/tasks/{id} with one active subscription wanting `task.updated` ≥ 0.91 × the same PATCH
+ *     with none (A B B A, the subscription switched off and on between halves; no worker, so this is
+ *     the outbox's cost inside the request), and reported: the same with the worker delivering in the
+ *     server's process;
+ *   - the delivery worker from a backlog of due deliveries written in bulk (5,000 on PostgreSQL, 2,000
+ *     on PGlite): ≥ 500 deliveries/s, with its settings and the statements it ran;
+ *   - commit-to-receipt latency at 50 evenly paced PATCHes a second: p99 < 1 s.
+ *
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names a server on which a
  * throwaway database is created and dropped. BENCH_SECONDS (default 10) sets each run's length.
- * BENCH_PGLITE=0 skips the embedded database.
+ * BENCH_PGLITE=0 skips the embedded database. BENCH_ONLY=webhooks measures the webhook figures alone
+ * (PostgreSQL seeded with 10,000 tasks). BENCH_WEBHOOK_CONCURRENCY and BENCH_WEBHOOK_POLL_MS set the
+ * worker's `concurrency` and `pollMs` for the throughput figure (its defaults otherwise).
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -42,7 +54,7 @@ import { pino } from 'pino';
 import { contractDocument, createApp } from '../src/app.js';
 import { generateKey } from '../src/auth/apiKeys.js';
 import { createSecretBox } from '../src/auth/secrets.js';
-import { openPostgres } from '../src/db/connect.js';
+import { openPostgres, type OpenDatabase } from '../src/db/connect.js';
 import { createLogger } from '../src/logger.js';
 import type { Database } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
@@ -52,6 +64,8 @@ import type { HandlerMap } from '../src/handlers/types.js';
 import { etagOf } from '../src/http/conditional.js';
 import { loadContract, operationRoutes } from '../src/http/router.js';
 import { addWeeks, currentWeekMonday } from '../src/time.js';
+import { eventBody } from '../src/webhooks/outbox.js';
+import type { WorkerOptions } from '../src/webhooks/worker.js';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..');
@@ -60,6 +74,10 @@ const connections = 20;
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const postgresTaskCount = 1_000_000;
 const pgliteTaskCount = 10_000;
+/** BENCH_ONLY=webhooks: only the webhook figures (PostgreSQL then seeds 10,000 tasks instead of a million). */
+const only = process.env.BENCH_ONLY;
+if (only !== undefined && only !== '' && only !== 'webhooks') throw new Error(`BENCH_ONLY=${only}: the only value known is "webhooks"`);
+const webhooksOnly = only === 'webhooks';
 const deepPosition = 900_000;
 const metricCount = 30;
 const weeksOfValues = 260;
@@ -169,16 +187,25 @@ async function load(name: string, url: string, options: LoadOptions = {}): Promi
  * Two targets whose latencies are compared, each loaded in two halves in the order A B B A, so that
  * a drift of the machine's speed weighs on both alike. Each figure is the mean of its two halves.
  */
-type Target = { name: string; url: string } & Omit<LoadOptions, 'duration'>;
+type Target = {
+  name: string;
+  url: string;
+  /** Runs before each of the target's halves (the webhook pair switches a subscription off or on). */
+  before?: () => Promise<void>;
+} & Omit<LoadOptions, 'duration'>;
 
 async function loadPair(a: Target, b: Target, headers: Record<string, string>): Promise<[Result, Result]> {
   const duration = Math.max(1, Math.round(seconds / 2));
   // The floor routes ignore the key header; sent to both, it keeps the requests alike on the wire.
-  const options = (target: Target) => ({ ...target, headers: { ...headers, ...target.headers }, duration });
-  const a1 = await autocannon(a.url, options(a));
-  const b1 = await autocannon(b.url, options(b));
-  const b2 = await autocannon(b.url, options(b));
-  const a2 = await autocannon(a.url, options(a));
+  const options = ({ before: _before, ...target }: Target) => ({ ...target, headers: { ...headers, ...target.headers }, duration });
+  const half = async (target: Target) => {
+    await target.before?.();
+    return autocannon(target.url, options(target));
+  };
+  const a1 = await half(a);
+  const b1 = await half(b);
+  const b2 = await half(b);
+  const a2 = await half(a);
   const merge = (name: string, x: Omit<Result, 'name'>, y: Omit<Result, 'name'>): Result => ({
     name,
     requestsPerSecond: (x.requestsPerSecond + y.requestsPerSecond) / 2,
@@ -538,6 +565,351 @@ async function measureStack(stack: Stack, results: Result[]): Promise<Check[]> {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Webhooks
+
+/**
+ * The receiver of the webhook figures: a bare `node:http` server in a child process (so that it does
+ * not share the event loop of the server under test) answering every POST 204 without checking
+ * anything. It counts deliveries and new connections, and notes each one's arrival time on the
+ * machine's clock (epoch milliseconds, sub-millisecond resolution); told to, it also notes the
+ * event's `timestamp` and the probe number in the task's title, for the commit-to-receipt latency.
+ */
+const receiverSource = String.raw`
+const http = require('node:http');
+const clock = () => performance.timeOrigin + performance.now();
+let count = 0, connections = 0, first = 0, last = 0, expected = Infinity, record = false, samples = [];
+const report = (type) => process.send({ type, count, connections, first, last, samples });
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', () => {
+    const at = clock();
+    count += 1;
+    if (count === 1) first = at;
+    last = at;
+    if (record) {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const timestamp = /"timestamp":"([^"]+)"/.exec(raw);
+      const probe = /"title":"Latency probe #(\d+)"/.exec(raw);
+      samples.push([at, timestamp ? Date.parse(timestamp[1]) : NaN, probe ? Number(probe[1]) : -1]);
+    }
+    res.writeHead(204).end();
+    if (count === expected) report('reached');
+  });
+});
+server.on('connection', () => { connections += 1; });
+process.on('message', (message) => {
+  if (message.type === 'reset') {
+    count = 0; connections = 0; first = 0; last = 0; expected = Infinity; samples = []; record = Boolean(message.record);
+    report('reset');
+  } else if (message.type === 'expect') {
+    expected = message.count;
+    if (count >= expected) report('reached');
+  } else if (message.type === 'report') report('report');
+});
+process.on('disconnect', () => process.exit(0));
+server.listen(0, '127.0.0.1', () => process.send({ type: 'ready', port: server.address().port }));
+`;
+
+interface ReceiverReport {
+  count: number;
+  connections: number;
+  /** Arrival of the first and the latest delivery, epoch ms. */
+  first: number;
+  last: number;
+  /** [arrival, the event's timestamp, probe number] per delivery, when recording. */
+  samples: [number, number, number][];
+}
+
+interface WebhookReceiver {
+  url: string;
+  reset(record?: boolean): Promise<void>;
+  /** Resolves when `count` deliveries have come since the reset, or with what came when `timeoutMs` ran out. */
+  waitFor(count: number, timeoutMs: number): Promise<ReceiverReport & { reached: boolean }>;
+  report(): Promise<ReceiverReport>;
+  close(): Promise<void>;
+}
+
+/** Epoch milliseconds with sub-millisecond resolution, comparable across the processes of this machine. */
+const clock = () => performance.timeOrigin + performance.now();
+
+async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const child = spawn(process.execPath, ['-e', receiverSource], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const waiting = new Map<string, (message: ReceiverReport & { port?: number }) => void>();
+  child.on('message', (message: ReceiverReport & { type: string; port?: number }) => {
+    const waiter = waiting.get(message.type);
+    waiting.delete(message.type);
+    waiter?.(message);
+  });
+  const ask = (message: object | undefined, reply: string, timeoutMs = 10_000) =>
+    new Promise<ReceiverReport & { port?: number }>((resolved, failed) => {
+      const timer = setTimeout(() => {
+        waiting.delete(reply);
+        failed(new Error(`the webhook receiver did not answer "${reply}" within ${timeoutMs} ms`));
+      }, timeoutMs);
+      waiting.set(reply, (answer) => {
+        clearTimeout(timer);
+        resolved(answer);
+      });
+      if (message) child.send(message);
+    });
+  const { port } = await ask(undefined, 'ready');
+  const report = () => ask({ type: 'report' }, 'report');
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    reset: async (record = false) => void (await ask({ type: 'reset', record }, 'reset')),
+    waitFor: async (count, timeoutMs) => {
+      try {
+        return { ...(await ask({ type: 'expect', count }, 'reached', timeoutMs)), reached: true };
+      } catch {
+        return { ...(await report()), reached: false };
+      }
+    },
+    report,
+    close: async () => {
+      const exited = new Promise((done) => child.once('exit', done));
+      child.disconnect();
+      await exited;
+    },
+  };
+}
+
+/** The share-th quantile of ascending `sorted`, to 0.1 ms. */
+const quantile = (sorted: number[], share: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))] ?? NaN) * 10) / 10;
+
+interface WebhookStack extends Stack {
+  /** NOTIFY on the database, for the delivery worker. */
+  listen: OpenDatabase['listen'];
+  /** A handle for the worker's own app that tells of every statement it runs (PostgreSQL: a pool of its own); undefined where it cannot. */
+  openCounted?: (onQuery: (text: string) => void) => Promise<{ db: Kysely<Database>; close: () => Promise<void> }>;
+  /** Pending deliveries the worker's throughput is measured on. */
+  deliveryCount: number;
+}
+
+const webhookRate = 50;
+
+/**
+ * Outgoing webhooks, on one stack:
+ *   - PATCH /v1/tasks/{id} with one active subscription wanting `task.updated` ÷ the same PATCH with
+ *     none (the subscription switched off between halves of an A B B A pair): ≥ 0.91; the app runs
+ *     without a delivery worker, so this is the outbox's cost in the request (events written pile up);
+ *   - the same with the delivery worker running in the server's process as well (reported), and how
+ *     many of the deliveries written during the load had arrived when it ended;
+ *   - the worker's throughput from a backlog of `deliveryCount` due deliveries written in bulk: ≥ 500/s;
+ *   - commit-to-receipt latency at 50 evenly paced PATCHes a second: receipt − the API's answer, and
+ *     receipt − the event's `timestamp`; p99 < 1 s.
+ * The receiver is a child process answering 204 (startWebhookReceiver).
+ */
+async function benchWebhooks(stack: WebhookStack, results: Result[]): Promise<Check[]> {
+  const name = (what: string) => `${stack.label}: ${what}`;
+  const { db, world } = stack;
+  const logger = pino({ level: 'silent' });
+  const config = { rateLimitPerMinute: 10_000_000, redisUrl: undefined };
+  const box = createSecretBox(randomBytes(32));
+  const receiver = await startWebhookReceiver();
+  const opened = new Set<() => Promise<void>>();
+  /** An app under test and its listening server; with `deliver`, its delivery worker runs. */
+  const start = async (deliver?: WorkerSettings, database = db) => {
+    const app = await createApp({ db: database, config, logger, secrets: box, webhooks: { allowPrivateTargets: true, ...(deliver ? { deliver } : {}) } });
+    const server = await listen(app.app);
+    const close = async () => {
+      opened.delete(close);
+      await server.close();
+      await app.close();
+    };
+    opened.add(close);
+    return { url: server.url, close };
+  };
+  const clear = async () => {
+    // Deliveries and attempts go with their events (on delete cascade).
+    await db.deleteFrom('webhook_events').execute();
+    await db.deleteFrom('webhook_subscriptions').execute();
+  };
+  const subscribe = async (events: string[], isActive = true) =>
+    (
+      await db
+        .insertInto('webhook_subscriptions')
+        .values({ org_id: world.orgId, url: receiver.url, events, description: 'bench', is_active: isActive, secret: box.seal(`whsec_${randomBytes(24).toString('base64')}`) })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+    ).id;
+  const setActive = (id: string, isActive: boolean) => async () => {
+    await db.updateTable('webhook_subscriptions').set({ is_active: isActive }).where('id', '=', id).execute();
+  };
+  const deliveriesByState = async () =>
+    Object.fromEntries(
+      (await sql<{ state: string; count: number }>`select state, count(*)::int as count from webhook_deliveries group by state`.execute(db)).rows.map((row) => [row.state, row.count]),
+    ) as Record<string, number>;
+  const total = (states: Record<string, number>) => Object.values(states).reduce((sum, count) => sum + count, 0);
+
+  const write = { authorization: `Bearer ${world.writeKey}` };
+  const taskPath = `/v1/tasks/${stack.taskId}`;
+  const patchBody = JSON.stringify({ title: 'Send the revised freight quote' });
+  const patchOnce = async (url: string) => {
+    const response = await fetch(`${url}${taskPath}`, { method: 'PATCH', headers: { ...write, 'content-type': 'application/json' }, body: patchBody });
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`${stack.label}: PATCH ${taskPath} answered ${response.status}`);
+  };
+  const checks: Check[] = [];
+  try {
+    await clear();
+    console.log(`\n${stack.label}: webhooks (receiver ${receiver.url} in a child process, answering 204)`);
+
+    // 1. What one matching subscription costs a PATCH: the outbox's lookup and writes in the request.
+    const plain = await start();
+    const subscription = await subscribe(['task.updated'], false);
+    await patchOnce(plain.url);
+    if (total(await deliveriesByState()) !== 0) throw new Error(`${stack.label}: a PATCH without an active subscription wrote a delivery`);
+    await setActive(subscription, true)();
+    await patchOnce(plain.url);
+    if (total(await deliveriesByState()) !== 1) throw new Error(`${stack.label}: a PATCH with one matching subscription did not write exactly one delivery`);
+    const patchTarget = (what: string, url: string, before: () => Promise<void>): Target => ({ name: name(what), url: `${url}${taskPath}`, method: 'PATCH', body: patchBody, before });
+    // A second of load first, so that neither side of the pair pays for a cold start of the new server.
+    await autocannon(`${plain.url}${taskPath}`, { method: 'PATCH', body: patchBody, headers: write, duration: 1 });
+    const [without, withSubscription] = await loadPair(
+      patchTarget('PATCH /v1/tasks/{id}, no webhook subscription', plain.url, setActive(subscription, false)),
+      patchTarget('PATCH /v1/tasks/{id}, 1 matching subscription (no worker)', plain.url, setActive(subscription, true)),
+      write,
+    );
+    const written = (await deliveriesByState()).PENDING ?? 0;
+
+    // 1b. The same with the delivery worker in the server's process, as production runs it.
+    await clear();
+    const subscription2 = await subscribe(['task.updated'], false);
+    const working = await start({ listen: stack.listen });
+    await receiver.reset();
+    const [without2, withWorker] = await loadPair(
+      patchTarget('PATCH /v1/tasks/{id}, no webhook subscription', plain.url, setActive(subscription2, false)),
+      patchTarget('PATCH /v1/tasks/{id}, 1 subscription, worker delivering', working.url, setActive(subscription2, true)),
+      write,
+    );
+    const duringLoad = await deliveriesByState();
+    const receivedDuringLoad = (await receiver.report()).count;
+    await working.close();
+    results.push(without, withSubscription, without2, withWorker);
+
+    // 2. The worker's throughput from a backlog written in bulk, due at once.
+    await clear();
+    const backlogSubscription = await subscribe(['*']);
+    const task = await (await fetch(`${plain.url}${taskPath}`, { headers: write })).json();
+    const body = eventBody('task.updated', new Date(), { orgId: world.orgId, teamId: world.teamId, object: task });
+    await sql`
+      with events as (
+        insert into webhook_events (id, org_id, type, body, created_at)
+        select gen_random_uuid()::text, ${world.orgId}, 'task.updated', ${body}, now() from generate_series(1, ${stack.deliveryCount})
+        returning id
+      )
+      insert into webhook_deliveries (event_id, subscription_id, next_attempt_at, created_at)
+      select id, ${backlogSubscription}, now(), now() from events
+    `.execute(db);
+    await sql`analyze webhook_events, webhook_deliveries, webhook_subscriptions`.execute(db);
+    await receiver.reset();
+    const statements = { claims: 0, attempts: 0, all: 0 };
+    const counted = await stack.openCounted?.((text) => {
+      statements.all += 1;
+      if (/skip locked/i.test(text)) statements.claims += 1;
+      else if (/insert into webhook_attempts/i.test(text)) statements.attempts += 1;
+    });
+    const settings = webhookWorkerSettings();
+    const timeoutMs = Math.max(30, seconds * 3) * 1000;
+    const startedAt = clock();
+    const worker = await start({ listen: stack.listen, ...settings }, counted?.db ?? db);
+    const arrived = await receiver.waitFor(stack.deliveryCount, timeoutMs);
+    const elapsed = ((arrived.reached ? arrived.last : clock()) - startedAt) / 1000;
+    await worker.close();
+    await counted?.close();
+    const backlog = await deliveriesByState();
+    const throughput = arrived.count / elapsed;
+    const settingsText = `concurrency ${settings.concurrency ?? '32 (default)'}, poll ${settings.pollMs ?? '250 (default)'} ms, lease ${settings.leaseMs ?? '60,000 (default)'} ms`;
+    console.log(
+      `${name(`worker: ${arrived.count.toLocaleString('en')} of ${stack.deliveryCount.toLocaleString('en')} backlog deliveries in ${elapsed.toFixed(2)} s`).padEnd(58)} ${throughput.toFixed(0).padStart(7)} deliveries/s ` +
+        `(first after ${(arrived.first - startedAt).toFixed(0)} ms; ${arrived.connections} receiver connections; ${settingsText}; states ${JSON.stringify(backlog)}` +
+        (counted ? `; ${statements.claims} claim and ${statements.attempts} attempt statements, ${statements.all} in all` : '') +
+        ')',
+    );
+
+    // 3. Commit-to-receipt latency: 50 changes a second, evenly paced, one subscription, the worker running.
+    await clear();
+    await subscribe(['task.updated']);
+    const probed = await start({ listen: stack.listen });
+    await receiver.reset(true);
+    const probeSeconds = Math.min(10, Math.max(4, seconds));
+    const probes = webhookRate * probeSeconds;
+    const answeredAt: number[] = [];
+    let non2xx = 0;
+    const sending: Promise<void>[] = [];
+    const pacingStarted = performance.now();
+    for (let probe = 0; probe < probes; probe += 1) {
+      const wait = pacingStarted + (probe * 1000) / webhookRate - performance.now();
+      if (wait > 0) await new Promise((done) => setTimeout(done, wait));
+      sending.push(
+        fetch(`${probed.url}${taskPath}`, {
+          method: 'PATCH',
+          headers: { ...write, 'content-type': 'application/json' },
+          body: JSON.stringify({ title: `Latency probe #${probe}` }),
+        }).then(async (response) => {
+          await response.arrayBuffer();
+          answeredAt[probe] = clock();
+          if (response.status !== 200) non2xx += 1;
+        }),
+      );
+    }
+    await Promise.all(sending);
+    const sentRate = probes / ((performance.now() - pacingStarted) / 1000);
+    const receipts = await receiver.waitFor(probes, 10_000);
+    await probed.close();
+    await plain.close();
+    const afterAnswer = receipts.samples.map(([at, , probe]) => at - answeredAt[probe]!).sort((a, b) => a - b);
+    const afterTimestamp = receipts.samples.map(([at, timestamp]) => at - timestamp).sort((a, b) => a - b);
+    // A delivery that never came counts as the longest wait there is.
+    for (let missing = receipts.samples.length; missing < probes; missing += 1) {
+      afterAnswer.push(Infinity);
+      afterTimestamp.push(Infinity);
+    }
+    const latency: Result = {
+      name: name(`webhook receipt after the PATCH's answer, ${webhookRate}/s paced`),
+      requestsPerSecond: sentRate,
+      p50: quantile(afterAnswer, 0.5),
+      p99: quantile(afterAnswer, 0.99),
+      mean: afterAnswer.reduce((sum, value) => sum + value, 0) / afterAnswer.length,
+      non2xx,
+    };
+    print([latency]);
+    console.log(
+      `${name('  … receipt after the event\'s timestamp').padEnd(58)} p50 ${quantile(afterTimestamp, 0.5)} ms   p99 ${quantile(afterTimestamp, 0.99)} ms   max ${quantile(afterTimestamp, 1)} ms ` +
+        `(${receipts.count} of ${probes} received, ${receipts.connections} receiver connections)`,
+    );
+    results.push(latency);
+
+    const rps = (result: Result) => result.requestsPerSecond;
+    checks.push(
+      atLeast(name('PATCH task: 1 webhook subscription ÷ none'), rps(withSubscription) / rps(without), 0.91, `${rps(withSubscription).toFixed(0)} / ${rps(without).toFixed(0)} req/s, ${written.toLocaleString('en')} deliveries written`),
+      reported(
+        name('PATCH task: subscription + worker ÷ none'),
+        rps(withWorker) / rps(without2),
+        `${rps(withWorker).toFixed(0)} / ${rps(without2).toFixed(0)} req/s; ${receivedDuringLoad.toLocaleString('en')} of ${total(duringLoad).toLocaleString('en')} written received by the load's end`,
+      ),
+      atLeast(name('webhook worker: deliveries per second'), throughput, 500, `${arrived.count} of ${stack.deliveryCount} in ${elapsed.toFixed(2)} s; ${settingsText}`),
+      below(name('webhook commit → receipt p99 (ms)'), latency.p99, 1000, `p50 ${latency.p50} ms; after the event's timestamp p50 ${quantile(afterTimestamp, 0.5)}, p99 ${quantile(afterTimestamp, 0.99)} ms`),
+    );
+    return checks;
+  } finally {
+    for (const close of [...opened].reverse()) await close();
+    await receiver.close();
+    await clear();
+  }
+}
+
+type WorkerSettings = Pick<WorkerOptions, 'listen' | 'pollMs' | 'concurrency' | 'leaseMs'>;
+
+/** The worker's settings for the throughput figure: its defaults unless BENCH_WEBHOOK_CONCURRENCY / BENCH_WEBHOOK_POLL_MS say otherwise. */
+function webhookWorkerSettings(): Omit<WorkerSettings, 'listen'> {
+  const concurrency = process.env.BENCH_WEBHOOK_CONCURRENCY;
+  const pollMs = process.env.BENCH_WEBHOOK_POLL_MS;
+  return { ...(concurrency ? { concurrency: Number(concurrency) } : {}), ...(pollMs ? { pollMs: Number(pollMs) } : {}) };
+}
+
+// ---------------------------------------------------------------------------------------------------
 // PostgreSQL
 
 async function benchPostgres(results: Result[]): Promise<Check[]> {
@@ -555,7 +927,8 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
     await migrateToLatest(db);
     const world = await seedWorld(db);
     const seedingStarted = performance.now();
-    await seedTasks(db, world, postgresTaskCount);
+    const taskCount = webhooksOnly ? pgliteTaskCount : postgresTaskCount;
+    await seedTasks(db, world, taskCount);
     const seeded = performance.now();
     const scorecard = await seedScorecard(db, world);
     const meetingId = await seedMeeting(db, world);
@@ -565,10 +938,10 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
     await sql`checkpoint`.execute(db);
     const { size } = (await sql<{ size: string }>`select pg_size_pretty(pg_total_relation_size('tasks')) as size`.execute(db)).rows[0]!;
     console.log(
-      `PostgreSQL: seeded ${postgresTaskCount.toLocaleString('en')} tasks in one team with one insert … select in ${((seeded - seedingStarted) / 1000).toFixed(1)} s (table + indexes ${size}); ` +
+      `PostgreSQL: seeded ${taskCount.toLocaleString('en')} tasks in one team with one insert … select in ${((seeded - seedingStarted) / 1000).toFixed(1)} s (table + indexes ${size}); ` +
         `a Scorecard of ${metricCount} metrics × ${weeksOfValues} weeks (${scorecard.firstWeek} to ${scorecard.lastWeek}); a meeting with ${world.ownerIds.length} ratings and segues, 2 headlines, 2 messages`,
     );
-    const middle = await tasksInOrder(db, world.teamId).offset(postgresTaskCount / 2 - 1).limit(1).executeTakeFirstOrThrow();
+    const middle = await tasksInOrder(db, world.teamId).offset(taskCount / 2 - 1).limit(1).executeTakeFirstOrThrow();
     const stack: Stack = {
       label: 'PostgreSQL',
       db,
@@ -578,6 +951,20 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
       meetingId,
       metricId: scorecard.metricId,
     };
+    const webhookStack: WebhookStack = {
+      ...stack,
+      listen: database.listen,
+      // The worker's app gets a pool of its own, whose statements are counted.
+      openCounted: async (onQuery) => {
+        const counted = await openPostgres(url.toString(), { onQuery });
+        return { db: counted.db, close: () => counted.close() };
+      },
+      deliveryCount: 5_000,
+    };
+    if (webhooksOnly) {
+      console.log(`Bench: ${seconds} s per run, ${connections} connections, autocannon on loopback; Node ${process.version}`);
+      return await benchWebhooks(webhookStack, results);
+    }
 
     const logger = pino({ level: 'silent' });
     const full = await createApp({ db, config: { rateLimitPerMinute: 10_000_000, redisUrl: undefined }, logger, secrets: createSecretBox(randomBytes(32)) });
@@ -650,6 +1037,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
       await full.close();
     }
     checks.push(...(await measureStack(stack, results)));
+    checks.push(...(await benchWebhooks(webhookStack, results)));
     return checks;
   } finally {
     await rawPool.end();
@@ -675,18 +1063,24 @@ async function benchPglite(results: Result[]): Promise<Check[]> {
     await sql`vacuum (analyze)`.execute(db);
     const middle = await tasksInOrder(db, world.teamId).offset(pgliteTaskCount / 2 - 1).limit(1).executeTakeFirstOrThrow();
     console.log(`\nPGlite (in memory): seeded ${pgliteTaskCount.toLocaleString('en')} tasks, the same Scorecard and meeting`);
-    return await measureStack(
-      {
-        label: 'PGlite',
-        db,
-        raw: async (_statement, text, values) => (await pglite.query(text, values)).rows,
-        world,
-        taskId: middle.id,
-        meetingId,
-        metricId: scorecard.metricId,
-      },
-      results,
-    );
+    const stack: Stack = {
+      label: 'PGlite',
+      db,
+      raw: async (_statement, text, values) => (await pglite.query(text, values)).rows,
+      world,
+      taskId: middle.id,
+      meetingId,
+      metricId: scorecard.metricId,
+    };
+    const checks = webhooksOnly ? [] : await measureStack(stack, results);
+    const listen: OpenDatabase['listen'] = async (channel, onNotify) => {
+      const unsubscribe = await pglite.listen(channel, () => onNotify());
+      return async () => {
+        if (!pglite.closed) await unsubscribe();
+      };
+    };
+    checks.push(...(await benchWebhooks({ ...stack, listen, deliveryCount: 2_000 }, results)));
+    return checks;
   } finally {
     await db.destroy();
   }

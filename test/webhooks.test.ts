@@ -220,6 +220,24 @@ describe(`every changing operation's events (${databaseLabel})`, () => {
   });
 });
 
+describe(`no server-side request forgery (${databaseLabel})`, () => {
+  it('without WEBHOOKS_ALLOW_PRIVATE_TARGETS, a subscription to http or to a loopback, private or link-local target is refused', async () => {
+    const strict = await startTestApp({ database, webhooks: { allowPrivateTargets: false } });
+    try {
+      const refused = ['http://93.184.216.34/hooks', 'https://127.0.0.1/hooks', 'https://10.0.0.1/hooks', 'https://169.254.169.254/latest/meta-data',
+        'https://[::1]/hooks', 'https://localhost/hooks'];
+      for (const url of refused) {
+        const answer = await strict.request('POST', `/v1/orgs/${world.org.id}/webhooks`, { key: world.keys.orgOwner, body: { url, events: ['*'] } });
+        expect([url, answer.status, answer.body.error.issues]).toEqual([url, 422, undefined]);
+      }
+      const changed = await strict.request('PATCH', `/v1/webhooks/${webhookId}`, { key: world.keys.orgOwner, body: { url: 'https://192.168.0.10/hooks' } });
+      expect(changed.status).toBe(422);
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
 describe(`delivery (${databaseLabel})`, () => {
   /** A world of its own, subscribed to task.created at a receiver of its own. */
   async function subscribedWorld() {

@@ -72,7 +72,7 @@ function describe(error: unknown): string {
 }
 
 /** One POST of the signed body; redirects are answers like any other (never followed). */
-function post(url: URL, headers: Record<string, string>, body: string, allowPrivate: boolean): Promise<Sent> {
+export function post(url: URL, headers: Record<string, string>, body: string, allowPrivate: boolean): Promise<Sent> {
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   // A literal address is connected to without a lookup, so it is judged here.
   if (!allowPrivate && isIP(host) && !isPublicAddress(host)) {

@@ -12,7 +12,7 @@ import { operations } from './support/contract.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 import { callerNames, createWorld, type World } from './permissions/world.js';
 import { matrixRows } from './permissions/rows.js';
-import { createPeopleReview } from './support/areaFactories.js';
+import { createPeopleReview, createWebhook } from './support/areaFactories.js';
 
 /**
  * Statements per operation: authentication is one; a single item or a page of a list, read with the
@@ -150,5 +150,34 @@ describe(`the round-trip budget of every operation (${databaseLabel})`, () => {
     const transactions = counted.filter((sql) => /^begin/i.test(sql)).length;
     expect(transactions, counted.join('\n')).toBeLessThanOrEqual(methodOf(operationId) === 'GET' ? 0 : 1);
     expect(counted.length, counted.join('\n')).toBe(budget[operationId as keyof typeof budget]);
+  });
+});
+
+describe(`the round trips a webhook subscription adds to a change (${databaseLabel})`, () => {
+  // Measured on a world of its own, so that its subscription changes nothing for the budget above.
+  let subscribed: World;
+  beforeAll(async () => {
+    subscribed = await createWorld(app.db);
+    await createWebhook(app.db, subscribed.org.id, { events: ['*'] });
+  });
+
+  /** A change with events pays one lookup of its subject and one insert, plus begin and commit when it had no transaction. */
+  const eventCost = (operationId: OperationId, budgeted: number, hadTransaction: boolean) => budgeted + 2 + (hadTransaction ? 0 : 2);
+  const cases: [OperationId, boolean][] = [['createTask', true], ['updateTask', true], ['deleteTask', false], ['updateIssue', false], ['createCascadingMessage', false]];
+  it.each(cases)('%s', async (operationId, hadTransaction) => {
+    const row = matrixRows.find((candidate) => candidate.operationId === operationId && candidate.variant === undefined)!;
+    const allowed = row.expect.findIndex((expected) => typeof expected === 'number' && expected < 300);
+    const target = row.prepare ? await row.prepare(subscribed) : undefined;
+    const { path, body } = row.request(subscribed, target);
+
+    statements = [];
+    const response = await app.request(methodOf(operationId), path, { key: subscribed.keys[callerNames[allowed]!], body });
+    const counted = statements.filter((sql) => !isKeyUse(sql));
+    statements = undefined;
+
+    expect(response.status, JSON.stringify(response.body)).toBe(row.expect[allowed]);
+    expect(counted.filter((sql) => /^begin/i.test(sql)), counted.join('\n')).toHaveLength(1);
+    expect(counted.filter((sql) => /insert into webhook_events/.test(sql)), counted.join('\n')).toHaveLength(1);
+    expect(counted.length, counted.join('\n')).toBe(eventCost(operationId, budget[operationId as keyof typeof budget], hadTransaction));
   });
 });

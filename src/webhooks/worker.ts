@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { SecretBox } from '../auth/secrets.js';
 import type { Database } from '../db/database.js';
-import { claimDue, deliveriesChannel, purgeEvents, recordAttempt, type ClaimedDelivery } from '../db/queries/webhooks.js';
+import { claimDue, deliveriesChannel, purgeEvents, recordAttempt, releaseClaim, type ClaimedDelivery } from '../db/queries/webhooks.js';
 import { loggableError } from '../logger.js';
 import { afterAttempt, deliveryRetentionMs, resultOfStatus, type AttemptResult } from '../rules/webhookDelivery.js';
 import { guardedLookup, isPublicAddress, TargetRefused } from './targets.js';
@@ -128,7 +128,6 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
   const leaseMs = options.leaseMs ?? deliveryTimeoutMs * 4;
   const inFlight = new Set<Promise<void>>();
   let closed = false;
-  let claiming = false;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
   let stopListening: (() => Promise<void>) | undefined;
@@ -179,13 +178,10 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     timer.unref();
   };
 
-  async function tick(): Promise<void> {
-    if (closed) return;
-    if (claiming) {
-      again = true;
-      return;
-    }
-    claiming = true;
+  /** The claim running now: `close` waits for it, so nothing is sent after the worker stopped. */
+  let claiming: Promise<void> | undefined;
+
+  async function claim(): Promise<void> {
     try {
       do {
         again = false;
@@ -193,6 +189,10 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
         if (room <= 0) break;
         const token = randomUUID();
         const claimed = await claimDue(db, { now: now(), leaseMs, limit: room, token });
+        if (closed) {
+          if (claimed.length > 0) await releaseClaim(db, token);
+          break;
+        }
         for (const delivery of claimed) {
           const running: Promise<void> = deliver(delivery, token)
             .catch((error: unknown) => logger.warn({ err: loggableError(error) }, 'could not record a webhook delivery'))
@@ -206,9 +206,18 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
       } while (again && !closed);
     } catch (error) {
       if (!closed) logger.warn({ err: loggableError(error) }, 'could not claim webhook deliveries');
-    } finally {
-      claiming = false;
     }
+  }
+
+  async function tick(): Promise<void> {
+    if (closed) return;
+    if (claiming) {
+      again = true;
+      return;
+    }
+    claiming = claim();
+    await claiming;
+    claiming = undefined;
     schedule(pollMs);
   }
 
@@ -235,6 +244,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
       clearTimeout(timer);
       clearInterval(purge);
       await stopListening?.();
+      await claiming;
       await Promise.allSettled([...inFlight]);
     },
   };

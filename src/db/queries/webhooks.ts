@@ -298,6 +298,11 @@ export async function claimDue(db: Db, claim: { now: Date; leaseMs: number; limi
   return rows;
 }
 
+/** Gives claimed deliveries back at once (a worker that stopped before sending them). */
+export async function releaseClaim(db: Db, token: string): Promise<void> {
+  await db.updateTable('webhook_deliveries').set({ lease_until: null, lease_token: null }).where('lease_token', '=', token).execute();
+}
+
 /** The earliest instant a delivery of an active subscription becomes due, or null when none waits. */
 export async function nextDueAt(db: Db): Promise<Date | null> {
   const { rows } = await sql<{ at: Date | null }>`
@@ -325,7 +330,8 @@ export interface Attempt {
 
 /**
  * Records an attempt and what follows from it in one statement: the attempt, the delivery's new state
- * (only while the lease is still this worker's), and the subscription's failure streak or disabling.
+ * (only while the lease is still this worker's), and the subscription's failure streak or disabling —
+ * written only when it changes, so that deliveries of one subscription do not queue on its row.
  */
 export async function recordAttempt(db: Db, attempt: Attempt): Promise<void> {
   await sql`
@@ -346,6 +352,7 @@ export async function recordAttempt(db: Db, attempt: Attempt): Promise<void> {
       disabled_reason = coalesce(${attempt.disableReason ?? null}::text, disabled_reason),
       updated_at = case when ${attempt.disableReason ?? null}::text is null then updated_at else now() end
     where id = ${attempt.subscriptionId} and exists (select 1 from logged)
+      and (failing_since is distinct from ${attempt.failingSince}::timestamptz or ${attempt.disableReason ?? null}::text is not null)
   `.execute(db);
 }
 

@@ -31,7 +31,8 @@
  *     server's process;
  *   - the delivery worker from a backlog of due deliveries written in bulk (5,000 on PostgreSQL, 2,000
  *     on PGlite): ≥ 500 deliveries/s, with its settings and the statements it ran;
- *   - commit-to-receipt latency at 50 evenly paced PATCHes a second: p99 < 1 s.
+ *   - change-to-receipt latency at 50 evenly paced PATCHes a second (receipt − the event's `timestamp`):
+ *     p99 < 1 s.
  *
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names a server on which a
  * throwaway database is created and dropped. BENCH_SECONDS (default 10) sets each run's length.
@@ -523,6 +524,9 @@ async function measureStack(stack: Stack, results: Result[]): Promise<Check[]> {
     const post = await closedLoop(name('POST /v1/teams/{teamId}/tasks (fetch loader)'), tasksUrl, () => postInit());
     const postWithKey = await closedLoop(name('POST …/tasks with a new Idempotency-Key each (fetch loader)'), tasksUrl, () => postInit(randomBytes(12).toString('base64url')));
     const replayKey = randomBytes(12).toString('base64url');
+    // The first request runs the change; sent alone, so that every request of the loop is a replay
+    // (while it runs, the others would get 409 idempotencyKeyInUse).
+    await (await fetch(tasksUrl, postInit(replayKey))).arrayBuffer();
     const replay = await closedLoop(name('POST …/tasks, the same Idempotency-Key: replays (fetch loader)'), tasksUrl, () => postInit(replayKey));
 
     const halfDuration = Math.max(3, Math.round(seconds / 2) + 1);
@@ -696,8 +700,8 @@ const webhookRate = 50;
  *   - the same with the delivery worker running in the server's process as well (reported), and how
  *     many of the deliveries written during the load had arrived when it ended;
  *   - the worker's throughput from a backlog of `deliveryCount` due deliveries written in bulk: ≥ 500/s;
- *   - commit-to-receipt latency at 50 evenly paced PATCHes a second: receipt − the API's answer, and
- *     receipt − the event's `timestamp`; p99 < 1 s.
+ *   - change-to-receipt latency at 50 evenly paced PATCHes a second, the worker running: receipt − the
+ *     event's `timestamp` (the change's time on the server), p99 < 1 s; receipt − the API's answer reported.
  * The receiver is a child process answering 204 (startWebhookReceiver).
  */
 async function benchWebhooks(stack: WebhookStack, results: Result[]): Promise<Check[]> {
@@ -823,7 +827,7 @@ async function benchWebhooks(stack: WebhookStack, results: Result[]): Promise<Ch
     const settingsText = `concurrency ${settings.concurrency ?? '32 (default)'}, poll ${settings.pollMs ?? '250 (default)'} ms, lease ${settings.leaseMs ?? '60,000 (default)'} ms`;
     console.log(
       `${name(`worker: ${arrived.count.toLocaleString('en')} of ${stack.deliveryCount.toLocaleString('en')} backlog deliveries in ${elapsed.toFixed(2)} s`).padEnd(58)} ${throughput.toFixed(0).padStart(7)} deliveries/s ` +
-        `(first after ${(arrived.first - startedAt).toFixed(0)} ms; ${arrived.connections} receiver connections; ${settingsText}; states ${JSON.stringify(backlog)}` +
+        `(first after ${(arrived.first - startedAt).toFixed(0)} ms; ${arrived.connections} new receiver connections; ${settingsText}; states ${JSON.stringify(backlog)}` +
         (counted ? `; ${statements.claims} claim and ${statements.attempts} attempt statements, ${statements.all} in all` : '') +
         ')',
     );
@@ -866,18 +870,21 @@ async function benchWebhooks(stack: WebhookStack, results: Result[]): Promise<Ch
       afterAnswer.push(Infinity);
       afterTimestamp.push(Infinity);
     }
+    // The event's timestamp is the change's time on the server, before its commit: receipt − timestamp
+    // is the whole way from change to receiver. Receipt − answer can come out negative, because the
+    // client that reads the answer shares its event loop with the worker that sends the delivery.
     const latency: Result = {
-      name: name(`webhook receipt after the PATCH's answer, ${webhookRate}/s paced`),
+      name: name(`webhook receipt after the event's timestamp, ${webhookRate} PATCH/s paced`),
       requestsPerSecond: sentRate,
-      p50: quantile(afterAnswer, 0.5),
-      p99: quantile(afterAnswer, 0.99),
-      mean: afterAnswer.reduce((sum, value) => sum + value, 0) / afterAnswer.length,
+      p50: quantile(afterTimestamp, 0.5),
+      p99: quantile(afterTimestamp, 0.99),
+      mean: afterTimestamp.reduce((sum, value) => sum + value, 0) / afterTimestamp.length,
       non2xx,
     };
     print([latency]);
     console.log(
-      `${name('  … receipt after the event\'s timestamp').padEnd(58)} p50 ${quantile(afterTimestamp, 0.5)} ms   p99 ${quantile(afterTimestamp, 0.99)} ms   max ${quantile(afterTimestamp, 1)} ms ` +
-        `(${receipts.count} of ${probes} received, ${receipts.connections} receiver connections)`,
+      `${name("  … receipt after the PATCH's answer").padEnd(58)} p50 ${quantile(afterAnswer, 0.5)} ms   p99 ${quantile(afterAnswer, 0.99)} ms   max ${quantile(afterAnswer, 1)} ms ` +
+        `(${receipts.count} of ${probes} received, ${receipts.connections} new receiver connections)`,
     );
     results.push(latency);
 
@@ -890,7 +897,7 @@ async function benchWebhooks(stack: WebhookStack, results: Result[]): Promise<Ch
         `${rps(withWorker).toFixed(0)} / ${rps(without2).toFixed(0)} req/s; ${receivedDuringLoad.toLocaleString('en')} of ${total(duringLoad).toLocaleString('en')} written received by the load's end`,
       ),
       atLeast(name('webhook worker: deliveries per second'), throughput, 500, `${arrived.count} of ${stack.deliveryCount} in ${elapsed.toFixed(2)} s; ${settingsText}`),
-      below(name('webhook commit → receipt p99 (ms)'), latency.p99, 1000, `p50 ${latency.p50} ms; after the event's timestamp p50 ${quantile(afterTimestamp, 0.5)}, p99 ${quantile(afterTimestamp, 0.99)} ms`),
+      below(name('webhook change → receipt p99 (ms)'), latency.p99, 1000, `p50 ${latency.p50} ms; after the PATCH's answer p50 ${quantile(afterAnswer, 0.5)}, p99 ${quantile(afterAnswer, 0.99)} ms`),
     );
     return checks;
   } finally {

@@ -29,6 +29,12 @@ export interface EventSpec {
   types: readonly string[];
   /** Where the resource lives: a kind of lookup and the parameter (or body field) it starts from. */
   subject: { kind: SubjectKind; from: (input: ChangeInput) => string | readonly string[] };
+  /**
+   * Whether the subject must be looked up before the change: a row the change deletes, or a subject
+   * defined by what the change alters (messages not yet acknowledged, a team without a vision).
+   * Otherwise it is found after the change, in the statement that writes the event.
+   */
+  before?: true;
   /** The team of a resource the change created outside any team's rows (a new team); else the subject's. */
   teamOf?: (result: ChangeResult) => string;
   /** The event of a successful change of one subject; `subjectId` is the subject's own id where it has one. */
@@ -47,6 +53,7 @@ const answered = (type: string, kind: SubjectKind, from: string): EventSpec => (
 /** `x.deleted` with the id of what is gone. */
 const deleted = (type: string, kind: SubjectKind, from: string): EventSpec => ({
   types: [type],
+  before: true,
   subject: { kind, from: param(from) },
   event: (input) => ({ type, object: { id: input.params[from] } }),
 });
@@ -114,11 +121,12 @@ export const eventCatalog: Partial<Record<OperationId, EventSpec>> = {
   deleteCascadingMessage: deleted('cascading_message.deleted', 'message', 'id'),
   acknowledgeCascadingMessages: {
     types: ['cascading_message.acknowledged'],
+    before: true,
     subject: { kind: 'unacknowledgedMessages', from: (input) => (input.body as { ids: string[] }).ids },
     event: (input, _result, messageId) => ({ type: 'cascading_message.acknowledged', object: { id: messageId, userId: input.userId } }),
   },
 
-  createTeamVision: answered('vision.created', 'teamWithoutVision', 'teamId'),
+  createTeamVision: { ...answered('vision.created', 'teamWithoutVision', 'teamId'), before: true },
   updateTeamVision: answered('vision.updated', 'team', 'teamId'),
   createSeat: answered('seat.created', 'team', 'teamId'),
   updateSeat: answered('seat.updated', 'seat', 'id'),

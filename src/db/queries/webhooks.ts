@@ -2,7 +2,7 @@
  * Queries of outgoing webhooks: subscriptions, the outbox (events and their deliveries, written in
  * the change's own transaction), the worker's claims and attempts, and the delivery log.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Database, WebhookDeliveryState, WebhookSubscriptionRow, WebhookSubscriptionUpdate } from '../database.js';
 import { paginate, type SortKey } from '../pagination.js';
 
@@ -146,16 +146,14 @@ export async function wantedSubjects(
 }
 
 /**
- * Writes events and one delivery for each active subscription of the event's organization that wants
- * its type, due at once, in one statement of the change's transaction; PostgreSQL's NOTIFY (sent at
- * commit) wakes the workers. An event no subscription wants is not written.
+ * Writes the events of `sent` (rows of id, org_id, type, body) and one delivery for each active
+ * subscription of the event's organization that wants its type, due at once, in one statement of the
+ * change's transaction; PostgreSQL's NOTIFY (sent at commit) wakes the workers. An event no
+ * subscription wants is not written.
  */
-export async function insertEvents(trx: Transaction<Database>, events: readonly NewEvent[], now: Date): Promise<number> {
-  if (events.length === 0) return 0;
+async function writeEvents(trx: Transaction<Database>, sent: RawBuilder<unknown>, now: Date): Promise<number> {
   const { rows } = await sql<{ deliveries: number }>`
-    with sent (id, org_id, type, body) as (
-      select * from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.orgId)}::text[], ${events.map((e) => e.type)}::text[], ${events.map((e) => e.body)}::text[])
-    ),
+    with sent (id, org_id, type, body) as (${sent}),
     wanted as (
       select sent.id as event_id, s.id as subscription_id
       from sent join webhook_subscriptions s on s.org_id = sent.org_id and s.is_active and s.events && array[sent.type, '*']
@@ -173,6 +171,38 @@ export async function insertEvents(trx: Transaction<Database>, events: readonly 
     select count(*)::int as deliveries, pg_notify(${deliveriesChannel}, '') is null as notified from deliveries
   `.execute(trx);
   return rows[0]?.deliveries ?? 0;
+}
+
+/** Writes events whose organization is known (their subjects were looked up before the change). */
+export function insertEvents(trx: Transaction<Database>, events: readonly NewEvent[], now: Date): Promise<number> {
+  if (events.length === 0) return Promise.resolve(0);
+  return writeEvents(
+    trx,
+    sql`select * from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.orgId)}::text[], ${events.map((e) => e.type)}::text[], ${events.map((e) => e.body)}::text[])`,
+    now,
+  );
+}
+
+/**
+ * Writes the event of a change whose subject still exists after it, finding the subject's
+ * organization and team in the same statement: a change with events then costs one statement more.
+ * The body is the text `eventBody` writes — `{"type","timestamp","data":{"orgId","teamId","object"}}`,
+ * compact — with `object` the JSON text given.
+ */
+export function insertEventOf(
+  trx: Transaction<Database>,
+  event: { kind: SubjectKind; key: string; userId: string; type: string; teamId?: string | undefined; object: string; at: Date },
+): Promise<number> {
+  const teamId = event.teamId === undefined ? sql`subject.team_id` : sql`${event.teamId}::text`;
+  return writeEvents(
+    trx,
+    sql`select gen_random_uuid()::text, subject.org_id, ${event.type}::text,
+      '{"type":' || to_json(${event.type}::text)::text || ',"timestamp":' || to_json(${event.at.toISOString()}::text)::text
+      || ',"data":{"orgId":' || to_json(subject.org_id)::text || ',"teamId":' || coalesce(to_json(${teamId})::text, 'null')
+      || ',"object":' || ${event.object}::text || '}}'
+      from (${subjectsOf(event.kind, [event.key], event.userId)}) subject`,
+    event.at,
+  );
 }
 
 /** One event to one subscription only (a ping): the delivery's id. */

@@ -13,8 +13,8 @@ export interface Config {
   secretsKey: Buffer | undefined;
   /** Webhooks may target private, loopback and link-local addresses and plain http (development and tests only). */
   webhooksAllowPrivateTargets: boolean;
-  /** How long a worker holds a claimed delivery before another process may take it (a process that died). */
-  webhooksLeaseMs: number;
+  /** How long a worker holds a claimed delivery before another process may take it (a process that died); the worker's default unless set. */
+  webhooksLeaseMs: number | undefined;
 }
 
 function positiveInteger(name: string, raw: string | undefined, fallback: number): number {
@@ -23,9 +23,6 @@ function positiveInteger(name: string, raw: string | undefined, fallback: number
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, not "${raw}"`);
   return value;
 }
-
-/** Four times a delivery's longest wait (15 s): a live worker always finishes first. */
-const defaultLeaseMs = 60_000;
 
 function booleanSetting(name: string, raw: string | undefined): boolean {
   if (raw === undefined || raw === '' || raw === 'false') return false;
@@ -44,6 +41,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     secretsKey: env.SECRETS_KEY ? parseSecretsKey(env.SECRETS_KEY, 'SECRETS_KEY') : undefined,
     webhooksAllowPrivateTargets: booleanSetting('WEBHOOKS_ALLOW_PRIVATE_TARGETS', env.WEBHOOKS_ALLOW_PRIVATE_TARGETS),
-    webhooksLeaseMs: positiveInteger('WEBHOOKS_LEASE_MS', env.WEBHOOKS_LEASE_MS, defaultLeaseMs),
+    webhooksLeaseMs: env.WEBHOOKS_LEASE_MS ? positiveInteger('WEBHOOKS_LEASE_MS', env.WEBHOOKS_LEASE_MS, 0) : undefined,
   };
 }

@@ -138,6 +138,3 @@ export const eventCatalog: Partial<Record<OperationId, EventSpec>> = {
 
 /** Sent to one subscription when it is created and on request; never matched against subscriptions. */
 export const pingEventType = 'webhook.ping';
-
-/** Every event type there is, in the catalog's order. */
-export const eventTypes: readonly string[] = [...new Set(Object.values(eventCatalog).flatMap((spec) => spec.types)), pingEventType];

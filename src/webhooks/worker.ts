@@ -38,8 +38,8 @@ export interface WorkerOptions {
   pollMs?: number;
   /** Deliveries in flight at once. */
   concurrency?: number;
-  /** How long a claim holds a delivery: longer than a delivery can take. */
-  leaseMs?: number;
+  /** How long a claim holds a delivery: longer than a delivery can take (60 s unless given). */
+  leaseMs?: number | undefined;
 }
 
 export interface DeliveryWorker {
@@ -125,6 +125,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
   const { db, secrets, logger, now, allowPrivateTargets } = options;
   const pollMs = options.pollMs ?? 250;
   const concurrency = options.concurrency ?? 32;
+  // Four times a delivery's longest wait: a live worker always records its attempt first.
   const leaseMs = options.leaseMs ?? deliveryTimeoutMs * 4;
   const inFlight = new Set<Promise<void>>();
   let closed = false;

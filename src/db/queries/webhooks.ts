@@ -333,16 +333,6 @@ export async function releaseClaim(db: Db, token: string): Promise<void> {
   await db.updateTable('webhook_deliveries').set({ lease_until: null, lease_token: null }).where('lease_token', '=', token).execute();
 }
 
-/** The earliest instant a delivery of an active subscription becomes due, or null when none waits. */
-export async function nextDueAt(db: Db): Promise<Date | null> {
-  const { rows } = await sql<{ at: Date | null }>`
-    select min(greatest(d.next_attempt_at, coalesce(d.lease_until, d.next_attempt_at))) as at from webhook_deliveries d
-    join webhook_subscriptions s on s.id = d.subscription_id and s.is_active
-    where d.state = 'PENDING'
-  `.execute(db);
-  return rows[0]?.at ?? null;
-}
-
 export interface Attempt {
   deliveryId: string;
   leaseToken: string;

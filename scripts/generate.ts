@@ -3,6 +3,7 @@
  *   openapi.json  the bundled contract (server, mock and docs load this one file)
  *   api.ts        TypeScript types from openapi-typescript
  *   docs.html     the Redoc page, script inlined so it works with no network
+ * and then the typed client (client/dist/), whose types are generated/api.ts itself.
  * With --check it builds into a temporary folder and fails when generated/ differs.
  */
 import { execFile } from 'node:child_process';
@@ -82,4 +83,6 @@ if (process.argv.includes('--check')) {
 } else {
   await build(join(root, 'generated'));
   console.log(`generated/: ${files.join(', ')}`);
+  await run('npm', ['run', '--silent', 'build', '-w', 'client'], { cwd: root });
+  console.log('client/dist/: built from generated/api.ts');
 }

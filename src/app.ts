@@ -50,7 +50,7 @@ export async function createApp(options: {
   secrets: SecretBox;
   /** Replaces some handlers (tests use it to reach the 500 path). */
   handlers?: Partial<HandlerMap>;
-  /** The clock handlers read "now" from; the real time unless given (tests move it across time windows). */
+  /** The clock handlers and the rate limit's minutes read "now" from; the real time unless given (tests move it across time windows). */
   now?: () => Date;
   /** Webhooks: whether they may target non-public addresses, and the delivery worker's settings when it runs in this app. */
   webhooks?: {
@@ -60,7 +60,7 @@ export async function createApp(options: {
 }): Promise<App> {
   const { db, config, logger, secrets } = options;
   const contract = await loadContract(contractDocument);
-  const rateLimiter = createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger });
+  const rateLimiter = createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger, now: options.now });
   const allowPrivateWebhookTargets = options.webhooks?.allowPrivateTargets ?? false;
   const routes = { contract, handlers: { ...handlers, ...options.handlers } as HandlerMap, db, logger, secrets, now: options.now, allowPrivateWebhookTargets };
 

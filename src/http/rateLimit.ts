@@ -34,6 +34,7 @@ class MinuteAlignedStore implements Store {
   constructor(
     private readonly inner: Store,
     private readonly logger: Logger,
+    private readonly clock: () => number,
   ) {
     this.localKeys = inner.localKeys ?? false;
     this.prefix = inner.prefix;
@@ -57,7 +58,7 @@ class MinuteAlignedStore implements Store {
   }
 
   async increment(key: string): Promise<IncrementResponse> {
-    const now = Date.now();
+    const now = this.clock();
     let totalHits: number;
     try {
       if (this.reload && this.options) {
@@ -77,11 +78,11 @@ class MinuteAlignedStore implements Store {
   }
 
   decrement(key: string) {
-    return this.inner.decrement(this.current(key, Date.now()));
+    return this.inner.decrement(this.current(key, this.clock()));
   }
 
   resetKey(key: string) {
-    return this.inner.resetKey(this.current(key, Date.now()));
+    return this.inner.resetKey(this.current(key, this.clock()));
   }
 
   shutdown() {
@@ -94,7 +95,8 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
-export function createRateLimiter(options: { perMinute: number; redisUrl: string | undefined; logger: Logger }): RateLimiter {
+export function createRateLimiter(options: { perMinute: number; redisUrl: string | undefined; logger: Logger; now?: () => Date }): RateLimiter {
+  const clock = options.now ? () => options.now!().getTime() : Date.now;
   // Bounded waits: a refused or silent Redis costs a request at most about a second, never a hang.
   const redis = options.redisUrl
     ? new Redis(options.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1, connectTimeout: 1_000, commandTimeout: 1_000 })
@@ -112,7 +114,7 @@ export function createRateLimiter(options: { perMinute: number; redisUrl: string
           disconnected ? Promise.reject(new Error('Redis is not connected')) : (redis.call(command, ...args) as Promise<RedisReply>),
       })
     : new MemoryStore();
-  const store = new MinuteAlignedStore(inner, options.logger);
+  const store = new MinuteAlignedStore(inner, options.logger, clock);
   const middleware = rateLimit({
     windowMs: minuteMs,
     limit: options.perMinute,
@@ -131,7 +133,7 @@ export function createRateLimiter(options: { perMinute: number; redisUrl: string
       },
       warn: (warning: unknown, message?: string) => options.logger.warn({ err: warning }, message ?? 'rate limit'),
     },
-    handler: (_req, _res, next) => next(new RateLimited(secondsUntilNextMinute(Date.now()))),
+    handler: (_req, _res, next) => next(new RateLimited(secondsUntilNextMinute(clock()))),
   });
   return {
     middleware,

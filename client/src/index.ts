@@ -1,0 +1,124 @@
+/**
+ * The Team OS API v1 client: openapi-fetch over the contract's own types (generated/api.ts), with
+ * safe retries, page iteration, ETags kept with what was read, typed errors and webhook verification.
+ *
+ *   const client = createTeamOsClient({ baseUrl: 'https://teamos.example.com/v1', apiKey });
+ *   for await (const task of client.pages('/teams/{teamId}/tasks', { params: { path: { teamId }, query: { completed: false } } })) …
+ */
+import createClient, { type Client, type FetchOptions, type FetchResponse } from 'openapi-fetch';
+import type { paths } from '../../generated/api.js';
+import { unwrap } from './errors.js';
+import type { ItemOf, ListPath } from './pages.js';
+import { retryingFetch, type RetryOptions } from './retry.js';
+
+export type { components, operations, paths, webhooks } from '../../generated/api.js';
+export { TeamOsError, unwrap, type ErrorBody, type ErrorCode, type ValidationIssue } from './errors.js';
+export type { ItemOf, ListPath, PageOf, ResponseOf, StatusOf } from './pages.js';
+export { retryAfterMs, rateLimitResetMs, retryDelayMs, type RetryOptions } from './retry.js';
+export { verifyWebhook, type HeadersLike, type WebhookEvent, type WebhookEventOf, type WebhookEventType } from './webhooks.js';
+
+/** A record of the contract by its schema name: `Schema<'Task'>`. */
+export type Schema<Name extends keyof import('../../generated/api.js').components['schemas']> = import('../../generated/api.js').components['schemas'][Name];
+
+export interface TeamOsClientOptions {
+  /** The API's base URL, ending in `/v1` (the mock's: `http://127.0.0.1:4010/v1`). */
+  baseUrl: string;
+  /** A personal API key (`ak_…`), sent as `Authorization: Bearer`. */
+  apiKey?: string;
+  /** Retry settings, or `false` to send every request exactly once. */
+  retry?: RetryOptions | false;
+  /** The fetch to send with; `globalThis.fetch` unless given. */
+  fetch?: (request: Request) => Promise<Response>;
+  /** Headers sent with every request. */
+  headers?: Record<string, string>;
+}
+
+type RequiredKeys<T> = { [Key in keyof T]-?: object extends Pick<T, Key> ? never : Key }[keyof T];
+type PagesInit<Path extends ListPath> = FetchOptions<paths[Path]['get']>;
+type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
+type PathsWith<Method extends HttpMethod> = { [Path in keyof paths]: paths[Path] extends { [M in Method]: object } ? Path : never }[keyof paths];
+type OperationOf<Path extends keyof paths, Method extends HttpMethod> = paths[Path][Method] extends infer Operation extends Record<string | number, any> ? Operation : never;
+type InitOf<Operation> = RequiredKeys<FetchOptions<Operation>> extends never ? [FetchOptions<Operation>?] : [FetchOptions<Operation>];
+
+/**
+ * openapi-fetch's method, with its options typed from the operation instead of inferred from the
+ * argument: a body field the contract does not have then fails to compile, as TypeScript checks
+ * object literals everywhere else.
+ */
+export type ClientMethod<Method extends HttpMethod> = <Path extends PathsWith<Method>>(
+  path: Path,
+  ...init: InitOf<paths[Path][Method]>
+) => Promise<FetchResponse<OperationOf<Path, Method>, object, `${string}/${string}`>>;
+
+type Methods = 'GET' | 'PUT' | 'POST' | 'DELETE' | 'OPTIONS' | 'HEAD' | 'PATCH' | 'TRACE' | 'request';
+
+export interface TeamOsClient extends Omit<Client<paths>, Methods> {
+  GET: ClientMethod<'get'>;
+  PUT: ClientMethod<'put'>;
+  POST: ClientMethod<'post'>;
+  DELETE: ClientMethod<'delete'>;
+  PATCH: ClientMethod<'patch'>;
+  OPTIONS: ClientMethod<'options'>;
+  HEAD: ClientMethod<'head'>;
+  TRACE: ClientMethod<'trace'>;
+  /**
+   * Every item of a list, page after page, following `nextCursor` until it is `null`; `params` as for
+   * `GET` (a `limit` sets the page size). A failed page throws `TeamOsError`.
+   */
+  pages<Path extends ListPath>(
+    path: Path,
+    ...init: RequiredKeys<PagesInit<Path>> extends never ? [PagesInit<Path>?] : [PagesInit<Path>]
+  ): AsyncGenerator<ItemOf<Path>, void, undefined>;
+  /**
+   * The `ETag` that came with `data` (a result's `data`, or what `unwrap` returned), for `If-Match`:
+   * `params: { header: { 'If-Match': client.etagOf(task) } }`. Undefined for anything else.
+   */
+  etagOf(data: unknown): string | undefined;
+}
+
+const methods = ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE'] as const;
+
+export function createTeamOsClient(options: TeamOsClientOptions): TeamOsClient {
+  const send = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.apiKey !== undefined) headers.Authorization = `Bearer ${options.apiKey}`;
+  const inner = createClient<paths>({
+    baseUrl: options.baseUrl,
+    headers,
+    fetch: options.retry === false ? send : retryingFetch(send, options.retry),
+  });
+
+  // Kept beside the object itself, so a tag lives exactly as long as what it describes.
+  const etags = new WeakMap<object, string>();
+  const remember = <Result extends { data?: unknown; response: Response }>(result: Result): Result => {
+    const tag = result.response.headers.get('etag');
+    if (tag !== null && typeof result.data === 'object' && result.data !== null) etags.set(result.data, tag);
+    return result;
+  };
+  type Call = (...args: unknown[]) => Promise<{ data?: unknown; response: Response }>;
+  const wrap = (call: Call): Call => async (...args) => remember(await call(...args));
+  const { request: _request, ...rest } = inner;
+  const client = rest as unknown as TeamOsClient;
+  for (const method of methods) (client as unknown as Record<string, Call>)[method] = wrap(inner[method] as unknown as Call);
+
+  client.etagOf = (data) => (typeof data === 'object' && data !== null ? etags.get(data) : undefined);
+
+  client.pages = async function* (path, ...[init]) {
+    const followed = new Set<string>();
+    let cursor: string | null = null;
+    do {
+      const given = (init ?? {}) as { params?: { query?: Record<string, unknown> } };
+      const query = cursor === null ? given.params?.query : { ...given.params?.query, cursor };
+      const result = await (inner.GET as unknown as Call)(path, { ...given, params: { ...given.params, query } });
+      const page = unwrap(result) as { data: ItemOf<typeof path>[]; nextCursor: string | null };
+      yield* page.data;
+      cursor = page.nextCursor;
+      if (cursor !== null) {
+        // A cursor that comes back would only repeat pages already given: a server that does that is broken.
+        if (followed.has(cursor)) throw new Error(`${path}: the server answered a cursor already followed (${cursor})`);
+        followed.add(cursor);
+      }
+    } while (cursor !== null);
+  };
+  return client;
+}

@@ -1,0 +1,73 @@
+/**
+ * A proxy for the client's tests, between a client and the server or the mock: it checks every
+ * answer against the contract (a violation is kept, for the test to assert there are none), counts
+ * what passed, and can lose an answer: the request reaches the server, but the connection is cut
+ * before the answer gets back, as a network failure would do.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { checkResponse } from './contract.js';
+import { operationFor } from './testApp.js';
+
+export interface Passed {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  status: number;
+}
+
+export interface Proxy {
+  /** The proxy's origin; the API is under `/v1` as on the server. */
+  url: string;
+  passed: Passed[];
+  /** Answers outside the contract, one line each. */
+  violations: string[];
+  /** Cuts the connection instead of returning the next answer to a request with this method. */
+  loseNextAnswer(method: string): void;
+  close(): Promise<void>;
+}
+
+const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding']);
+
+export async function startProxy(target: string): Promise<Proxy> {
+  const lose = new Set<string>();
+  const proxy = { passed: [] as Passed[], violations: [] as string[] } as Proxy;
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      const method = req.method!;
+      const path = req.url!;
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !hopByHop.has(name) && name !== 'host')) as Record<string, string>;
+      const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+      const answer = await fetch(`${target}${path}`, { method, headers, body });
+      const text = await answer.text();
+      proxy.passed.push({ method, path, headers, status: answer.status });
+
+      const contentType = answer.headers.get('content-type');
+      const parsed = text && contentType?.includes('json') ? JSON.parse(text) : text || undefined;
+      const operation = operationFor(method, path);
+      if (!answer.headers.get('x-request-id')) proxy.violations.push(`${method} ${path}: ${answer.status} without X-Request-Id`);
+      if (!operation) proxy.violations.push(`${method} ${path}: not an operation of the contract`);
+      else for (const problem of checkResponse(operation, answer.status, contentType, parsed).problems) proxy.violations.push(`${method} ${path}: ${answer.status} ${problem}`);
+
+      if (lose.delete(method)) {
+        req.socket.destroy();
+        return;
+      }
+      const outgoing: Record<string, string> = {};
+      answer.headers.forEach((value, name) => {
+        if (!hopByHop.has(name)) outgoing[name] = value;
+      });
+      res.writeHead(answer.status, outgoing).end(text);
+    });
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  proxy.loseNextAnswer = (method) => lose.add(method);
+  proxy.close = async () => {
+    server.closeAllConnections();
+    await new Promise((closed) => server.close(closed));
+  };
+  return proxy;
+}

@@ -26,9 +26,11 @@
  * Outgoing webhooks, on each database (benchWebhooks), against a receiver in a child process that
  * answers 204 and checks nothing:
  *   - PATCH /v1/tasks/{id} with one active subscription wanting `task.updated` ≥ 0.91 × the same PATCH
- *     with none (A B B A, the subscription switched off and on between halves; no worker, so this is
- *     the outbox's cost inside the request), and reported: the same with the worker delivering in the
- *     server's process;
+ *     with none, each of the 20 connections changing a task of its own (scripts/spreadLoad.ts; A B B A,
+ *     the subscription switched off and on between halves; no worker, so this is the outbox's cost
+ *     inside the request). Reported: the same with all connections changing one task (then the figure
+ *     is how long the row's lock is held, which the event's statement lengthens), and with the worker
+ *     delivering in the server's process;
  *   - the delivery worker from a backlog of due deliveries written in bulk (5,000 on PostgreSQL, 2,000
  *     on PGlite): ≥ 500 deliveries/s, with its settings and the statements it ran;
  *   - change-to-receipt latency at 50 evenly paced PATCHes a second (receipt − the event's `timestamp`):
@@ -116,9 +118,25 @@ async function autocannon(url: string, options: LoadOptions = {}): Promise<Omit<
   if (options.method) args.push('--method', options.method);
   if (options.body) args.push('--body', options.body, '--headers', 'content-type=application/json');
   const { stdout } = await run(resolve(root, 'node_modules/.bin/autocannon'), args, { maxBuffer: 64 * 1024 * 1024 });
-  const report = JSON.parse(stdout) as { requests: { average: number }; latency: { p50: number; p99: number; average: number }; non2xx: number };
+  return loadReport(stdout);
+}
+
+/** autocannon's JSON report (of its command line, or of scripts/spreadLoad.ts) as a result. */
+function loadReport(json: string): Omit<Result, 'name'> {
+  const report = JSON.parse(json) as { requests: { average: number }; latency: { p50: number; p99: number; average: number }; non2xx: number };
   const { latency } = report;
   return { requestsPerSecond: report.requests.average, p50: latency.p50, p99: latency.p99, mean: latency.average, non2xx: report.non2xx };
+}
+
+/**
+ * The same load with one connection per path (scripts/spreadLoad.ts): a change measured on rows of
+ * its own per connection, so that its cost shows rather than the time one row's lock is held.
+ */
+async function spreadLoad(origin: string, paths: string[], options: LoadOptions): Promise<Omit<Result, 'name'>> {
+  const headerArguments = Object.entries(options.headers ?? {}).map(([header, value]) => `${header}=${value}`);
+  const args = [resolve(root, 'scripts/spreadLoad.ts'), origin, options.method ?? 'GET', String(options.duration ?? seconds), options.body ?? '', paths.join(','), ...headerArguments];
+  const { stdout } = await run(resolve(root, 'node_modules/.bin/tsx'), args, { maxBuffer: 64 * 1024 * 1024 });
+  return loadReport(stdout);
 }
 
 /** `connections` requests at a time with Node's fetch for the bench's duration; a fresh request from `init` each time. */
@@ -193,15 +211,17 @@ type Target = {
   url: string;
   /** Runs before each of the target's halves (the webhook pair switches a subscription off or on). */
   before?: () => Promise<void>;
+  /** Paths under `url`'s origin, one connection each, instead of `connections` connections to `url`. */
+  paths?: string[];
 } & Omit<LoadOptions, 'duration'>;
 
 async function loadPair(a: Target, b: Target, headers: Record<string, string>): Promise<[Result, Result]> {
   const duration = Math.max(1, Math.round(seconds / 2));
   // The floor routes ignore the key header; sent to both, it keeps the requests alike on the wire.
-  const options = ({ before: _before, ...target }: Target) => ({ ...target, headers: { ...headers, ...target.headers }, duration });
+  const options = ({ before: _before, paths: _paths, ...target }: Target) => ({ ...target, headers: { ...headers, ...target.headers }, duration });
   const half = async (target: Target) => {
     await target.before?.();
-    return autocannon(target.url, options(target));
+    return target.paths ? spreadLoad(new URL(target.url).origin, target.paths, options(target)) : autocannon(target.url, options(target));
   };
   const a1 = await half(a);
   const b1 = await half(b);
@@ -767,12 +787,28 @@ async function benchWebhooks(stack: WebhookStack, results: Result[]): Promise<Ch
     await setActive(subscription, true)();
     await patchOnce(plain.url);
     if (total(await deliveriesByState()) !== 1) throw new Error(`${stack.label}: a PATCH with one matching subscription did not write exactly one delivery`);
-    const patchTarget = (what: string, url: string, before: () => Promise<void>): Target => ({ name: name(what), url: `${url}${taskPath}`, method: 'PATCH', body: patchBody, before });
+    // Each connection changes a task of its own: the figure is what the outbox adds to a change. On one
+    // task for all, the statement it adds inside the row's lock lengthens the queue every request waits
+    // in, which is reported too.
+    const rows = (await db.selectFrom('tasks').select('id').where('team_id', '=', world.teamId).orderBy('id').limit(connections).execute()).map((row) => `/v1/tasks/${row.id}`);
+    const patchTarget = (what: string, url: string, before: () => Promise<void>, paths?: string[]): Target => ({
+      name: name(what),
+      url: `${url}${taskPath}`,
+      method: 'PATCH',
+      body: patchBody,
+      before,
+      ...(paths ? { paths } : {}),
+    });
     // A second of load first, so that neither side of the pair pays for a cold start of the new server.
     await autocannon(`${plain.url}${taskPath}`, { method: 'PATCH', body: patchBody, headers: write, duration: 1 });
     const [without, withSubscription] = await loadPair(
-      patchTarget('PATCH /v1/tasks/{id}, no webhook subscription', plain.url, setActive(subscription, false)),
-      patchTarget('PATCH /v1/tasks/{id}, 1 matching subscription (no worker)', plain.url, setActive(subscription, true)),
+      patchTarget(`PATCH /v1/tasks/{id}, ${rows.length} tasks, no webhook subscription`, plain.url, setActive(subscription, false), rows),
+      patchTarget(`PATCH /v1/tasks/{id}, ${rows.length} tasks, 1 matching subscription (no worker)`, plain.url, setActive(subscription, true), rows),
+      write,
+    );
+    const [withoutOneTask, withSubscriptionOneTask] = await loadPair(
+      patchTarget('PATCH /v1/tasks/{id}, one task, no webhook subscription', plain.url, setActive(subscription, false)),
+      patchTarget('PATCH /v1/tasks/{id}, one task, 1 matching subscription', plain.url, setActive(subscription, true)),
       write,
     );
     const written = (await deliveriesByState()).PENDING ?? 0;
@@ -783,14 +819,14 @@ async function benchWebhooks(stack: WebhookStack, results: Result[]): Promise<Ch
     const working = await start({ listen: stack.listen });
     await receiver.reset();
     const [without2, withWorker] = await loadPair(
-      patchTarget('PATCH /v1/tasks/{id}, no webhook subscription', plain.url, setActive(subscription2, false)),
-      patchTarget('PATCH /v1/tasks/{id}, 1 subscription, worker delivering', working.url, setActive(subscription2, true)),
+      patchTarget(`PATCH /v1/tasks/{id}, ${rows.length} tasks, no webhook subscription`, plain.url, setActive(subscription2, false), rows),
+      patchTarget(`PATCH /v1/tasks/{id}, ${rows.length} tasks, 1 subscription, worker delivering`, working.url, setActive(subscription2, true), rows),
       write,
     );
     const duringLoad = await deliveriesByState();
     const receivedDuringLoad = (await receiver.report()).count;
     await working.close();
-    results.push(without, withSubscription, without2, withWorker);
+    results.push(without, withSubscription, withoutOneTask, withSubscriptionOneTask, without2, withWorker);
 
     // 2. The worker's throughput from a backlog written in bulk, due at once.
     await clear();
@@ -890,7 +926,8 @@ async function benchWebhooks(stack: WebhookStack, results: Result[]): Promise<Ch
 
     const rps = (result: Result) => result.requestsPerSecond;
     checks.push(
-      atLeast(name('PATCH task: 1 webhook subscription ÷ none'), rps(withSubscription) / rps(without), 0.91, `${rps(withSubscription).toFixed(0)} / ${rps(without).toFixed(0)} req/s, ${written.toLocaleString('en')} deliveries written`),
+      atLeast(name('PATCH task: 1 webhook subscription ÷ none'), rps(withSubscription) / rps(without), 0.91, `${rps(withSubscription).toFixed(0)} / ${rps(without).toFixed(0)} req/s, a task per connection, ${written.toLocaleString('en')} deliveries written`),
+      reported(name('PATCH one task from every connection: 1 subscription ÷ none'), rps(withSubscriptionOneTask) / rps(withoutOneTask), `${rps(withSubscriptionOneTask).toFixed(0)} / ${rps(withoutOneTask).toFixed(0)} req/s; the row's lock is held one statement longer`),
       reported(
         name('PATCH task: subscription + worker ÷ none'),
         rps(withWorker) / rps(without2),

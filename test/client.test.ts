@@ -20,7 +20,7 @@ import { createMeetingIn } from './support/meetingFactories.js';
 import { createMetricValues } from './support/scorecardFactories.js';
 import { createTeamWorld } from './support/factories.js';
 import { freePort } from './support/ports.js';
-import { startProxy, type Proxy } from './support/proxy.js';
+import { startProxy, useProxiedApp, type Proxy } from './support/proxy.js';
 import { startReceiver } from './support/receiver.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
@@ -77,17 +77,12 @@ const moreItems: Partial<Record<string, (world: World, target: any) => Promise<u
 };
 
 describe(`the typed client against the server (${databaseLabel})`, () => {
+  const started = useProxiedApp();
   let app: TestApp;
   let proxy: Proxy;
   const baseUrl = () => `${proxy.url}/v1`;
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    proxy = await startProxy(app.url);
-  });
-  afterAll(async () => {
-    await proxy?.close();
-    await app?.close();
+  beforeAll(() => {
+    ({ app, proxy } = started);
   });
   afterEach(() => {
     expect(proxy.violations).toEqual([]);

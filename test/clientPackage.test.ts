@@ -10,8 +10,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCaller } from './support/factories.js';
-import { startProxy, type Proxy } from './support/proxy.js';
-import { startTestApp, type TestApp } from './support/testApp.js';
+import { useProxiedApp } from './support/proxy.js';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..');
@@ -54,16 +53,7 @@ describe('the packed client', () => {
   });
 
   describe('installed in another project', () => {
-    let app: TestApp;
-    let proxy: Proxy;
-    beforeAll(async () => {
-      app = await startTestApp();
-      proxy = await startProxy(app.url);
-    });
-    afterAll(async () => {
-      await proxy?.close();
-      await app?.close();
-    });
+    const started = useProxiedApp();
 
     it('type-checks against the contract and calls the server', async () => {
       await writeFile(join(project, 'consumer.ts'), consumer);
@@ -71,13 +61,13 @@ describe('the packed client', () => {
       const compilerOptions = { strict: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM'], types: [], skipLibCheck: false };
       await writeFile(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.ts'] }));
       await run(join(root, 'node_modules/.bin/tsc'), ['-p', '.'], { cwd: project });
-      const { user, key } = await createCaller(app.db, { scopes: ['read'] });
+      const { user, key } = await createCaller(started.app.db, { scopes: ['read'] });
 
-      const { stdout } = await run(process.execPath, ['consumer.js', `${proxy.url}/v1`, key], { cwd: project });
+      const { stdout } = await run(process.execPath, ['consumer.js', `${started.proxy.url}/v1`, key], { cwd: project });
 
       expect(JSON.parse(stdout)).toEqual({ id: user.id, scopes: ['read'] });
-      expect(proxy.passed.map((request) => `${request.method} ${request.path} ${request.status}`)).toEqual(['GET /v1/me 200']);
-      expect(proxy.violations).toEqual([]);
+      expect(started.proxy.passed.map((request) => `${request.method} ${request.path} ${request.status}`)).toEqual(['GET /v1/me 200']);
+      expect(started.proxy.violations).toEqual([]);
     });
   });
 });

@@ -6,8 +6,9 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 import { checkResponse } from './contract.js';
-import { operationFor } from './testApp.js';
+import { operationFor, startTestApp, type TestApp } from './testApp.js';
 
 export interface Passed {
   method: string;
@@ -70,4 +71,18 @@ export async function startProxy(target: string): Promise<Proxy> {
     await new Promise((closed) => server.close(closed));
   };
   return proxy;
+}
+
+/** The app behind a proxy for the tests of a `describe` block: started before them, stopped after. */
+export function useProxiedApp(options?: Parameters<typeof startTestApp>[0]): { app: TestApp; proxy: Proxy } {
+  const handle = {} as { app: TestApp; proxy: Proxy };
+  beforeAll(async () => {
+    handle.app = await startTestApp(options);
+    handle.proxy = await startProxy(handle.app.url);
+  });
+  afterAll(async () => {
+    await handle.proxy?.close();
+    await handle.app?.close();
+  });
+  return handle;
 }

@@ -4,7 +4,9 @@
  * contract; each test ends with no violation.
  */
 import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -27,11 +29,32 @@ import { startTestApp, type TestApp } from './support/testApp.js';
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..');
 
-/** Runs client/examples/openTasks.ts as a user would, and returns what it printed. */
-async function runExample(baseUrl: string, apiKey: string, teamId?: string): Promise<string[]> {
+/** Runs a script that uses the client as a user would (`tsx`, the package by its name), and returns what it printed. */
+async function runScript(file: string, baseUrl: string, apiKey: string, teamId?: string): Promise<string[]> {
   const env = { ...process.env, TEAM_OS_URL: baseUrl, TEAM_OS_API_KEY: apiKey, ...(teamId ? { TEAM_OS_TEAM_ID: teamId } : {}) };
-  const { stdout } = await run(resolve(root, 'node_modules/.bin/tsx'), [resolve(root, 'client/examples/openTasks.ts')], { cwd: root, env, timeout: 60_000 });
+  const { stdout } = await run(resolve(root, 'node_modules/.bin/tsx'), [file], { cwd: root, env, timeout: 60_000 });
   return stdout.trim().split('\n');
+}
+
+const example = resolve(root, 'client/examples/openTasks.ts');
+
+/**
+ * Runs the README's "Clients" example exactly as written there, from an ES module file under
+ * node_modules/.cache, so that it finds `@team-os/client` as a user's project would.
+ */
+async function runReadmeExample(baseUrl: string, apiKey: string, teamId?: string): Promise<string[]> {
+  const readme = await readFile(resolve(root, 'README.md'), 'utf8');
+  const code = /^## Clients\n[\s\S]*?^```ts\n([\s\S]*?)^```/m.exec(readme)?.[1];
+  if (!code) throw new Error('README.md: no ```ts block in the "Clients" section');
+  const folder = resolve(root, 'node_modules/.cache/teamos-readme');
+  await mkdir(folder, { recursive: true });
+  const file = join(folder, `example-${process.pid}-${randomUUID()}.mts`);
+  await writeFile(file, code);
+  try {
+    return await runScript(file, baseUrl, apiKey, teamId);
+  } finally {
+    await rm(file, { force: true });
+  }
 }
 
 /** The operations whose GET answers a page (`data` and `nextCursor`), read from the contract. */
@@ -89,14 +112,29 @@ describe(`the typed client against the server (${databaseLabel})`, () => {
     proxy.passed.length = 0;
   });
 
-  it("runs the README's example: lists a team's open tasks page by page and completes the first with its ETag", async () => {
+  it("runs the README's ten lines: a team's open tasks page by page, and the first completed with its ETag", async () => {
+    const { team, person } = await createTeamWorld(app.db);
+    const member = await person('MEMBER', 'MEMBER');
+    const start = Date.parse('2026-11-02T08:00:00Z');
+    const open = await createTasks(app.db, team.id, member.user.id, 3, (index) => ({ title: `Open task ${index + 1}`, createdAt: new Date(start + index * 60_000) }));
+    await createTask(app.db, team.id, member.user.id, { title: 'Done task', completedAt: new Date(start) });
+
+    const printed = await runReadmeExample(baseUrl(), member.key, team.id);
+
+    expect(printed).toEqual([...open.map((task) => task.title), 'completed: Open task 1']);
+    const patch = proxy.passed.find((request) => request.method === 'PATCH')!;
+    expect(patch.headers['if-match']).toMatch(/^"/);
+    expect((await app.db.selectFrom('tasks').select('completed').where('id', '=', open[0]!.id).executeTakeFirstOrThrow()).completed).toBe(true);
+  });
+
+  it("runs client/examples/openTasks.ts: a team's open tasks page by page, and the first completed with its ETag", async () => {
     const { team, person } = await createTeamWorld(app.db);
     const member = await person('MEMBER', 'MEMBER');
     const start = Date.parse('2026-11-02T08:00:00Z');
     const open = await createTasks(app.db, team.id, member.user.id, 25, (index) => ({ title: `Open task ${index + 1}`, createdAt: new Date(start + index * 60_000) }));
     await createTasks(app.db, team.id, member.user.id, 3, (index) => ({ title: `Done task ${index + 1}`, completedAt: new Date(start), createdAt: new Date(start + index * 30_000) }));
 
-    const printed = await runExample(baseUrl(), member.key, team.id);
+    const printed = await runScript(example, baseUrl(), member.key, team.id);
 
     expect(printed.filter((line) => line.startsWith('open: '))).toEqual(open.map((task) => `open: ${task.due_date}  ${task.title}`));
     expect(printed.at(-1)).toBe('completed: Open task 1');
@@ -269,8 +307,16 @@ describe('the typed client against the Prism mock', () => {
     await mock?.stop();
   });
 
-  it("runs the README's example unchanged", async () => {
-    const printed = await runExample(`${proxy.url}/v1`, 'ak_mock_key_for_the_example_0000000000');
+  it("runs the README's ten lines unchanged", async () => {
+    const printed = await runReadmeExample(`${proxy.url}/v1`, 'ak_mock_key_for_the_example_0000000000');
+
+    expect(printed.length).toBeGreaterThan(1);
+    expect(printed.at(-1)).toMatch(/^completed: /);
+    expect(proxy.violations).toEqual([]);
+  });
+
+  it('runs client/examples/openTasks.ts unchanged', async () => {
+    const printed = await runScript(example, `${proxy.url}/v1`, 'ak_mock_key_for_the_example_0000000000');
 
     expect(printed.filter((line) => line.startsWith('open: ')).length).toBeGreaterThan(0);
     expect(printed.at(-1)).toMatch(/^completed: /);

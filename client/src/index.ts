@@ -6,7 +6,7 @@
  *   for await (const task of client.pages('/teams/{teamId}/tasks', { params: { path: { teamId }, query: { completed: false } } })) …
  */
 import createClient, { type Client, type FetchOptions, type FetchResponse } from 'openapi-fetch';
-import type { paths } from '../../generated/api.js';
+import type { components, paths } from '../../generated/api.js';
 import { unwrap } from './errors.js';
 import type { ItemOf, ListPath } from './pages.js';
 import { retryingFetch, type RetryOptions } from './retry.js';
@@ -18,7 +18,7 @@ export { retryAfterMs, rateLimitResetMs, retryDelayMs, type RetryOptions } from 
 export { verifyWebhook, type HeadersLike, type WebhookEvent, type WebhookEventOf, type WebhookEventType } from './webhooks.js';
 
 /** A record of the contract by its schema name: `Schema<'Task'>`. */
-export type Schema<Name extends keyof import('../../generated/api.js').components['schemas']> = import('../../generated/api.js').components['schemas'][Name];
+export type Schema<Name extends keyof components['schemas']> = components['schemas'][Name];
 
 export interface TeamOsClientOptions {
   /** The API's base URL, ending in `/v1` (the mock's: `http://127.0.0.1:4010/v1`). */
@@ -34,7 +34,6 @@ export interface TeamOsClientOptions {
 }
 
 type RequiredKeys<T> = { [Key in keyof T]-?: object extends Pick<T, Key> ? never : Key }[keyof T];
-type PagesInit<Path extends ListPath> = FetchOptions<paths[Path]['get']>;
 type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
 type PathsWith<Method extends HttpMethod> = { [Path in keyof paths]: paths[Path] extends { [M in Method]: object } ? Path : never }[keyof paths];
 type OperationOf<Path extends keyof paths, Method extends HttpMethod> = paths[Path][Method] extends infer Operation extends Record<string | number, any> ? Operation : never;
@@ -67,7 +66,7 @@ export interface TeamOsClient extends Omit<Client<paths>, Methods> {
    */
   pages<Path extends ListPath>(
     path: Path,
-    ...init: RequiredKeys<PagesInit<Path>> extends never ? [PagesInit<Path>?] : [PagesInit<Path>]
+    ...init: InitOf<paths[Path]['get']>
   ): AsyncGenerator<ItemOf<Path>, void, undefined>;
   /**
    * The `ETag` that came with `data` (a result's `data`, or what `unwrap` returned), for `If-Match`:

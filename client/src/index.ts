@@ -1,6 +1,7 @@
 /**
  * The Team OS API v1 client: openapi-fetch over the contract's own types (generated/api.ts), with
- * safe retries, page iteration, ETags kept with what was read, typed errors and webhook verification.
+ * safe retries, page iteration, ETags kept with what was read and typed errors. Webhook verification
+ * is the entry `@team-os/client/webhooks` (src/webhooks.ts).
  *
  *   const client = createTeamOsClient({ baseUrl: 'https://teamos.example.com/v1', apiKey });
  *   for await (const task of client.pages('/teams/{teamId}/tasks', { params: { path: { teamId }, query: { completed: false } } })) …
@@ -15,7 +16,8 @@ export type { components, operations, paths, webhooks } from '../../generated/ap
 export { TeamOsError, unwrap, type ErrorBody, type ErrorCode, type ValidationIssue } from './errors.js';
 export type { ItemOf, ListPath, PageOf, ResponseOf, StatusOf } from './pages.js';
 export { retryAfterMs, rateLimitResetMs, retryDelayMs, type RetryOptions } from './retry.js';
-export { verifyWebhook, type HeadersLike, type WebhookEvent, type WebhookEventOf, type WebhookEventType } from './webhooks.js';
+// verifyWebhook is `@team-os/client/webhooks`: only receivers need it and its `standardwebhooks`.
+export type { HeadersLike, WebhookEvent, WebhookEventOf, WebhookEventType } from './webhooks.js';
 
 /** A record of the contract by its schema name: `Schema<'Task'>`. */
 export type Schema<Name extends keyof components['schemas']> = components['schemas'][Name];

@@ -1,3 +1,8 @@
+/**
+ * `@team-os/client/webhooks`: verifying deliveries, for receivers. A separate entry so that the
+ * client itself has one dependency (openapi-fetch); this one also needs `standardwebhooks`, an
+ * optional peer dependency: `npm install standardwebhooks` beside the client.
+ */
 import { Webhook } from 'standardwebhooks';
 import type { webhooks } from '../../generated/api.js';
 

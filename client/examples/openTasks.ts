@@ -18,7 +18,8 @@ for await (const task of client.pages('/teams/{teamId}/tasks', { params: { path:
 }
 
 const first = open[0];
-if (first) {
+if (!first) console.log('no open tasks');
+else {
   try {
     const task = unwrap(await client.GET('/tasks/{id}', { params: { path: { id: first.id } } }));
     const done = unwrap(await client.PATCH('/tasks/{id}', { params: { path: { id: task.id }, header: { 'If-Match': client.etagOf(task) } }, body: { completed: true } }));

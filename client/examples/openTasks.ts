@@ -8,7 +8,7 @@
  */
 import { createTeamOsClient, TeamOsError, unwrap } from '@team-os/client';
 
-const client = createTeamOsClient({ baseUrl: process.env.TEAM_OS_URL ?? 'http://127.0.0.1:4010/v1', apiKey: process.env.TEAM_OS_API_KEY });
+const client = createTeamOsClient({ baseUrl: process.env.TEAM_OS_URL ?? 'http://127.0.0.1:4010/v1', apiKey: process.env.TEAM_OS_API_KEY ?? 'ak_any_key_the_mock_accepts' });
 const teamId = process.env.TEAM_OS_TEAM_ID ?? '0c0c0000-0000-4000-8000-000000000001';
 
 const open: { id: string; title: string }[] = [];

@@ -72,11 +72,26 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
+/**
+ * A new key. `crypto.randomUUID` exists only in secure contexts (https, localhost), so a page served
+ * over plain http elsewhere (a mock on the local network) gets a version 4 UUID made from
+ * `getRandomValues`, which exists everywhere.
+ */
+function newKey(): string {
+  const { crypto } = globalThis;
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 export function retryingFetch(send: (request: Request) => Promise<Response>, options: RetryOptions = {}): (request: Request) => Promise<Response> {
   const { retries = 3, baseDelayMs = 500, maxDelayMs = 60_000, idempotencyKeys = true } = options;
   return async (request) => {
     const changing = !safeMethods.has(request.method.toUpperCase());
-    if (changing && idempotencyKeys && !request.headers.has('idempotency-key')) request.headers.set('Idempotency-Key', globalThis.crypto.randomUUID());
+    if (changing && idempotencyKeys && !request.headers.has('idempotency-key')) request.headers.set('Idempotency-Key', newKey());
     // A change without a key could be applied twice: it is sent once, whatever happens.
     const repeatable = !changing || request.headers.has('idempotency-key');
     for (let retry = 0; ; retry += 1) {

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { webcrypto } from 'node:crypto';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { rateLimitResetMs, retryAfterMs, retryDelayMs, retryingFetch } from '../../client/src/retry.js';
 
 /** A `send` that answers from a script, one entry per attempt, and keeps what it was sent. */
@@ -40,6 +41,10 @@ describe('Retry-After and RateLimit', () => {
 });
 
 describe('safe retries', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
   it('gives a change an Idempotency-Key and sends the same key and body on every attempt', async () => {
     const { send, sent } = scripted(new TypeError('fetch failed'), status(503));
     const response = await retryingFetch(send, fast)(post());
@@ -48,6 +53,15 @@ describe('safe retries', () => {
     expect(new Set(sent.map((attempt) => attempt.key)).size).toBe(1);
     expect(sent[0]!.key).toMatch(/^[0-9a-f-]{36}$/);
     expect(sent.every((attempt) => attempt.body === '{"title":"Book the Rotterdam slot"}')).toBe(true);
+  });
+
+  it('makes a version 4 UUID from getRandomValues where crypto.randomUUID is missing (a page on plain http)', async () => {
+    vi.stubGlobal('crypto', { getRandomValues: <T extends ArrayBufferView>(array: T) => webcrypto.getRandomValues(array as never) as T });
+    const { send, sent } = scripted();
+    await retryingFetch(send, fast)(post());
+    await retryingFetch(send, fast)(post());
+    expect(sent[0]!.key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(sent[1]!.key).not.toBe(sent[0]!.key);
   });
 
   it("keeps the caller's own Idempotency-Key", async () => {

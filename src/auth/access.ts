@@ -24,16 +24,15 @@ export async function loadOrganizationAccess(db: Kysely<Database>, caller: Calle
 
 /**
  * The caller's access to the team of a list whose rows carry `teamFactsOf` (one statement for the
- * rows and the access): decided from the first row; only an empty page asks for the team alone.
- * The rows are returned to the caller only when access is granted.
+ * rows and the access): decided from the facts of the page's first row; only an empty page asks for
+ * the team alone. The page is returned to the caller only when access is granted.
  */
 export async function listAccess(
   db: Kysely<Database>,
   caller: Caller,
   teamId: string,
-  rows: readonly { team_org_id: string | null; caller_team_role: TeamRole | null }[],
+  first: { team_org_id: string | null; caller_team_role: TeamRole | null } | undefined,
 ) {
-  const first = rows[0];
   if (first?.team_org_id) {
     return teamAccess(caller, { teamId, orgId: first.team_org_id, callerTeamRole: first.caller_team_role }, 'collection');
   }

@@ -11,6 +11,7 @@
  */
 import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
 import type { Database } from './database.js';
+import { jsonRecord, type JsonShape } from './json.js';
 import { prepared } from './prepared.js';
 import { FormatError } from '../errors.js';
 
@@ -184,5 +185,66 @@ export function preparedPages<A extends Record<string, unknown>, TB extends keyo
     const bound: Record<string, unknown> = { ...args, fetch: page.limit + 1 };
     after.forEach((name, index) => (bound[name] = values?.[index]));
     return pageOf(await run(db, bound as A & { fetch: number }), order, page.limit);
+  };
+}
+
+/** A page whose records PostgreSQL wrote as JSON text (src/db/json.ts). */
+export interface JsonPage<Facts> {
+  /** The records, comma-separated: what goes between the brackets of `data`. */
+  records: string;
+  nextCursor: string | null;
+  /** The columns `facts` names, from the page's first row; undefined on an empty page. */
+  facts: Facts | undefined;
+}
+
+/**
+ * `preparedPages` answered as JSON text: the page's rows are read as today (`build` with the cursor,
+ * the order and one row more than the page), and one statement around them writes the page's records
+ * with `shape`, counts the rows and returns the sort keys of the page's last row for the next cursor.
+ * `facts` are columns every row carries alike (the caller's access, `teamFactsOf`), read from the
+ * first row.
+ */
+export function preparedJsonPages<A extends Record<string, unknown>, TB extends keyof Database, O, R, F extends keyof O & string = never>(
+  build: (db: Db, args: A) => SelectQueryBuilder<Database, TB, O>,
+  order: SortKey<O>[],
+  shape: JsonShape<O, R>,
+  facts: readonly F[] = [],
+) {
+  const after = order.map((_, index) => `after${index}`);
+  const keyAlias = (index: number) => `__key${index}`;
+  const run = prepared((db, args: A & { fetch: number; limit: number } & Record<string, unknown>) => {
+    let rows = build(db, args);
+    if (args[after[0]!] !== undefined) rows = rows.where(afterCursor(order, after.map((name) => args[name] as SortValue)));
+    const orderBy = sql.join(order.map((key) => sql`${sql.ref(key.column)} ${sql.raw(key.direction)}`));
+    let numbered = rows.select([
+      sql<number>`row_number() over (order by ${orderBy})`.as('__n'),
+      ...order.map((key, index) => sql.ref(key.column).as(keyAlias(index))),
+    ]);
+    for (const key of order) numbered = numbered.orderBy(sql.ref(key.column), key.direction);
+    const last = sql`p.__n = ${args.limit}`;
+    return db.selectFrom(numbered.limit(args.fetch).as('p')).select([
+      sql<string>`coalesce(string_agg(${jsonRecord(shape, 'p')}, ',' order by p.__n) filter (where p.__n <= ${args.limit}), '')`.as('records'),
+      sql<number>`count(*)::int`.as('fetched'),
+      ...order.map((_, index) => sql<SortValue>`(array_agg(${sql.ref(`p.${keyAlias(index)}`)}) filter (where ${last}))[1]`.as(keyAlias(index))),
+      ...facts.map((fact) => sql`(array_agg(${sql.ref(`p.${fact}`)} order by p.__n))[1]`.as(fact)),
+    ]);
+  });
+  return async (db: Db, args: A, page: { limit: number; cursor?: string | undefined }): Promise<JsonPage<Pick<O, F>>> => {
+    checkPage(order, page.limit);
+    const values = page.cursor === undefined ? undefined : decodeCursor(page.cursor, order.map((key) => key.type));
+    const bound: Record<string, unknown> = { ...args, fetch: page.limit + 1, limit: page.limit };
+    after.forEach((name, index) => (bound[name] = values?.[index]));
+    const [row] = (await run(db, bound as A & { fetch: number; limit: number })) as unknown as Record<string, unknown>[];
+    const fetched = Number(row?.fetched ?? 0);
+    const nextCursor =
+      fetched > page.limit
+        ? encodeCursor(order.map((key, index) => {
+            const value = row![keyAlias(index)];
+            if (isSortValue(key.type, value)) return value;
+            throw new TypeError(`Sort key ${key.column} is declared ${key.type} but the row holds ${String(value)}`);
+          }))
+        : null;
+    const first = fetched > 0 ? (Object.fromEntries(facts.map((fact) => [fact, row![fact]])) as Pick<O, F>) : undefined;
+    return { records: String(row?.records ?? ''), nextCursor, facts: first };
   };
 }

@@ -10,7 +10,7 @@ import type { Handler } from './types.js';
 
 export const listTeamDocuments: Handler<'listTeamDocuments'> = async ({ params, query }, { db, caller }) => {
   const page = await documents.listTeamDocuments(db, params.teamId, caller.userId, { limit: pageLimit(query.limit), cursor: query.cursor });
-  await listAccess(db, caller, params.teamId, page.rows);
+  await listAccess(db, caller, params.teamId, page.rows[0]);
   return { status: 200, body: { data: page.rows.map(toDocument), nextCursor: page.nextCursor } };
 };
 

@@ -35,7 +35,7 @@ export const listTeamGoals: Handler<'listTeamGoals'> = async ({ params, query },
     { quarter: query.quarter, status: query.status, level: query.level },
     { limit: pageLimit(query.limit), cursor: query.cursor },
   );
-  await listAccess(db, caller, params.teamId, page.rows);
+  await listAccess(db, caller, params.teamId, page.rows[0]);
   return { status: 200, body: { data: page.rows.map(toGoal), nextCursor: page.nextCursor } };
 };
 

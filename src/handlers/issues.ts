@@ -27,7 +27,7 @@ export const listTeamIssues: Handler<'listTeamIssues'> = async ({ params, query 
     { status: query.status, priority: query.priority },
     { limit: pageLimit(query.limit), cursor: query.cursor },
   );
-  await listAccess(db, caller, params.teamId, page.rows);
+  await listAccess(db, caller, params.teamId, page.rows[0]);
   return { status: 200, body: { data: page.rows.map(toIssue), nextCursor: page.nextCursor } };
 };
 

@@ -69,7 +69,7 @@ async function meetingAccess(db: Kysely<Database>, caller: Caller, meetingId: st
 
 export const listTeamMeetings: Handler<'listTeamMeetings'> = async ({ params, query }, { db, caller }) => {
   const page = await meetings.listTeamMeetings(db, params.teamId, caller.userId, { status: query.status }, { limit: pageLimit(query.limit), cursor: query.cursor });
-  await listAccess(db, caller, params.teamId, page.rows);
+  await listAccess(db, caller, params.teamId, page.rows[0]);
   return { status: 200, body: { data: page.rows.map(toMeeting), nextCursor: page.nextCursor } };
 };
 

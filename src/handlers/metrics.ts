@@ -24,7 +24,7 @@ async function loadMetric(db: Kysely<Database>, caller: Caller, metricId: string
 
 export const listTeamMetrics: Handler<'listTeamMetrics'> = async ({ params }, { db, caller }) => {
   const rows = await metrics.listTeamMetrics(db, params.teamId, caller.userId);
-  await listAccess(db, caller, params.teamId, rows);
+  await listAccess(db, caller, params.teamId, rows[0]);
   return { status: 200, body: { data: rows.map(toMetric), nextCursor: null } };
 };
 
@@ -53,7 +53,7 @@ export const getTeamScorecard: Handler<'getTeamScorecard'> = async ({ params, qu
     throw new RuleViolation(`The range must run forwards, cover at most ${SCORECARD_MAX_WEEKS} weeks and stay within the years 2000-2100.`);
   }
   const rows = await metrics.scorecard(db, params.teamId, caller.userId, range.from, range.to);
-  if (!access) await listAccess(db, caller, params.teamId, rows);
+  if (!access) await listAccess(db, caller, params.teamId, rows[0]);
   return { status: 200, body: toScorecard(params.teamId, range, rows) };
 };
 

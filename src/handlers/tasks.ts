@@ -7,7 +7,8 @@ import { listAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
 import * as tasks from '../db/queries/tasks.js';
 import { pageLimit } from '../db/pagination.js';
 import { NotFound } from '../errors.js';
-import { toTask } from '../records/tasks.js';
+import { taskJson, toTask } from '../records/tasks.js';
+import { pageText } from '../api/jsonText.js';
 import { requireMeetingOfTeam, requireTeamMember } from './shared.js';
 import type { Handler } from './types.js';
 import { inTransaction } from '../db/transaction.js';
@@ -19,16 +20,12 @@ async function loadTask(db: Kysely<Database>, caller: Caller, taskId: string) {
   return { task: task!, access };
 }
 
+const teamTaskPages = tasks.teamTaskPages(taskJson);
+
 export const listTeamTasks: Handler<'listTeamTasks'> = async ({ params, query }, { db, caller }) => {
-  const page = await tasks.listTeamTasks(
-    db,
-    params.teamId,
-    caller.userId,
-    { completed: query.completed, ownerId: query.ownerId },
-    { limit: pageLimit(query.limit), cursor: query.cursor },
-  );
-  await listAccess(db, caller, params.teamId, page.rows);
-  return { status: 200, body: { data: page.rows.map(toTask), nextCursor: page.nextCursor } };
+  const page = await teamTaskPages(db, params.teamId, caller.userId, { completed: query.completed, ownerId: query.ownerId }, { limit: pageLimit(query.limit), cursor: query.cursor });
+  await listAccess(db, caller, params.teamId, page.facts);
+  return { status: 200, body: pageText(page) };
 };
 
 export const createTask: Handler<'createTask'> = async ({ params, body }, { db, caller }) => {

@@ -4,6 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import type { JsonText } from '../api/jsonText.js';
 import type { OperationId, OperationRequest, SuccessResponse } from '../api/operations.js';
 import type { Caller } from '../auth/authenticate.js';
 import type { SecretBox } from '../auth/secrets.js';
@@ -29,10 +30,15 @@ export interface RequestContext extends PublicContext {
   allowPrivateWebhookTargets: boolean;
 }
 
+type AsJsonText<R> = R extends { status: infer S; body: infer B } ? { status: S; body: JsonText<B> } : never;
+
+/** A read (`list…`, `get…`) may answer with its body already written as JSON by PostgreSQL (src/db/json.ts). */
+export type Answer<K extends OperationId> = K extends `list${string}` | `get${string}` ? SuccessResponse<K> | AsJsonText<SuccessResponse<K>> : SuccessResponse<K>;
+
 export type Handler<K extends OperationId> = (
   request: OperationRequest<K>,
   context: K extends PublicOperationId ? PublicContext : RequestContext,
-) => Promise<SuccessResponse<K>>;
+) => Promise<Answer<K>>;
 
 export type HandlerMap = { [K in OperationId]: Handler<K> };
 

@@ -13,6 +13,7 @@ import type { ErrorObject } from 'ajv';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { OperationId } from '../api/operations.js';
+import { bodyText } from '../api/jsonText.js';
 import type { SecretBox } from '../auth/secrets.js';
 import { scopeAllows, type Scope } from '../auth/scopes.js';
 import type { Database } from '../db/database.js';
@@ -93,7 +94,7 @@ const parseJson = express.json({ limit: '64kb' });
 const outcomeOf = (result: { status: number; body?: unknown }): Outcome => ({
   status: result.status,
   headers: {},
-  body: result.status === 204 ? null : JSON.stringify(result.body),
+  body: result.status === 204 ? null : bodyText(result.body),
 });
 
 /** A read's answer with its tag; 304 without a body when If-None-Match names that tag. */
@@ -244,7 +245,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
           await lockResource(trx, `${read!.operationId}\n${JSON.stringify(resource)}`);
           const current = await readHandler!({ params: resource, query: {}, body: undefined }, { ...context, db: trx });
           const result = await handler(request, { ...context, db: trx });
-          if (!ifMatchHolds(ifMatch!, etagOf(JSON.stringify(current.body)))) throw new PreconditionFailed();
+          if (!ifMatchHolds(ifMatch!, etagOf(bodyText(current.body)))) throw new PreconditionFailed();
           return result;
         });
       const change = async (database: Kysely<Database>): Promise<Outcome> => {

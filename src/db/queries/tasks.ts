@@ -1,7 +1,8 @@
 /** Queries of tasks (to-dos). */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database } from '../database.js';
-import { preparedPages } from '../pagination.js';
+import type { Database, TaskRow } from '../database.js';
+import type { JsonShape } from '../json.js';
+import { preparedJsonPages } from '../pagination.js';
 import { prepared } from '../prepared.js';
 import { callerTeamRole, teamFactsOf } from './access.js';
 
@@ -26,22 +27,31 @@ export interface TaskFilters {
   ownerId?: string | undefined;
 }
 
-const taskPages = preparedPages(
-  (db, { teamId, userId, completed, ownerId }: { teamId: string; userId: string; completed: boolean | undefined; ownerId: string | undefined }) => {
-    let query = db.selectFrom('tasks').selectAll('tasks').select(teamFactsOf(teamId, userId)).where('tasks.team_id', '=', teamId);
-    if (completed !== undefined) query = query.where('tasks.completed', '=', completed);
-    if (ownerId !== undefined) query = query.where('tasks.owner_id', '=', ownerId);
-    return query;
-  },
-  [
-    { column: 'tasks.created_at', direction: 'asc', type: 'instant', value: (row) => row.created_at },
-    { column: 'tasks.id', direction: 'asc', type: 'string', value: (row) => row.id },
-  ],
-);
+type TaskPageArgs = { teamId: string; userId: string; completed: boolean | undefined; ownerId: string | undefined };
 
-/** The team's tasks, oldest first, each row with the team's facts for the access check (`teamFactsOf`). */
-export function listTeamTasks(db: Db, teamId: string, userId: string, filters: TaskFilters, page: { limit: number; cursor?: string | undefined }) {
-  return taskPages(db, { teamId, userId, completed: filters.completed, ownerId: filters.ownerId }, page);
+const taskPageRows = (db: Db, { teamId, userId, completed, ownerId }: TaskPageArgs) => {
+  let query = db.selectFrom('tasks').selectAll('tasks').select(teamFactsOf(teamId, userId)).where('tasks.team_id', '=', teamId);
+  if (completed !== undefined) query = query.where('tasks.completed', '=', completed);
+  if (ownerId !== undefined) query = query.where('tasks.owner_id', '=', ownerId);
+  return query;
+};
+
+/**
+ * The team's tasks, oldest first, written as JSON by `shape` (the mapper's form for PostgreSQL, given
+ * by the handler), with the team's facts for the access check (`teamFactsOf`).
+ */
+export function teamTaskPages<R>(shape: JsonShape<TaskRow, R>) {
+  const pages = preparedJsonPages(
+    taskPageRows,
+    [
+      { column: 'tasks.created_at', direction: 'asc', type: 'instant', value: (row) => row.created_at },
+      { column: 'tasks.id', direction: 'asc', type: 'string', value: (row) => row.id },
+    ],
+    shape,
+    ['team_org_id', 'caller_team_role'],
+  );
+  return (db: Db, teamId: string, userId: string, filters: TaskFilters, page: { limit: number; cursor?: string | undefined }) =>
+    pages(db, { teamId, userId, completed: filters.completed, ownerId: filters.ownerId }, page);
 }
 
 export function insertTask(

@@ -1,0 +1,16 @@
+/**
+ * A response body that is already the contract's JSON, written by PostgreSQL (src/db/json.ts): the
+ * router sends its text as it is instead of serialising an object. `Body` is the type the text
+ * holds, so a handler can return it only where the contract declares that body.
+ */
+export class JsonText<Body> {
+  declare private readonly body: Body;
+  constructor(readonly text: string) {}
+}
+
+/** The JSON of a body, whichever form the handler gave it in. */
+export const bodyText = (body: unknown): string => (body instanceof JsonText ? body.text : JSON.stringify(body));
+
+/** The list envelope `{ data, nextCursor }` around records already written as JSON text. */
+export const pageText = <Item>(page: { records: string; nextCursor: string | null }) =>
+  new JsonText<{ data: Item[]; nextCursor: string | null }>(`{"data":[${page.records}],"nextCursor":${JSON.stringify(page.nextCursor)}}`);

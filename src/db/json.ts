@@ -15,12 +15,16 @@
  * - `id`, `enum`: a key the database made (`gen_random_uuid()::text`) or an enum's value, quoted:
  *   neither holds a character to escape;
  * - `day`: a `date` as its text (`YYYY-MM-DD`), as the driver hands it to the mapper;
- * - `boolean`, `integer`: their text (`true`, `42`); `texts`: a text array as a JSON array.
+ * - `boolean`, `integer`: their text (`true`, `42`); `texts`: a text array as a JSON array;
+ * - `number`: as a `float8`, whose text since PostgreSQL 12 is the shortest that reads back exactly,
+ *   as JavaScript writes a number (`7.5`, not numeric's `7.50`);
+ * - `json`: a column the row query already wrote as JSON text (a nested record, made with
+ *   `jsonRecord` over its own columns, never `json_build_object`, whose text has other spacing).
  * Every field is `null` when its column is.
  */
 import { sql, type RawBuilder } from 'kysely';
 
-export type JsonKind = 'text' | 'id' | 'enum' | 'instant' | 'day' | 'boolean' | 'integer' | 'texts';
+export type JsonKind = 'text' | 'id' | 'enum' | 'instant' | 'day' | 'boolean' | 'integer' | 'number' | 'texts' | 'json';
 
 /** Each field of the contract's record `Record`, in the mapper's order: [how it is written, the column of `Row`]. */
 export type JsonShape<Row, Record> = { readonly [Field in keyof Record]-?: readonly [JsonKind, keyof Row & string] };
@@ -41,6 +45,10 @@ function valueOf(kind: JsonKind, column: string): string {
     case 'boolean':
     case 'integer':
       return `${column}::text`;
+    case 'number':
+      return `${column}::float8::text`;
+    case 'json':
+      return column;
   }
 }
 

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocument, createDocuments } from './support/areaFactories.js';
 import { databaseLabel } from './support/database.js';
 import { expectNow } from './support/expectations.js';
+import { expectPagesAsMapped, trickyTexts } from './support/jsonBodies.js';
+import { toDocument } from '../src/records/documents.js';
 import { createCaller, createTeam, createTeamWorld } from './support/factories.js';
 import { expectedOrder, walkPages } from './support/pages.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
@@ -19,6 +21,11 @@ async function setup(options: { suspended?: boolean } = {}) {
   const world = await createTeamWorld(app.db, options);
   return { ...world, admin: await world.person('MEMBER', 'ADMIN'), member: await world.person('MEMBER', 'MEMBER') };
 }
+
+/** Instants with every count of trailing zeros in their milliseconds, and years of fewer than four digits. */
+const instants = ['2026-11-24T08:00:00.000Z', '2026-11-24T08:00:00.100Z', '2026-11-24T08:00:00.120Z', '2026-11-24T08:00:00.123Z', '0999-01-02T03:04:05.006Z'].map(
+  (text) => new Date(text),
+);
 
 const documentsOf = (teamId: string) => app.db.selectFrom('documents').selectAll().where('team_id', '=', teamId).execute();
 const link = { name: 'Pipeline dashboard', url: 'https://crm.northwind.example/dashboards/pipeline' };
@@ -194,6 +201,19 @@ describe(`listing documents (${databaseLabel})`, () => {
 
     expect(sizes).toEqual([2, 2, 2, 1]);
     expect(items.map((document) => document.id)).toEqual(expectedOrder(created));
+  });
+
+  it('GET /teams/{teamId}/documents answers byte for byte what toDocument writes', async () => {
+    const { team, member } = await setup();
+    await createDocuments(app.db, team.id, member.user.id, 12, (index) => ({
+      name: trickyTexts[index % trickyTexts.length],
+      url: `https://example.com/${trickyTexts[(index + 1) % trickyTexts.length]}`,
+      type: index % 2 ? 'FILE' : 'LINK',
+      createdAt: instants[index % instants.length]!,
+    }));
+    const rows = await app.db.selectFrom('documents').selectAll().where('team_id', '=', team.id).orderBy('created_at').orderBy('id').execute();
+    const cursorOf = (row: (typeof rows)[number]) => [row.created_at, row.id];
+    await expectPagesAsMapped(app, { path: `/v1/teams/${team.id}/documents`, key: member.key, rows, map: toDocument, cursorOf }, 5);
   });
 
   it('callers who cannot see the team get 403, an unknown team 404, a bad cursor or limit 422', async () => {

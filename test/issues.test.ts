@@ -4,6 +4,8 @@ import { databaseLabel } from './support/database.js';
 import { createIssue, createIssues, createMeeting } from './support/executionFactories.js';
 import { expectNow } from './support/expectations.js';
 import { createCaller, createTeam, createTeamWorld } from './support/factories.js';
+import { toIssue } from '../src/records/issues.js';
+import { expectPagesAsMapped, trickyTexts } from './support/jsonBodies.js';
 import { expectedOrder, walkPages } from './support/pages.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
@@ -14,6 +16,11 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 const unknownId = '00000000-0000-4000-8000-000000000000';
+
+/** Instants with every count of trailing zeros in their milliseconds, and years of fewer than four digits. */
+const instants = ['2026-11-24T08:00:00.000Z', '2026-11-24T08:00:00.100Z', '2026-11-24T08:00:00.120Z', '2026-11-24T08:00:00.123Z', '0999-01-02T03:04:05.006Z'].map(
+  (text) => new Date(text),
+);
 
 /** An organization with one team and a team Member. */
 async function setup(options: { suspended?: boolean } = {}) {
@@ -292,6 +299,32 @@ describe(`listing issues (${databaseLabel})`, () => {
       expect(response.status, query).toBe(422);
       expect(response.body.error.issues, query).toHaveLength(1);
     }
+  });
+
+  it('GET /teams/{teamId}/issues answers byte for byte what toIssue writes', async () => {
+    const { team, member } = await setup();
+    const meeting = await createMeeting(app.db, team.id, member.user.id);
+    const priorities: IssuePriority[] = ['HIGH', 'MEDIUM', 'LOW'];
+    const statuses: IssueStatus[] = ['OPEN', 'SOLVING', 'SOLVED'];
+    await createIssues(app.db, team.id, member.user.id, 14, (index) => ({
+      title: trickyTexts[index % trickyTexts.length],
+      description: index % 3 ? trickyTexts[(index + 1) % trickyTexts.length] : null,
+      priority: priorities[index % priorities.length],
+      status: statuses[index % statuses.length],
+      resolvedAt: index % 3 === 2 ? instants[index % instants.length]! : null,
+      meetingId: index % 2 ? null : meeting.id,
+      createdAt: instants[index % instants.length]!,
+    }));
+    const rows = await app.db.selectFrom('issues').selectAll().where('team_id', '=', team.id).orderBy('created_at').orderBy('id').execute();
+    const list = { key: member.key, map: toIssue, cursorOf: (row: (typeof rows)[number]) => [row.created_at, row.id] };
+    await expectPagesAsMapped(app, { ...list, path: `/v1/teams/${team.id}/issues`, rows }, 5);
+    await expectPagesAsMapped(app, { ...list, path: `/v1/teams/${team.id}/issues?status=SOLVED`, rows: rows.filter((row) => row.status === 'SOLVED') }, 2);
+    await expectPagesAsMapped(app, { ...list, path: `/v1/teams/${team.id}/issues?priority=LOW`, rows: rows.filter((row) => row.priority === 'LOW') }, 2);
+    await expectPagesAsMapped(
+      app,
+      { ...list, path: `/v1/teams/${team.id}/issues?status=OPEN&priority=HIGH`, rows: rows.filter((row) => row.status === 'OPEN' && row.priority === 'HIGH') },
+      1,
+    );
   });
 });
 

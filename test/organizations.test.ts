@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addOrganizationMember, addTeamMember, createCaller, createOrganization, createTeam, createUser } from './support/factories.js';
 import { databaseLabel } from './support/database.js';
+import { expectPagesAsMapped, trickyTexts } from './support/jsonBodies.js';
+import { toOrganizationMember } from '../src/records/organizations.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
 let app: TestApp;
@@ -16,6 +18,11 @@ async function organizationWith(role: 'OWNER' | 'ADMIN' = 'OWNER') {
   await addOrganizationMember(app.db, org.id, caller.user.id, role);
   return { org, caller, key: caller.key };
 }
+
+/** Instants with every count of trailing zeros in their milliseconds, and years of fewer than four digits. */
+const instants = ['2026-11-24T08:00:00.000Z', '2026-11-24T08:00:00.100Z', '2026-11-24T08:00:00.120Z', '2026-11-24T08:00:00.123Z', '0999-01-02T03:04:05.006Z'].map(
+  (text) => new Date(text),
+);
 
 const member = (orgId: string, userId: string) =>
   app.db.selectFrom('organization_members').selectAll().where('org_id', '=', orgId).where('user_id', '=', userId).executeTakeFirst();
@@ -111,6 +118,33 @@ describe(`organization members (${databaseLabel})`, () => {
     expect(second.body.data).toEqual(
       others.slice(1).map(({ user, role }) => ({ userId: user.id, email: user.email, name: user.name, role, joinedAt: expect.any(String) })),
     );
+  });
+
+  it('GET /orgs/{orgId}/members answers byte for byte what toOrganizationMember writes', async () => {
+    const { org, key } = await organizationWith();
+    const roles = ['OWNER', 'ADMIN', 'MEMBER', 'IMPLEMENTER'] as const;
+    for (let index = 0; index < 11; index++) {
+      const text = trickyTexts[index % trickyTexts.length]!;
+      // The contract holds emails to its format: of the tricky characters only `%` and `'` fit.
+      const user = await createUser(app.db, { name: text, email: `o'brien%s%%1$s.${index}.${org.id}@example.com` });
+      await addOrganizationMember(app.db, org.id, user.id, roles[index % roles.length]!);
+      await app.db
+        .updateTable('organization_members')
+        .set({ joined_at: instants[index % instants.length]! })
+        .where('org_id', '=', org.id)
+        .where('user_id', '=', user.id)
+        .execute();
+    }
+    const rows = await app.db
+      .selectFrom('organization_members')
+      .innerJoin('users', 'users.id', 'organization_members.user_id')
+      .select(['organization_members.user_id', 'organization_members.role', 'organization_members.joined_at', 'users.email', 'users.name'])
+      .where('organization_members.org_id', '=', org.id)
+      .orderBy('organization_members.joined_at')
+      .orderBy('organization_members.user_id')
+      .execute();
+    const cursorOf = (row: (typeof rows)[number]) => [row.joined_at, row.user_id];
+    await expectPagesAsMapped(app, { path: `/v1/orgs/${org.id}/members`, key, rows, map: toOrganizationMember, cursorOf }, 5);
   });
 
   it('adding an existing account keeps its name and sign-in method and answers created false', async () => {

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPeopleReview } from './support/areaFactories.js';
 import { databaseLabel } from './support/database.js';
 import { expectNow } from './support/expectations.js';
+import { expectPagesAsMapped, trickyTexts } from './support/jsonBodies.js';
+import { toPeopleReview } from '../src/records/peopleReviews.js';
 import { createCaller, createTeam, createTeamWorld } from './support/factories.js';
 import { walkPages } from './support/pages.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
@@ -25,6 +27,11 @@ async function setup(options: { suspended?: boolean } = {}) {
     viewer: await world.person('MEMBER', 'VIEWER'),
   };
 }
+
+/** Instants with every count of trailing zeros in their milliseconds, and years of fewer than four digits. */
+const instants = ['2026-11-24T08:00:00.000Z', '2026-11-24T08:00:00.100Z', '2026-11-24T08:00:00.120Z', '2026-11-24T08:00:00.123Z', '0999-01-02T03:04:05.006Z'].map(
+  (text) => new Date(text),
+);
 
 const reviewsOf = (teamId: string) => app.db.selectFrom('people_reviews').selectAll().where('team_id', '=', teamId).execute();
 
@@ -303,6 +310,47 @@ describe(`listing people reviews (${databaseLabel})`, () => {
     const { items } = await walkPages<{ id: string }>(app, `/v1/teams/${team.id}/people-reviews`, admin.key, { limit: 7 });
 
     expect(items.map((review) => review.id)).toEqual(inListOrder(created));
+  });
+
+  it('GET /teams/{teamId}/people-reviews answers byte for byte what toPeopleReview writes', async () => {
+    const { team, admin, member, colleague, viewer } = await setup();
+    const people = [admin, member, colleague, viewer];
+    // Core value names as keys: JSON's escapes, and array-index keys, which JavaScript orders first.
+    const scoreSets: Record<string, boolean>[] = [
+      Object.fromEntries(trickyTexts.map((text, index) => [text, index % 2 === 0])),
+      { 'Grow or die': true, 10: false, 2: true, 0: true, '01': false, 4294967295: true, 4294967294: false, '-1': true },
+      {},
+    ];
+    let index = 0;
+    for (const quarter of ['2026-Q4', '2026-Q3']) {
+      for (const subject of people) {
+        for (const evaluator of people.slice(0, 2)) {
+          await createPeopleReview(app.db, team.id, subject.user.id, evaluator.user.id, {
+            quarter,
+            coreValuesScores: scoreSets[index % scoreSets.length],
+            gwc: { getsIt: index % 2 === 0, wantsIt: index % 3 === 0, capacityToDoIt: index % 4 === 0 },
+            notes: index % 3 ? trickyTexts[index % trickyTexts.length] : null,
+            updatedAt: instants[index % instants.length],
+          });
+          index += 1;
+        }
+      }
+    }
+    const rows = await app.db
+      .selectFrom('people_reviews')
+      .selectAll()
+      .where('team_id', '=', team.id)
+      .orderBy('quarter', 'desc')
+      .orderBy('user_id')
+      .orderBy('evaluator_id')
+      .execute();
+    const list = { map: toPeopleReview, cursorOf: (row: (typeof rows)[number]) => [row.quarter, row.user_id, row.evaluator_id] };
+    const path = `/v1/teams/${team.id}/people-reviews`;
+    const involving = (userId: string) => rows.filter((row) => row.user_id === userId || row.evaluator_id === userId);
+    await expectPagesAsMapped(app, { ...list, path, key: admin.key, rows }, 5);
+    await expectPagesAsMapped(app, { ...list, path: `${path}?quarter=2026-Q3`, key: admin.key, rows: rows.filter((row) => row.quarter === '2026-Q3') }, 3);
+    await expectPagesAsMapped(app, { ...list, path, key: colleague.key, rows: involving(colleague.user.id) }, 2);
+    await expectPagesAsMapped(app, { ...list, path: `${path}?quarter=2026-Q4`, key: member.key, rows: involving(member.user.id).filter((row) => row.quarter === '2026-Q4') }, 2);
   });
 
   it('callers who cannot see the team get 403, an unknown team 404, a malformed quarter or cursor 422', async () => {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addOrganizationMember, addTeamMember, createCaller, createOrganization, createTeam, createUser } from './support/factories.js';
 import { databaseLabel } from './support/database.js';
+import { expectPagesAsMapped, trickyTexts } from './support/jsonBodies.js';
+import { toTeamMember } from '../src/records/teams.js';
 import { walkPages } from './support/pages.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
@@ -16,6 +18,11 @@ async function organizationWith(role: 'OWNER' | 'ADMIN' | 'MEMBER' | 'IMPLEMENTE
   await addOrganizationMember(app.db, org.id, caller.user.id, role);
   return { org, caller, key: caller.key };
 }
+
+/** Instants with every count of trailing zeros in their milliseconds, and years of fewer than four digits. */
+const instants = ['2026-11-24T08:00:00.000Z', '2026-11-24T08:00:00.100Z', '2026-11-24T08:00:00.120Z', '2026-11-24T08:00:00.123Z', '0999-01-02T03:04:05.006Z'].map(
+  (text) => new Date(text),
+);
 
 const storedTeam = (id: string) => app.db.selectFrom('teams').selectAll().where('id', '=', id).executeTakeFirst();
 
@@ -226,6 +233,34 @@ describe(`team members (${databaseLabel})`, () => {
     const { items } = await walkPages<{ userId: string }>(app, `/v1/teams/${team.id}/members`, key, { limit: 2 });
 
     expect(items.map((member) => member.userId)).toEqual(ids);
+  });
+
+  it('GET /teams/{teamId}/members answers byte for byte what toTeamMember writes', async () => {
+    const { org, team, key } = await teamWith();
+    const roles = ['OWNER', 'ADMIN', 'MEMBER', 'VIEWER'] as const;
+    for (let index = 0; index < 11; index++) {
+      const text = trickyTexts[index % trickyTexts.length]!;
+      // The contract holds emails to its format: of the tricky characters only `%` and `'` fit.
+      const user = await createUser(app.db, { name: text, email: `o'brien%s%%1$s.${index}.${team.id}@example.com` });
+      await addOrganizationMember(app.db, org.id, user.id, 'MEMBER');
+      await addTeamMember(app.db, team.id, user.id, roles[index % roles.length]!);
+      await app.db
+        .updateTable('team_members')
+        .set({ joined_at: instants[index % instants.length]! })
+        .where('team_id', '=', team.id)
+        .where('user_id', '=', user.id)
+        .execute();
+    }
+    const rows = await app.db
+      .selectFrom('team_members')
+      .innerJoin('users', 'users.id', 'team_members.user_id')
+      .select(['team_members.user_id', 'team_members.role', 'team_members.joined_at', 'users.email', 'users.name'])
+      .where('team_members.team_id', '=', team.id)
+      .orderBy('team_members.joined_at')
+      .orderBy('team_members.user_id')
+      .execute();
+    const cursorOf = (row: (typeof rows)[number]) => [row.joined_at, row.user_id];
+    await expectPagesAsMapped(app, { path: `/v1/teams/${team.id}/members`, key, rows, map: toTeamMember, cursorOf }, 5);
   });
 
   it('PATCH changes the team role only; DELETE removes the person from this team only', async () => {

@@ -4,14 +4,17 @@ import { listAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
 import * as documents from '../db/queries/documents.js';
 import { pageLimit } from '../db/pagination.js';
 import { RuleViolation } from '../errors.js';
-import { toDocument } from '../records/documents.js';
+import { documentJson, toDocument } from '../records/documents.js';
+import { pageText } from '../api/jsonText.js';
 import { isLinkUrl } from '../rules/documents.js';
 import type { Handler } from './types.js';
 
+const teamDocumentPages = documents.teamDocumentPages(documentJson);
+
 export const listTeamDocuments: Handler<'listTeamDocuments'> = async ({ params, query }, { db, caller }) => {
-  const page = await documents.listTeamDocuments(db, params.teamId, caller.userId, { limit: pageLimit(query.limit), cursor: query.cursor });
-  await listAccess(db, caller, params.teamId, page.rows[0]);
-  return { status: 200, body: { data: page.rows.map(toDocument), nextCursor: page.nextCursor } };
+  const page = await teamDocumentPages(db, params.teamId, caller.userId, { limit: pageLimit(query.limit), cursor: query.cursor });
+  await listAccess(db, caller, params.teamId, page.facts);
+  return { status: 200, body: pageText(page) };
 };
 
 export const createDocument: Handler<'createDocument'> = async ({ params, body }, { db, caller }) => {

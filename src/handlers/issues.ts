@@ -7,7 +7,8 @@ import { listAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
 import * as issues from '../db/queries/issues.js';
 import { pageLimit } from '../db/pagination.js';
 import { NotFound } from '../errors.js';
-import { toIssue } from '../records/issues.js';
+import { issueJson, toIssue } from '../records/issues.js';
+import { pageText } from '../api/jsonText.js';
 import { clearable, requireMeetingOfTeam } from './shared.js';
 import type { Handler } from './types.js';
 import { inTransaction } from '../db/transaction.js';
@@ -19,16 +20,12 @@ async function loadIssue(db: Kysely<Database>, caller: Caller, issueId: string) 
   return { issue: issue!, access };
 }
 
+const teamIssuePages = issues.teamIssuePages(issueJson);
+
 export const listTeamIssues: Handler<'listTeamIssues'> = async ({ params, query }, { db, caller }) => {
-  const page = await issues.listTeamIssues(
-    db,
-    params.teamId,
-    caller.userId,
-    { status: query.status, priority: query.priority },
-    { limit: pageLimit(query.limit), cursor: query.cursor },
-  );
-  await listAccess(db, caller, params.teamId, page.rows[0]);
-  return { status: 200, body: { data: page.rows.map(toIssue), nextCursor: page.nextCursor } };
+  const page = await teamIssuePages(db, params.teamId, caller.userId, { status: query.status, priority: query.priority }, { limit: pageLimit(query.limit), cursor: query.cursor });
+  await listAccess(db, caller, params.teamId, page.facts);
+  return { status: 200, body: pageText(page) };
 };
 
 export const createIssue: Handler<'createIssue'> = async ({ params, body }, { db, caller }) => {

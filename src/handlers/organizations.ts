@@ -5,7 +5,8 @@ import * as organizations from '../db/queries/organizations.js';
 import { findUserByEmail } from '../db/queries/users.js';
 import { pageLimit } from '../db/pagination.js';
 import { NotFound, RuleViolation } from '../errors.js';
-import { toOrganization, toOrganizationMember } from '../records/organizations.js';
+import { organizationMemberJson, toOrganization, toOrganizationMember } from '../records/organizations.js';
+import { pageText } from '../api/jsonText.js';
 import { nameFromEmail } from '../rules/accounts.js';
 import { storedTimeZone } from './shared.js';
 import type { Handler } from './types.js';
@@ -34,10 +35,12 @@ export const updateOrganization: Handler<'updateOrganization'> = async ({ params
   return { status: 200, body: toOrganization(row, access.role) };
 };
 
+const memberPages = organizations.memberPages(organizationMemberJson);
+
 export const listOrganizationMembers: Handler<'listOrganizationMembers'> = async ({ params, query }, { db, caller }) => {
   await loadOrganizationAccess(db, caller, params.orgId, 'administration');
-  const page = await organizations.listMembers(db, params.orgId, { limit: pageLimit(query.limit), cursor: query.cursor });
-  return { status: 200, body: { data: page.rows.map(toOrganizationMember), nextCursor: page.nextCursor } };
+  const page = await memberPages(db, params.orgId, { limit: pageLimit(query.limit), cursor: query.cursor });
+  return { status: 200, body: pageText(page) };
 };
 
 /**

@@ -3,20 +3,23 @@ import { requireChange, seesEveryPeopleReview, teamAllows } from '../auth/permis
 import { loadTeamAccess } from '../auth/access.js';
 import * as peopleReviews from '../db/queries/peopleReviews.js';
 import { pageLimit } from '../db/pagination.js';
-import { toPeopleReview } from '../records/peopleReviews.js';
+import { gwcJson, peopleReviewJson, toPeopleReview } from '../records/peopleReviews.js';
+import { pageText } from '../api/jsonText.js';
 import { clearable, requireTeamMember } from './shared.js';
 import type { Handler } from './types.js';
 import { inTransaction } from '../db/transaction.js';
 
+const teamPeopleReviewPages = peopleReviews.teamPeopleReviewPages(peopleReviewJson, gwcJson);
+
 export const listTeamPeopleReviews: Handler<'listTeamPeopleReviews'> = async ({ params, query }, { db, caller }) => {
   const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
-  const page = await peopleReviews.listTeamPeopleReviews(
+  const page = await teamPeopleReviewPages(
     db,
     params.teamId,
     { quarter: query.quarter, involving: seesEveryPeopleReview(access) ? undefined : caller.userId },
     { limit: pageLimit(query.limit), cursor: query.cursor },
   );
-  return { status: 200, body: { data: page.rows.map(toPeopleReview), nextCursor: page.nextCursor } };
+  return { status: 200, body: pageText(page) };
 };
 
 /** The evaluator is always the caller; a second write for the same person and quarter replaces the review whole. */

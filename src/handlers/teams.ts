@@ -5,7 +5,8 @@ import { lockOrganization } from '../db/queries/organizations.js';
 import * as teams from '../db/queries/teams.js';
 import { pageLimit } from '../db/pagination.js';
 import { NotFound, RuleViolation } from '../errors.js';
-import { toTeam, toTeamMember } from '../records/teams.js';
+import { teamMemberJson, toTeam, toTeamMember } from '../records/teams.js';
+import { pageText } from '../api/jsonText.js';
 import { adjustMeetingSettings } from '../rules/meetingSettings.js';
 import { nextFreeSlug, slugify } from '../rules/slug.js';
 import type { Handler } from './types.js';
@@ -61,10 +62,12 @@ export const deleteTeam: Handler<'deleteTeam'> = async ({ params }, { db, caller
   return { status: 204, body: undefined };
 };
 
+const teamMemberPages = teams.teamMemberPages(teamMemberJson);
+
 export const listTeamMembers: Handler<'listTeamMembers'> = async ({ params, query }, { db, caller }) => {
   await loadTeamAccess(db, caller, params.teamId, 'collection');
-  const page = await teams.listTeamMembers(db, params.teamId, { limit: pageLimit(query.limit), cursor: query.cursor });
-  return { status: 200, body: { data: page.rows.map(toTeamMember), nextCursor: page.nextCursor } };
+  const page = await teamMemberPages(db, params.teamId, { limit: pageLimit(query.limit), cursor: query.cursor });
+  return { status: 200, body: pageText(page) };
 };
 
 export const addTeamMember: Handler<'addTeamMember'> = async ({ params, body }, { db, caller }) => {

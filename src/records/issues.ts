@@ -1,6 +1,7 @@
 /** Rows → the contract's issue record. */
 import type { Schemas } from '../api/operations.js';
 import type { IssueRow } from '../db/database.js';
+import type { JsonShape } from '../db/json.js';
 
 export const toIssue = (row: IssueRow): Schemas['Issue'] => ({
   id: row.id,
@@ -14,3 +15,17 @@ export const toIssue = (row: IssueRow): Schemas['Issue'] => ({
   resolvedAt: row.resolved_at?.toISOString() ?? null,
   createdAt: row.created_at.toISOString(),
 });
+
+/** `toIssue` written by PostgreSQL, for the list (src/db/json.ts). */
+export const issueJson: JsonShape<IssueRow, Schemas['Issue']> = {
+  id: ['id', 'id'],
+  teamId: ['id', 'team_id'],
+  title: ['text', 'title'],
+  description: ['text', 'description'],
+  priority: ['enum', 'priority'],
+  status: ['enum', 'status'],
+  meetingId: ['id', 'meeting_id'],
+  createdById: ['id', 'created_by_id'],
+  resolvedAt: ['instant', 'resolved_at'],
+  createdAt: ['instant', 'created_at'],
+};

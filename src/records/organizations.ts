@@ -1,6 +1,7 @@
 /** Rows → the contract's organization records. */
 import type { Schemas } from '../api/operations.js';
 import type { OrganizationMemberRow, OrganizationRole, OrganizationRow, UserRow } from '../db/database.js';
+import type { JsonShape } from '../db/json.js';
 
 export const toOrganization = (row: OrganizationRow, role: OrganizationRole): Schemas['Organization'] => ({
   id: row.id,
@@ -21,3 +22,12 @@ export const toOrganizationMember = (row: OrganizationMemberDetails): Schemas['O
   role: row.role,
   joinedAt: row.joined_at.toISOString(),
 });
+
+/** `toOrganizationMember` written by PostgreSQL, for the list (src/db/json.ts). */
+export const organizationMemberJson: JsonShape<OrganizationMemberDetails, Schemas['OrganizationMember']> = {
+  userId: ['id', 'user_id'],
+  email: ['text', 'email'],
+  name: ['text', 'name'],
+  role: ['enum', 'role'],
+  joinedAt: ['instant', 'joined_at'],
+};

@@ -1,6 +1,7 @@
 /** Rows → the contract's team records. */
 import type { Schemas } from '../api/operations.js';
 import type { TeamMemberRow, TeamRow, UserRow } from '../db/database.js';
+import type { JsonShape } from '../db/json.js';
 
 export const toTeam = (row: TeamRow): Schemas['Team'] => ({
   id: row.id,
@@ -20,3 +21,11 @@ export const toTeamMember = (row: TeamMemberDetails): Schemas['TeamMember'] => (
   name: row.name,
   role: row.role,
 });
+
+/** `toTeamMember` written by PostgreSQL, for the list (src/db/json.ts). */
+export const teamMemberJson: JsonShape<TeamMemberDetails, Schemas['TeamMember']> = {
+  userId: ['id', 'user_id'],
+  email: ['text', 'email'],
+  name: ['text', 'name'],
+  role: ['enum', 'role'],
+};

@@ -1,6 +1,6 @@
 /** Factories for documents, people reviews, the accountability chart and the vision: rows inserted straight into the database. */
 import type { Insertable, Kysely } from 'kysely';
-import type { Database, DocumentType, VisionsTable } from '../../src/db/database.js';
+import type { Database, DocumentType, VisionsTable, WebhookDeliveryState } from '../../src/db/database.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Documents
@@ -45,6 +45,7 @@ export interface PeopleReviewOptions {
   coreValuesScores?: Record<string, boolean>;
   gwc?: { getsIt: boolean; wantsIt: boolean; capacityToDoIt: boolean };
   notes?: string | null;
+  updatedAt?: Date;
 }
 
 export function createPeopleReview(db: Kysely<Database>, teamId: string, userId: string, evaluatorId: string, options: PeopleReviewOptions = {}) {
@@ -58,6 +59,7 @@ export function createPeopleReview(db: Kysely<Database>, teamId: string, userId:
       core_values_scores: JSON.stringify(options.coreValuesScores ?? { 'Deliver on our promises': true, 'Grow or die': false }),
       gwc: JSON.stringify(options.gwc ?? { getsIt: true, wantsIt: true, capacityToDoIt: false }),
       notes: options.notes ?? null,
+      ...(options.updatedAt ? { updated_at: options.updatedAt } : {}),
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -110,6 +112,10 @@ export interface WebhookOptions {
   isActive?: boolean;
   /** The sealed secret as stored; a stand-in unless the test delivers. */
   secret?: string;
+  description?: string | null;
+  disabledReason?: string | null;
+  createdAt?: Date;
+  updatedAt?: Date;
 }
 
 export function createWebhook(db: Kysely<Database>, orgId: string, options: WebhookOptions = {}) {
@@ -119,12 +125,56 @@ export function createWebhook(db: Kysely<Database>, orgId: string, options: Webh
       org_id: orgId,
       url: options.url ?? 'https://hooks.northwind.example/teamos',
       events: options.events ?? ['*'],
-      description: null,
+      description: options.description ?? null,
       secret: options.secret ?? 'sealed-secret-stand-in',
+      disabled_reason: options.disabledReason ?? null,
       ...(options.isActive === undefined ? {} : { is_active: options.isActive }),
+      ...(options.createdAt ? { created_at: options.createdAt } : {}),
+      ...(options.updatedAt ? { updated_at: options.updatedAt } : {}),
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+export interface DeliveryOptions {
+  type?: string;
+  state?: WebhookDeliveryState;
+  createdAt?: Date;
+  nextAttemptAt?: Date | null;
+  attempts?: { attemptedAt: Date; statusCode: number | null; latencyMs: number; error: string | null; responseBody: string | null }[];
+}
+
+/** A delivery of a new event to the subscription, with its attempts: its id. */
+export async function createDelivery(db: Kysely<Database>, webhook: { id: string; org_id: string }, options: DeliveryOptions = {}) {
+  const type = options.type ?? 'webhook.ping';
+  const body = JSON.stringify({ type, timestamp: new Date().toISOString(), data: { orgId: webhook.org_id, teamId: null, object: { webhookId: webhook.id } } });
+  const event = await db.insertInto('webhook_events').values({ org_id: webhook.org_id, type, body }).returning('id').executeTakeFirstOrThrow();
+  const delivery = await db
+    .insertInto('webhook_deliveries')
+    .values({
+      event_id: event.id,
+      subscription_id: webhook.id,
+      state: options.state ?? 'PENDING',
+      next_attempt_at: options.nextAttemptAt === undefined ? new Date() : options.nextAttemptAt,
+      ...(options.createdAt ? { created_at: options.createdAt } : {}),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const attempts = options.attempts ?? [];
+  if (attempts.length > 0) {
+    await db
+      .insertInto('webhook_attempts')
+      .values(attempts.map((attempt) => ({
+        delivery_id: delivery.id,
+        attempted_at: attempt.attemptedAt,
+        status_code: attempt.statusCode,
+        latency_ms: attempt.latencyMs,
+        error: attempt.error,
+        response_body: attempt.responseBody,
+      })))
+      .execute();
+  }
+  return delivery.id;
 }
 
 /** An inactive subscription with `count` ping deliveries not yet sent: the last one's id. */

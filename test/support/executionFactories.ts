@@ -53,6 +53,8 @@ export interface IssueOptions {
   description?: string | null;
   priority?: IssuePriority;
   status?: IssueStatus;
+  /** By default the status decides: a fixed instant when SOLVED, else null. */
+  resolvedAt?: Date | null;
   meetingId?: string | null;
   createdAt?: Date;
 }
@@ -66,7 +68,7 @@ const issueValues = (teamId: string, createdById: string, options: IssueOptions)
     description: options.description ?? null,
     priority: options.priority ?? 'MEDIUM',
     status,
-    resolved_at: status === 'SOLVED' ? new Date('2026-11-16T08:55:40.118Z') : null,
+    resolved_at: options.resolvedAt !== undefined ? options.resolvedAt : status === 'SOLVED' ? new Date('2026-11-16T08:55:40.118Z') : null,
     meeting_id: options.meetingId ?? null,
     ...(options.createdAt ? { created_at: options.createdAt } : {}),
   };

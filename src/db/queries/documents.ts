@@ -1,7 +1,8 @@
 /** Queries of documents (links added through the API, files uploaded in the web application). */
 import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../database.js';
-import { paginate } from '../pagination.js';
+import type { Database, DocumentRow } from '../database.js';
+import type { JsonShape } from '../json.js';
+import { preparedJsonPages } from '../pagination.js';
 import { callerTeamRole, teamFactsOf } from './access.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -16,16 +17,24 @@ export function findDocument(db: Db, documentId: string, userId: string) {
     .executeTakeFirst();
 }
 
-/** The team's documents, oldest first (index `documents_team_id_created_at_id_idx`). */
-export function listTeamDocuments(db: Db, teamId: string, userId: string, page: { limit: number; cursor?: string | undefined }) {
-  const query = db.selectFrom('documents').selectAll('documents').select(teamFactsOf(teamId, userId)).where('documents.team_id', '=', teamId);
-  return paginate(query, {
-    ...page,
-    order: [
+const documentPageRows = (db: Db, { teamId, userId }: { teamId: string; userId: string }) =>
+  db.selectFrom('documents').selectAll('documents').select(teamFactsOf(teamId, userId)).where('documents.team_id', '=', teamId);
+
+/**
+ * The team's documents, oldest first (index `documents_team_id_created_at_id_idx`), written as JSON by
+ * `shape` (given by the handler), with the team's facts for the access check (`teamFactsOf`).
+ */
+export function teamDocumentPages<R>(shape: JsonShape<DocumentRow, R>) {
+  const pages = preparedJsonPages(
+    documentPageRows,
+    [
       { column: 'documents.created_at', direction: 'asc', type: 'instant', value: (row) => row.created_at },
       { column: 'documents.id', direction: 'asc', type: 'string', value: (row) => row.id },
     ],
-  });
+    shape,
+    ['team_org_id', 'caller_team_role'],
+  );
+  return (db: Db, teamId: string, userId: string, page: { limit: number; cursor?: string | undefined }) => pages(db, { teamId, userId }, page);
 }
 
 export function insertLink(db: Db, link: { teamId: string; name: string; url: string; createdById: string }) {

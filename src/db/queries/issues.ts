@@ -1,7 +1,8 @@
 /** Queries of issues. */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database, IssuePriority, IssueStatus } from '../database.js';
-import { paginate } from '../pagination.js';
+import type { Database, IssuePriority, IssueRow, IssueStatus } from '../database.js';
+import type { JsonShape } from '../json.js';
+import { preparedJsonPages } from '../pagination.js';
 import { prepared } from '../prepared.js';
 import { callerTeamRole, teamFactsOf } from './access.js';
 
@@ -26,18 +27,31 @@ export interface IssueFilters {
   priority?: IssuePriority | undefined;
 }
 
-/** The team's issues, oldest first. */
-export function listTeamIssues(db: Db, teamId: string, userId: string, filters: IssueFilters, page: { limit: number; cursor?: string | undefined }) {
+type IssuePageArgs = { teamId: string; userId: string; status: IssueStatus | undefined; priority: IssuePriority | undefined };
+
+const issuePageRows = (db: Db, { teamId, userId, status, priority }: IssuePageArgs) => {
   let query = db.selectFrom('issues').selectAll('issues').select(teamFactsOf(teamId, userId)).where('issues.team_id', '=', teamId);
-  if (filters.status !== undefined) query = query.where('issues.status', '=', filters.status);
-  if (filters.priority !== undefined) query = query.where('issues.priority', '=', filters.priority);
-  return paginate(query, {
-    ...page,
-    order: [
+  if (status !== undefined) query = query.where('issues.status', '=', status);
+  if (priority !== undefined) query = query.where('issues.priority', '=', priority);
+  return query;
+};
+
+/**
+ * The team's issues, oldest first, written as JSON by `shape` (given by the handler), with the team's
+ * facts for the access check (`teamFactsOf`).
+ */
+export function teamIssuePages<R>(shape: JsonShape<IssueRow, R>) {
+  const pages = preparedJsonPages(
+    issuePageRows,
+    [
       { column: 'issues.created_at', direction: 'asc', type: 'instant', value: (row) => row.created_at },
       { column: 'issues.id', direction: 'asc', type: 'string', value: (row) => row.id },
     ],
-  });
+    shape,
+    ['team_org_id', 'caller_team_role'],
+  );
+  return (db: Db, teamId: string, userId: string, filters: IssueFilters, page: { limit: number; cursor?: string | undefined }) =>
+    pages(db, { teamId, userId, status: filters.status, priority: filters.priority }, page);
 }
 
 export function insertIssue(

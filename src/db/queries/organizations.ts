@@ -1,7 +1,8 @@
 /** Queries of organization administration: settings and members. */
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, Locale, OrganizationRole, OrganizationUpdate } from '../database.js';
-import { paginate } from '../pagination.js';
+import type { JsonShape } from '../json.js';
+import { preparedJsonPages } from '../pagination.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -22,20 +23,26 @@ const memberColumns = [
   'users.name',
 ] as const;
 
-/** Members of an organization, oldest membership first. */
-export function listMembers(db: Db, orgId: string, page: { limit: number; cursor?: string | undefined }) {
-  const query = db
+const memberRows = (db: Db, { orgId }: { orgId: string }) =>
+  db
     .selectFrom('organization_members')
     .innerJoin('users', 'users.id', 'organization_members.user_id')
     .select(memberColumns)
     .where('organization_members.org_id', '=', orgId);
-  return paginate(query, {
-    ...page,
-    order: [
+
+type MemberRow = Awaited<ReturnType<ReturnType<typeof memberRows>['executeTakeFirstOrThrow']>>;
+
+/** Members of an organization, oldest membership first, written as JSON by `shape` (given by the handler). */
+export function memberPages<R>(shape: JsonShape<MemberRow, R>) {
+  const pages = preparedJsonPages(
+    memberRows,
+    [
       { column: 'organization_members.joined_at', direction: 'asc', type: 'instant', value: (row) => row.joined_at },
       { column: 'organization_members.user_id', direction: 'asc', type: 'string', value: (row) => row.user_id },
     ],
-  });
+    shape,
+  );
+  return (db: Db, orgId: string, page: { limit: number; cursor?: string | undefined }) => pages(db, { orgId }, page);
 }
 
 export function findMember(db: Db, orgId: string, userId: string) {

@@ -1,7 +1,8 @@
 /** Queries of people reviews (People Analyzer). */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { CoreValuesScores, Database, Gwc } from '../database.js';
-import { paginate } from '../pagination.js';
+import type { CoreValuesScores, Database, Gwc, PeopleReviewRow } from '../database.js';
+import { jsonRecord, type JsonShape } from '../json.js';
+import { preparedJsonPages } from '../pagination.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -11,26 +12,59 @@ export interface PeopleReviewFilters {
   involving?: string | undefined;
 }
 
+/** The booleans of `people_reviews.gwc` as columns, for the nested record's shape. */
+export interface GwcColumns {
+  gets_it: boolean;
+  wants_it: boolean;
+  capacity_to_do_it: boolean;
+}
+
+/** A review as the list reads it: its jsonb columns also written as the mapper's JSON text. */
+export type PeopleReviewPageRow = PeopleReviewRow & { core_values_scores_json: string; gwc_json: string };
+
+/**
+ * `core_values_scores` as `JSON.stringify` writes the parsed jsonb: jsonb's text has other spacing.
+ * The driver's `JSON.parse` keeps jsonb's key order, except that JavaScript puts array-index keys
+ * ("0" to "4294967294") first, in numeric order, which jsonb's order (by length, then bytes) already
+ * gives among them.
+ */
+const coreValuesScoresJson = sql<string>`(select '{' || coalesce(string_agg(to_json(s.key)::text || ':' || s.value::text, ',' order by
+  case when s.key ~ '^(0|[1-9][0-9]{0,9})$' then s.key::int8 < 4294967295 else false end desc, s.n), '') || '}'
+  from jsonb_each(people_reviews.core_values_scores) with ordinality as s(key, value, n))`;
+
 /**
  * The team's reviews, newest quarter first, then by reviewed person and evaluator: the order of the
  * unique index `people_reviews_team_id_quarter_user_id_evaluator_id_key`, which also serves the
- * quarter filter. The three keys identify a review within its team.
+ * quarter filter. The three keys identify a review within its team. Written as JSON by `shape`, its
+ * `gwc` by `gwcShape` (both given by the handler).
  */
-export function listTeamPeopleReviews(db: Db, teamId: string, filters: PeopleReviewFilters, page: { limit: number; cursor?: string | undefined }) {
-  let query = db.selectFrom('people_reviews').selectAll('people_reviews').where('people_reviews.team_id', '=', teamId);
-  if (filters.quarter !== undefined) query = query.where('people_reviews.quarter', '=', filters.quarter);
-  const involving = filters.involving;
-  if (involving !== undefined) {
-    query = query.where((eb) => eb.or([eb('people_reviews.user_id', '=', involving), eb('people_reviews.evaluator_id', '=', involving)]));
-  }
-  return paginate(query, {
-    ...page,
-    order: [
+export function teamPeopleReviewPages<R, G>(shape: JsonShape<PeopleReviewPageRow, R>, gwcShape: JsonShape<GwcColumns, G>) {
+  // The mapper writes `gwc` field by field; its booleans become columns of a row for `jsonRecord`.
+  const gwcJson = sql<string>`(select ${jsonRecord(gwcShape, 'g')} from (select (people_reviews.gwc->>'getsIt')::boolean as gets_it,
+    (people_reviews.gwc->>'wantsIt')::boolean as wants_it, (people_reviews.gwc->>'capacityToDoIt')::boolean as capacity_to_do_it) as g)`;
+  const rows = (db: Db, { teamId, quarter, involving }: { teamId: string; quarter: string | undefined; involving: string | undefined }) => {
+    let query = db
+      .selectFrom('people_reviews')
+      .selectAll('people_reviews')
+      .select([coreValuesScoresJson.as('core_values_scores_json'), gwcJson.as('gwc_json')])
+      .where('people_reviews.team_id', '=', teamId);
+    if (quarter !== undefined) query = query.where('people_reviews.quarter', '=', quarter);
+    if (involving !== undefined) {
+      query = query.where((eb) => eb.or([eb('people_reviews.user_id', '=', involving), eb('people_reviews.evaluator_id', '=', involving)]));
+    }
+    return query;
+  };
+  const pages = preparedJsonPages(
+    rows,
+    [
       { column: 'people_reviews.quarter', direction: 'desc', type: 'string', value: (row) => row.quarter },
       { column: 'people_reviews.user_id', direction: 'asc', type: 'string', value: (row) => row.user_id },
       { column: 'people_reviews.evaluator_id', direction: 'asc', type: 'string', value: (row) => row.evaluator_id },
     ],
-  });
+    shape,
+  );
+  return (db: Db, teamId: string, filters: PeopleReviewFilters, page: { limit: number; cursor?: string | undefined }) =>
+    pages(db, { teamId, quarter: filters.quarter, involving: filters.involving }, page);
 }
 
 export interface PeopleReviewWrite {

@@ -1,7 +1,8 @@
 /** Queries of teams and team members. */
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, TeamRole, TeamUpdate } from '../database.js';
-import { paginate } from '../pagination.js';
+import type { JsonShape } from '../json.js';
+import { preparedJsonPages } from '../pagination.js';
 import { callerTeamRole } from './access.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -62,20 +63,26 @@ export async function deleteTeam(db: Db, teamId: string) {
 
 const memberColumns = ['team_members.user_id', 'team_members.role', 'team_members.joined_at', 'users.email', 'users.name'] as const;
 
-/** Team members in the order they joined the team. */
-export function listTeamMembers(db: Db, teamId: string, page: { limit: number; cursor?: string | undefined }) {
-  const query = db
+const teamMemberRows = (db: Db, { teamId }: { teamId: string }) =>
+  db
     .selectFrom('team_members')
     .innerJoin('users', 'users.id', 'team_members.user_id')
     .select(memberColumns)
     .where('team_members.team_id', '=', teamId);
-  return paginate(query, {
-    ...page,
-    order: [
+
+type TeamMemberPageRow = Awaited<ReturnType<ReturnType<typeof teamMemberRows>['executeTakeFirstOrThrow']>>;
+
+/** Team members in the order they joined the team, written as JSON by `shape` (given by the handler). */
+export function teamMemberPages<R>(shape: JsonShape<TeamMemberPageRow, R>) {
+  const pages = preparedJsonPages(
+    teamMemberRows,
+    [
       { column: 'team_members.joined_at', direction: 'asc', type: 'instant', value: (row) => row.joined_at },
       { column: 'team_members.user_id', direction: 'asc', type: 'string', value: (row) => row.user_id },
     ],
-  });
+    shape,
+  );
+  return (db: Db, teamId: string, page: { limit: number; cursor?: string | undefined }) => pages(db, { teamId }, page);
 }
 
 export function findTeamMember(db: Db, teamId: string, userId: string) {

@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TeamRow } from '../src/db/database.js';
+import type { GoalStatus, TeamRow } from '../src/db/database.js';
+import { findGoal } from '../src/db/queries/goals.js';
+import { toGoal } from '../src/records/goals.js';
 import { databaseLabel } from './support/database.js';
 import { createGoal, createGoalCast, createGoals, createMilestone } from './support/executionFactories.js';
 import { walkPages } from './support/pages.js';
 import { addOrganizationMember, addTeamMember, createCaller, createTeam } from './support/factories.js';
+import { expectPagesAsMapped, trickyTexts } from './support/jsonBodies.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
 let app: TestApp;
@@ -18,6 +21,40 @@ const setUp = (options: { isLeadership?: boolean; suspended?: boolean } = {}) =>
 
 const goalRow = (id: string) => app.db.selectFrom('goals').selectAll().where('id', '=', id).executeTakeFirst();
 const goalsOfTeam = (team: TeamRow) => app.db.selectFrom('goals').selectAll().where('team_id', '=', team.id).execute();
+
+/** Instants with every count of trailing zeros in their milliseconds, and years of fewer than four digits. */
+const instants = ['2026-11-24T08:00:00.000Z', '2026-11-24T08:00:00.100Z', '2026-11-24T08:00:00.120Z', '2026-11-24T08:00:00.123Z', '0999-01-02T03:04:05.006Z'].map(
+  (text) => new Date(text),
+);
+
+/**
+ * Goals of every status, level and quarter, with tricky texts and nulls, each with none to three
+ * milestones; returns the goals as the single read gives them to `toGoal`, oldest first.
+ */
+async function seedGoalsForJson(team: Pick<TeamRow, 'id' | 'org_id'>, ownerId: string, count: number) {
+  const statuses: GoalStatus[] = ['ON_TRACK', 'OFF_TRACK', 'DONE'];
+  const created = await createGoals(app.db, team, ownerId, count, (index) => ({
+    title: trickyTexts[index % trickyTexts.length],
+    description: index % 4 === 1 ? null : trickyTexts[(index + 2) % trickyTexts.length],
+    quarter: index % 2 ? '2027-Q1' : '2026-Q4',
+    level: index % 4 === 2 ? 'DEPARTMENT' : 'COMPANY',
+    status: statuses[index % statuses.length],
+    createdAt: instants[index % instants.length],
+  }));
+  for (const [index, goal] of created.entries()) {
+    for (let number = 0; number < index % 4; number++) {
+      await createMilestone(app.db, goal.id, {
+        title: trickyTexts[(index + number) % trickyTexts.length],
+        dueDate: number % 2 ? null : '2026-12-31',
+        completed: number === 1,
+        createdAt: instants[(index + number) % 4],
+      });
+    }
+  }
+  const ids = created.map((goal) => goal.id);
+  const stored = await app.db.selectFrom('goals').select('id').where('id', 'in', ids).orderBy('created_at').orderBy('id').execute();
+  return Promise.all(stored.map(async ({ id }) => (await findGoal(app.db, id, ownerId))!));
+}
 
 interface ListedGoal {
   id: string;
@@ -67,6 +104,17 @@ describe(`GET /teams/{teamId}/goals (${databaseLabel})`, () => {
       ],
       nextCursor: null,
     });
+  });
+
+  it('GET /teams/{teamId}/goals answers byte for byte what toGoal writes', async () => {
+    const { team, owner, viewer } = await setUp({ isLeadership: true });
+    const rows = await seedGoalsForJson(team, owner.user.id, 13);
+    const list = { key: viewer.key, map: toGoal, cursorOf: (row: (typeof rows)[number]) => [row.created_at, row.id] };
+    const path = `/v1/teams/${team.id}/goals`;
+    await expectPagesAsMapped(app, { ...list, path, rows }, 5);
+    await expectPagesAsMapped(app, { ...list, path: `${path}?quarter=2026-Q4`, rows: rows.filter((row) => row.quarter === '2026-Q4') }, 3);
+    await expectPagesAsMapped(app, { ...list, path: `${path}?status=OFF_TRACK`, rows: rows.filter((row) => row.status === 'OFF_TRACK') }, 2);
+    await expectPagesAsMapped(app, { ...list, path: `${path}?level=DEPARTMENT`, rows: rows.filter((row) => row.level === 'DEPARTMENT') }, 2);
   });
 
   it('is open to organization Implementers outside the team and refused (403) to organization Members outside it and to outsiders', async () => {
@@ -188,6 +236,16 @@ describe(`GET /orgs/{orgId}/goals (${databaseLabel})`, () => {
       ],
       nextCursor: null,
     });
+  });
+
+  it('GET /orgs/{orgId}/goals answers byte for byte what toGoal writes', async () => {
+    const { org, team, owner, orgMember } = await setUp({ isLeadership: true });
+    const rows = (await seedGoalsForJson(team, owner.user.id, 16)).filter((row) => row.level === 'COMPANY');
+    const list = { key: orgMember.key, map: toGoal, cursorOf: (row: (typeof rows)[number]) => [row.created_at, row.id] };
+    const path = `/v1/orgs/${org.id}/goals`;
+    await expectPagesAsMapped(app, { ...list, path, rows }, 4);
+    await expectPagesAsMapped(app, { ...list, path: `${path}?quarter=2027-Q1`, rows: rows.filter((row) => row.quarter === '2027-Q1') }, 2);
+    await expectPagesAsMapped(app, { ...list, path: `${path}?status=DONE`, rows: rows.filter((row) => row.status === 'DONE') }, 2);
   });
 
   it('refuses callers outside the organization, platform operators included, with 403 and answers 404 for an unknown organization', async () => {

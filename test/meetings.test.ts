@@ -1,8 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { MeetingStatus } from '../src/db/database.js';
+import { findMeeting } from '../src/db/queries/meetings.js';
+import { toMeeting } from '../src/records/meetings.js';
 import { databaseLabel } from './support/database.js';
 import { createIssue } from './support/executionFactories.js';
 import { expectNow } from './support/expectations.js';
 import { createCaller, createTeam } from './support/factories.js';
+import { expectPagesAsMapped, trickyTexts } from './support/jsonBodies.js';
 import { createHeadline, createMeetingIn, createMeetingWorld, createMessage, createRating, createSegue } from './support/meetingFactories.js';
 import { walkPages } from './support/pages.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
@@ -22,6 +26,11 @@ const unknownId = '00000000-0000-4000-8000-000000000000';
 const storedMeeting = (id: string) => app.db.selectFrom('meetings').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 const meetingsOf = (teamId: string) => app.db.selectFrom('meetings').selectAll().where('team_id', '=', teamId).execute();
 const minutes = (count: number) => count * 60_000;
+
+/** Instants with every count of trailing zeros in their milliseconds, and years of fewer than four digits. */
+const instants = ['2026-11-24T08:00:00.000Z', '2026-11-24T08:00:00.100Z', '2026-11-24T08:00:00.120Z', '2026-11-24T08:00:00.123Z', '0999-01-02T03:04:05.006Z'].map(
+  (text) => new Date(text),
+);
 
 function expectRuleViolation(response: { status: number; body: any }) {
   expect(response.status, JSON.stringify(response.body)).toBe(422);
@@ -237,6 +246,46 @@ describe(`listing meetings (${databaseLabel})`, () => {
       { average: null, ratedCount: 2, absentCount: 0 },
       { average: 8.5, ratedCount: 2, absentCount: 0 },
     ]);
+  });
+
+  it('GET /teams/{teamId}/meetings answers byte for byte what toMeeting writes', async () => {
+    const { team, admin, member, viewer } = await createMeetingWorld(app.db);
+    // IN_PROGRESS twice: once with its ratings hidden (not revealed), once revealed.
+    const statuses: MeetingStatus[] = ['SCHEDULED', 'IN_PROGRESS', 'COMPLETED', 'IN_PROGRESS'];
+    const dates = ['2026-11-16', '2026-11-23', '2100-12-27'];
+    for (let index = 0; index < 13; index++) {
+      const status = statuses[index % statuses.length]!;
+      const meeting = await createMeetingIn(app.db, team.id, admin.user.id, {
+        status,
+        date: dates[index % dates.length],
+        startedAt: status === 'SCHEDULED' ? null : instants[(index + 1) % instants.length]!,
+        durationMin: 30 + index,
+        ratingsRevealedAt: index % 4 === 3 ? instants[(index + 2) % instants.length]! : null,
+        notes: index % 5 === 0 ? null : trickyTexts[index % trickyTexts.length]!,
+        // Two meetings on the same day and instant are told apart by id.
+        createdAt: instants[index % 4]!,
+      });
+      if (status === 'SCHEDULED' || index % 7 === 6) continue;
+      await createRating(app.db, meeting.id, admin.user.id, index % 11);
+      await createRating(app.db, meeting.id, member.user.id, 7);
+      await createRating(app.db, meeting.id, viewer.user.id, index % 3 ? 10 : 0, { absent: index % 3 === 0 });
+    }
+    const stored = await app.db
+      .selectFrom('meetings')
+      .select('id')
+      .where('team_id', '=', team.id)
+      .orderBy('date', 'desc')
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
+    const rows = await Promise.all(stored.map(async ({ id }) => (await findMeeting(app.db, id, member.user.id))!));
+    const summaries = rows.filter((row) => row.status === 'IN_PROGRESS' && row.rating_summary.rated_count > 0).map((row) => toMeeting(row).rating.average);
+    expect(summaries, 'a meeting with hidden ratings and one with shown ratings').toContain(null);
+    expect(summaries.some((average) => average !== null)).toBe(true);
+    const list = { key: member.key, map: toMeeting, cursorOf: (row: (typeof rows)[number]) => [row.date, row.created_at, row.id] };
+    await expectPagesAsMapped(app, { ...list, path: `/v1/teams/${team.id}/meetings`, rows }, 4);
+    const inProgress = rows.filter((row) => row.status === 'IN_PROGRESS');
+    await expectPagesAsMapped(app, { ...list, path: `/v1/teams/${team.id}/meetings?status=IN_PROGRESS`, rows: inProgress }, 2);
   });
 
   it('a cursor that was not handed out, or a limit outside 1-200, is a format error', async () => {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toMetricValue } from '../src/records/metrics.js';
 import { databaseLabel } from './support/database.js';
 import { createTeamWorld } from './support/factories.js';
+import { expectPagesAsMapped, trickyTexts } from './support/jsonBodies.js';
 import { createMetric, createMetricValues } from './support/scorecardFactories.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
@@ -503,6 +505,20 @@ describe(`reading weekly values (${databaseLabel})`, () => {
       ],
       nextCursor: null,
     });
+  });
+
+  it('GET /metrics/{id}/values answers byte for byte what toMetricValue writes', async () => {
+    const { team, admin, member } = await setup();
+    const metric = await createMetric(app.db, team.id, member.user.id);
+    await createMetricValues(app.db, metric.id, member.user.id, '2026-09-07', 13, (index) => trickyTexts[index % trickyTexts.length]!);
+    await app.db.updateTable('metric_values').set({ entered_by_id: admin.user.id }).where('metric_id', '=', metric.id).where('week', '>', '2026-11-01').execute();
+    const rows = await valuesOf(metric.id);
+    const list = { key: member.key, map: toMetricValue, cursorOf: (row: (typeof rows)[number]) => [row.week] };
+    const path = `/v1/metrics/${metric.id}/values`;
+    await expectPagesAsMapped(app, { ...list, path, rows }, 5);
+    const inRange = rows.filter((row) => row.week >= '2026-09-21' && row.week <= '2026-11-16');
+    await expectPagesAsMapped(app, { ...list, path: `${path}?from=2026-09-21&to=2026-11-16`, rows: inRange }, 3);
+    await expectPagesAsMapped(app, { ...list, path: `${path}?from=2026-10-19`, rows: rows.filter((row) => row.week >= '2026-10-19') }, 2);
   });
 
   it('from and to are inclusive days, and a from after to gives an empty list', async () => {

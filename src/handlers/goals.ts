@@ -5,7 +5,8 @@ import { listAccess, loadOrganizationAccess, loadTeamAccess, teamFacts } from '.
 import * as goals from '../db/queries/goals.js';
 import { pageLimit } from '../db/pagination.js';
 import { NotFound, RuleViolation } from '../errors.js';
-import { toGoal, toMilestone } from '../records/goals.js';
+import { goalJson, milestoneJson, toGoal, toMilestone } from '../records/goals.js';
+import { pageText } from '../api/jsonText.js';
 import { clearable, requireTeamMember } from './shared.js';
 import type { Handler } from './types.js';
 import { inTransaction } from '../db/transaction.js';
@@ -16,27 +17,25 @@ function requireCompanyLevelAllowed(level: GoalLevel | undefined, isLeadership: 
   }
 }
 
+const companyGoalPages = goals.companyGoalPages(goalJson, milestoneJson);
+const teamGoalPages = goals.teamGoalPages(goalJson, milestoneJson);
+
 export const listOrganizationGoals: Handler<'listOrganizationGoals'> = async ({ params, query }, { db, caller }) => {
   await loadOrganizationAccess(db, caller, params.orgId, 'collection');
-  const page = await goals.listCompanyGoals(
-    db,
-    params.orgId,
-    { quarter: query.quarter, status: query.status },
-    { limit: pageLimit(query.limit), cursor: query.cursor },
-  );
-  return { status: 200, body: { data: page.rows.map(toGoal), nextCursor: page.nextCursor } };
+  const page = await companyGoalPages(db, params.orgId, { quarter: query.quarter, status: query.status }, { limit: pageLimit(query.limit), cursor: query.cursor });
+  return { status: 200, body: pageText(page) };
 };
 
 export const listTeamGoals: Handler<'listTeamGoals'> = async ({ params, query }, { db, caller }) => {
-  const page = await goals.listTeamGoals(
+  const page = await teamGoalPages(
     db,
     params.teamId,
     caller.userId,
     { quarter: query.quarter, status: query.status, level: query.level },
     { limit: pageLimit(query.limit), cursor: query.cursor },
   );
-  await listAccess(db, caller, params.teamId, page.rows[0]);
-  return { status: 200, body: { data: page.rows.map(toGoal), nextCursor: page.nextCursor } };
+  await listAccess(db, caller, params.teamId, page.facts);
+  return { status: 200, body: pageText(page) };
 };
 
 export const createGoal: Handler<'createGoal'> = async ({ params, body }, { db, caller }) => {

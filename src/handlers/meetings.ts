@@ -18,7 +18,18 @@ import { listAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
 import * as meetings from '../db/queries/meetings.js';
 import { pageLimit } from '../db/pagination.js';
 import { FormatError, NotFound, RatingClosed, RuleViolation } from '../errors.js';
-import { toCascadingMessage, toHeadline, toMeeting, toMeetingDetail, toMeetingRecap, toRating, toSegue } from '../records/meetings.js';
+import {
+  meetingJson,
+  ratingSummaryJson,
+  toCascadingMessage,
+  toHeadline,
+  toMeeting,
+  toMeetingDetail,
+  toMeetingRecap,
+  toRating,
+  toSegue,
+} from '../records/meetings.js';
+import { pageText } from '../api/jsonText.js';
 import { isStepForward, liveDurationMin } from '../rules/meetingStatus.js';
 import { mayRateNow } from '../rules/ratingWindow.js';
 import { addMinutes, dayInTimeZone, isDay } from '../time.js';
@@ -67,10 +78,12 @@ async function meetingAccess(db: Kysely<Database>, caller: Caller, meetingId: st
   return teamAccess(caller, meeting && teamFacts(meeting), 'item');
 }
 
+const teamMeetingPages = meetings.teamMeetingPages(meetingJson, ratingSummaryJson);
+
 export const listTeamMeetings: Handler<'listTeamMeetings'> = async ({ params, query }, { db, caller }) => {
-  const page = await meetings.listTeamMeetings(db, params.teamId, caller.userId, { status: query.status }, { limit: pageLimit(query.limit), cursor: query.cursor });
-  await listAccess(db, caller, params.teamId, page.rows[0]);
-  return { status: 200, body: { data: page.rows.map(toMeeting), nextCursor: page.nextCursor } };
+  const page = await teamMeetingPages(db, params.teamId, caller.userId, { status: query.status }, { limit: pageLimit(query.limit), cursor: query.cursor });
+  await listAccess(db, caller, params.teamId, page.facts);
+  return { status: 200, body: pageText(page) };
 };
 
 /** A past meeting as recorded: COMPLETED, ended `durationMin` after its start, on its start's day. */

@@ -7,7 +7,8 @@ import { listAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
 import * as metrics from '../db/queries/metrics.js';
 import { pageLimit } from '../db/pagination.js';
 import { NotFound, RuleViolation } from '../errors.js';
-import { toMetric, toMetricValue, toScorecard } from '../records/metrics.js';
+import { metricValueJson, toMetric, toMetricValue, toScorecard } from '../records/metrics.js';
+import { pageText } from '../api/jsonText.js';
 import { judgeValue } from '../rules/metricValues.js';
 import { SCORECARD_MAX_WEEKS, scorecardWeeks } from '../rules/scorecardWeeks.js';
 import { currentWeekMonday, isMonday } from '../time.js';
@@ -105,15 +106,12 @@ export const deleteMetric: Handler<'deleteMetric'> = async ({ params }, { db, ca
   return { status: 204, body: undefined };
 };
 
+const metricValuePages = metrics.metricValuePages(metricValueJson);
+
 export const listMetricValues: Handler<'listMetricValues'> = async ({ params, query }, { db, caller }) => {
   await loadMetric(db, caller, params.id);
-  const page = await metrics.listMetricValues(
-    db,
-    params.id,
-    { from: query.from, to: query.to },
-    { limit: pageLimit(query.limit), cursor: query.cursor },
-  );
-  return { status: 200, body: { data: page.rows.map(toMetricValue), nextCursor: page.nextCursor } };
+  const page = await metricValuePages(db, params.id, { from: query.from, to: query.to }, { limit: pageLimit(query.limit), cursor: query.cursor });
+  return { status: 200, body: pageText(page) };
 };
 
 /** A week that is not a Monday is refused with the format checks, before the metric is looked up. */

@@ -1,9 +1,11 @@
 /** Rows → the contract's meeting records: what a caller sees of a meeting depends on who asks and when. */
 import type { Schemas } from '../api/operations.js';
 import type { MeetingRatingRow, MeetingRow } from '../db/database.js';
+import type { JsonShape } from '../db/json.js';
 import type {
   HeadlineJson,
   MeetingDetailRow,
+  MeetingPageRow,
   MessageJson,
   RatingJson,
   RatingSummaryJson,
@@ -34,6 +36,26 @@ export const toMeeting = (row: MeetingRow & { rating_summary: RatingSummaryJson 
   createdById: row.created_by_id,
   rating: toRatingSummary(row.rating_summary, ratingsHidden(row.status, row.ratings_revealed_at)),
 });
+
+/** `toRatingSummary` written by PostgreSQL, for the list (src/db/json.ts); the query hides `average`. */
+export const ratingSummaryJson: JsonShape<RatingSummaryJson, Schemas['MeetingRatingSummary']> = {
+  average: ['number', 'average'],
+  ratedCount: ['integer', 'rated_count'],
+  absentCount: ['integer', 'absent_count'],
+};
+
+/** `toMeeting` written by PostgreSQL, for the list: `rating_json` is `ratingSummaryJson`'s text. */
+export const meetingJson: JsonShape<MeetingPageRow, Schemas['Meeting']> = {
+  id: ['id', 'id'],
+  teamId: ['id', 'team_id'],
+  date: ['day', 'date'],
+  status: ['enum', 'status'],
+  startedAt: ['instant', 'started_at'],
+  endedAt: ['instant', 'ended_at'],
+  durationMin: ['integer', 'duration_min'],
+  createdById: ['id', 'created_by_id'],
+  rating: ['json', 'rating_json'],
+};
 
 export const toRating = (row: RatingJson | MeetingRatingRow): Schemas['Rating'] => ({
   userId: row.user_id,

@@ -1,6 +1,7 @@
 /** Rows → the contract's metric, weekly value and Scorecard records. */
 import type { Schemas } from '../api/operations.js';
 import type { MetricRow, MetricValueRow } from '../db/database.js';
+import type { JsonShape } from '../db/json.js';
 import type { MetricValueTuple } from '../db/queries/metrics.js';
 import type { ScorecardWeeks } from '../rules/scorecardWeeks.js';
 
@@ -22,6 +23,15 @@ export const toMetricValue = (row: MetricValueRow): Schemas['MetricValue'] => ({
   onTrack: row.on_track,
   enteredById: row.entered_by_id,
 });
+
+/** `toMetricValue` written by PostgreSQL, for the list (src/db/json.ts). */
+export const metricValueJson: JsonShape<MetricValueRow, Schemas['MetricValue']> = {
+  metricId: ['id', 'metric_id'],
+  week: ['day', 'week'],
+  value: ['text', 'value'],
+  onTrack: ['boolean', 'on_track'],
+  enteredById: ['id', 'entered_by_id'],
+};
 
 const fromTuple = (metricId: string, [week, value, onTrack, enteredById]: MetricValueTuple): Schemas['MetricValue'] => ({
   metricId,

@@ -1,7 +1,8 @@
 /** Queries of goals (Rocks) and their milestones. */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database, Day, GoalLevel, GoalStatus } from '../database.js';
-import { paginate } from '../pagination.js';
+import type { Database, Day, GoalLevel, GoalRow, GoalStatus, MilestoneRow } from '../database.js';
+import { jsonRecord, type JsonShape } from '../json.js';
+import { preparedJsonPages } from '../pagination.js';
 import { prepared } from '../prepared.js';
 import { callerTeamRole, teamFactsOf } from './access.js';
 
@@ -36,6 +37,21 @@ function milestonesOf(goalIdColumn: string) {
   )`.as('milestones');
 }
 
+/** A row of the goal lists: the goal and its milestones already written as a JSON array (`milestones_json`). */
+export type GoalPageRow = GoalRow & { milestones_json: string };
+
+/**
+ * `milestones_json`: the goal's milestones in the order they were added, as a JSON array of records
+ * written by `shape`. Made here rather than in the page's record because it aggregates other rows.
+ */
+function milestonesText<M>(shape: JsonShape<MilestoneRow, M>) {
+  return sql<string>`(
+    select '[' || coalesce(string_agg(${jsonRecord(shape, 'm')}, ',' order by m.created_at, m.id), '') || ']'
+    from milestones m
+    where m.goal_id = goals.id
+  )`.as('milestones_json');
+}
+
 const byCreation = [
   { column: 'goals.created_at', direction: 'asc', type: 'instant', value: (row: { created_at: Date }) => row.created_at },
   { column: 'goals.id', direction: 'asc', type: 'string', value: (row: { id: string }) => row.id },
@@ -51,24 +67,51 @@ export interface TeamGoalFilters {
   level?: GoalLevel | undefined;
 }
 
-/** The team's goals with their milestones, oldest first. */
-export function listTeamGoals(db: Db, teamId: string, userId: string, filters: TeamGoalFilters, page: Page) {
-  let query = selectGoals(db).select(teamFactsOf(teamId, userId)).where('goals.team_id', '=', teamId);
-  if (filters.quarter !== undefined) query = query.where('goals.quarter', '=', filters.quarter);
-  if (filters.status !== undefined) query = query.where('goals.status', '=', filters.status);
-  if (filters.level !== undefined) query = query.where('goals.level', '=', filters.level);
-  return paginate(query, { ...page, order: [...byCreation] });
-}
+type TeamGoalPageArgs = { teamId: string; userId: string; quarter: string | undefined; status: GoalStatus | undefined; level: GoalLevel | undefined };
 
 /**
- * The organization's company goals with their milestones, oldest first. `level = 'COMPANY'` is a literal,
- * not a parameter, so that even a generic plan can use the partial indexes `goals_company_org_id_*`.
+ * The team's goals with their milestones, oldest first, written as JSON by `shape` and
+ * `milestoneShape` (given by the handler), with the team's facts for the access check (`teamFactsOf`).
  */
-export function listCompanyGoals(db: Db, orgId: string, filters: Omit<TeamGoalFilters, 'level'>, page: Page) {
-  let query = selectGoals(db).where('goals.org_id', '=', orgId).where('goals.level', '=', sql.lit('COMPANY'));
-  if (filters.quarter !== undefined) query = query.where('goals.quarter', '=', filters.quarter);
-  if (filters.status !== undefined) query = query.where('goals.status', '=', filters.status);
-  return paginate(query, { ...page, order: [...byCreation] });
+export function teamGoalPages<R, M>(shape: JsonShape<GoalPageRow, R>, milestoneShape: JsonShape<MilestoneRow, M>) {
+  const milestones = milestonesText(milestoneShape);
+  const pages = preparedJsonPages(
+    (db: Db, { teamId, userId, quarter, status, level }: TeamGoalPageArgs) => {
+      let query = db.selectFrom('goals').selectAll('goals').select(milestones).select(teamFactsOf(teamId, userId)).where('goals.team_id', '=', teamId);
+      if (quarter !== undefined) query = query.where('goals.quarter', '=', quarter);
+      if (status !== undefined) query = query.where('goals.status', '=', status);
+      if (level !== undefined) query = query.where('goals.level', '=', level);
+      return query;
+    },
+    [...byCreation],
+    shape,
+    ['team_org_id', 'caller_team_role'],
+  );
+  return (db: Db, teamId: string, userId: string, filters: TeamGoalFilters, page: Page) =>
+    pages(db, { teamId, userId, quarter: filters.quarter, status: filters.status, level: filters.level }, page);
+}
+
+type CompanyGoalPageArgs = { orgId: string; quarter: string | undefined; status: GoalStatus | undefined };
+
+/**
+ * The organization's company goals with their milestones, oldest first, written as JSON by `shape` and
+ * `milestoneShape`. `level = 'COMPANY'` is a literal, not a parameter, so that even a generic plan can
+ * use the partial indexes `goals_company_org_id_*`.
+ */
+export function companyGoalPages<R, M>(shape: JsonShape<GoalPageRow, R>, milestoneShape: JsonShape<MilestoneRow, M>) {
+  const milestones = milestonesText(milestoneShape);
+  const pages = preparedJsonPages(
+    (db: Db, { orgId, quarter, status }: CompanyGoalPageArgs) => {
+      let query = db.selectFrom('goals').selectAll('goals').select(milestones).where('goals.org_id', '=', orgId).where('goals.level', '=', sql.lit('COMPANY'));
+      if (quarter !== undefined) query = query.where('goals.quarter', '=', quarter);
+      if (status !== undefined) query = query.where('goals.status', '=', status);
+      return query;
+    },
+    [...byCreation],
+    shape,
+  );
+  return (db: Db, orgId: string, filters: Omit<TeamGoalFilters, 'level'>, page: Page) =>
+    pages(db, { orgId, quarter: filters.quarter, status: filters.status }, page);
 }
 
 const goalById = prepared((db, { goalId, userId }: { goalId: string; userId: string }) =>

@@ -4,8 +4,9 @@
  * correlated subqueries), and a page of meetings with their rating summaries in one statement too.
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database, Day, HeadlineType, IssuePriority, IssueStatus, MeetingStatus } from '../database.js';
-import { paginate } from '../pagination.js';
+import type { Database, Day, HeadlineType, IssuePriority, IssueStatus, MeetingRow, MeetingStatus } from '../database.js';
+import { jsonRecord, type JsonShape } from '../json.js';
+import { preparedJsonPages } from '../pagination.js';
 import { prepared } from '../prepared.js';
 import { callerTeamRole, teamFactsOf } from './access.js';
 
@@ -136,23 +137,59 @@ function selectMeetingFacts(db: Db, userId: string) {
 // ---------------------------------------------------------------------------------------------------
 // Reads
 
-/** The team's meetings with their rating summaries, newest first (day, then creation, then id). */
-export function listTeamMeetings(db: Db, teamId: string, userId: string, filters: { status?: MeetingStatus | undefined }, page: Page) {
-  let query = db
-    .selectFrom('meetings')
-    .selectAll('meetings')
-    .select(ratingSummaryOf('meetings.id'))
-    .select(teamFactsOf(teamId, userId))
-    .where('meetings.team_id', '=', teamId);
-  if (filters.status !== undefined) query = query.where('meetings.status', '=', filters.status);
-  return paginate(query, {
-    ...page,
-    order: [
+/** A row of the meeting list: the meeting and its rating summary already written as JSON (`rating_json`). */
+export type MeetingPageRow = MeetingRow & { rating_json: string };
+
+/**
+ * `rating_json`: the meeting's rating summary written by `shape`. Computed here rather than in the
+ * page's record because it aggregates other rows; `average` is null while the ratings are hidden.
+ */
+function ratingSummaryText<S>(shape: JsonShape<RatingSummaryJson, S>) {
+  return sql<string>`(
+    select ${jsonRecord(shape, 's')}
+    from (
+      select
+        -- ratingsHidden (src/rules/meetingStatus.ts): a meeting in progress hides them until revealed.
+        case when meetings.status = 'IN_PROGRESS' and meetings.ratings_revealed_at is null then null
+          else cast(avg(r.rating) filter (where not r.absent) as double precision) end as average,
+        count(*) filter (where not r.absent) as rated_count,
+        count(*) filter (where r.absent) as absent_count
+      from meeting_ratings r
+      where r.meeting_id = meetings.id
+    ) s
+  )`.as('rating_json');
+}
+
+type MeetingPageArgs = { teamId: string; userId: string; status: MeetingStatus | undefined };
+
+/**
+ * The team's meetings with their rating summaries, newest first (day, then creation, then id),
+ * written as JSON by `shape` and `ratingShape` (given by the handler), with the team's facts for the
+ * access check (`teamFactsOf`).
+ */
+export function teamMeetingPages<R, S>(shape: JsonShape<MeetingPageRow, R>, ratingShape: JsonShape<RatingSummaryJson, S>) {
+  const ratingJson = ratingSummaryText(ratingShape);
+  const pages = preparedJsonPages(
+    (db: Db, { teamId, userId, status }: MeetingPageArgs) => {
+      let query = db
+        .selectFrom('meetings')
+        .selectAll('meetings')
+        .select(ratingJson)
+        .select(teamFactsOf(teamId, userId))
+        .where('meetings.team_id', '=', teamId);
+      if (status !== undefined) query = query.where('meetings.status', '=', status);
+      return query;
+    },
+    [
       { column: 'meetings.date', direction: 'desc', type: 'day', value: (row) => row.date },
       { column: 'meetings.created_at', direction: 'desc', type: 'instant', value: (row) => row.created_at },
       { column: 'meetings.id', direction: 'desc', type: 'string', value: (row) => row.id },
     ],
-  });
+    shape,
+    ['team_org_id', 'caller_team_role'],
+  );
+  return (db: Db, teamId: string, userId: string, filters: { status?: MeetingStatus | undefined }, page: Page) =>
+    pages(db, { teamId, userId, status: filters.status }, page);
 }
 
 /** One meeting with everything it shows and what decides access and its rating window, in one statement. */

@@ -1,7 +1,8 @@
 /** Queries of the Scorecard: metrics, their order, and their weekly values. */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database, Day } from '../database.js';
-import { paginate } from '../pagination.js';
+import type { Database, Day, MetricValueRow } from '../database.js';
+import type { JsonShape } from '../json.js';
+import { preparedJsonPages } from '../pagination.js';
 import { prepared } from '../prepared.js';
 import { callerTeamRole, teamFactsOf } from './access.js';
 
@@ -145,15 +146,24 @@ export interface WeekRange {
   to?: Day | undefined;
 }
 
-/** The metric's weekly values, oldest week first; `from` and `to` are inclusive. */
-export function listMetricValues(db: Db, metricId: string, range: WeekRange, page: Page) {
-  let query = db.selectFrom('metric_values').selectAll().where('metric_id', '=', metricId);
-  if (range.from !== undefined) query = query.where('week', '>=', range.from);
-  if (range.to !== undefined) query = query.where('week', '<=', range.to);
-  return paginate(query, {
-    ...page,
-    order: [{ column: 'week', direction: 'asc', type: 'day', value: (row: { week: Day }) => row.week }],
-  });
+type MetricValuePageArgs = { metricId: string; from: Day | undefined; to: Day | undefined };
+
+/**
+ * The metric's weekly values, oldest week first, written as JSON by `shape` (given by the handler);
+ * `from` and `to` are inclusive.
+ */
+export function metricValuePages<R>(shape: JsonShape<MetricValueRow, R>) {
+  const pages = preparedJsonPages(
+    (db: Db, { metricId, from, to }: MetricValuePageArgs) => {
+      let query = db.selectFrom('metric_values').selectAll().where('metric_id', '=', metricId);
+      if (from !== undefined) query = query.where('week', '>=', from);
+      if (to !== undefined) query = query.where('week', '<=', to);
+      return query;
+    },
+    [{ column: 'week', direction: 'asc', type: 'day', value: (row) => row.week }],
+    shape,
+  );
+  return (db: Db, metricId: string, range: WeekRange, page: Page) => pages(db, { metricId, from: range.from, to: range.to }, page);
 }
 
 /**

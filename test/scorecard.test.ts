@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseLabel } from './support/database.js';
 import { addOrganizationMember, addTeamMember, createCaller, createOrganization, createTeam, createTeamWorld } from './support/factories.js';
+import { toMetric, toMetricValue } from '../src/records/metrics.js';
+import { addWeeks } from '../src/time.js';
+import { trickyTexts } from './support/jsonBodies.js';
 import { createMetric, createMetricValues } from './support/scorecardFactories.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
@@ -200,4 +203,33 @@ describe(`the Scorecard view (${databaseLabel})`, () => {
 
     expect([response.status, response.body.error.code]).toEqual([404, 'notFound']);
   });
+
+  it('GET /teams/{teamId}/scorecard answers byte for byte what toMetric and toMetricValue write', async () => {
+    const { team, person } = await createTeamWorld(app.db);
+    const member = await person('MEMBER', 'MEMBER');
+    const other = await person('MEMBER', 'MEMBER');
+    for (const [index, text] of trickyTexts.entries()) {
+      const metric = await createMetric(app.db, team.id, (index % 2 ? other : member).user.id, {
+        title: text,
+        goal: `>=${text}`,
+        unit: index % 2 ? null : text,
+        description: index % 3 ? text : null,
+      });
+      // Weeks with and without a value, some before and after the range asked for.
+      await createMetricValues(app.db, metric.id, member.user.id, addWeeks('2026-09-07', index), 8 - index, (week) => trickyTexts[(index + week) % trickyTexts.length]!);
+    }
+    await createMetric(app.db, team.id, member.user.id, { title: 'No values yet' });
+    const range = { from: '2026-09-14', to: '2026-11-02' };
+    const metrics = await app.db.selectFrom('metrics').selectAll().where('team_id', '=', team.id).orderBy('position').execute();
+    const values = await app.db.selectFrom('metric_values').selectAll().where('metric_id', 'in', metrics.map((metric) => metric.id)).where('week', '>=', range.from).where('week', '<=', range.to).orderBy('week').execute();
+    const weeks = Array.from({ length: 8 }, (_, index) => addWeeks(range.from, index));
+
+    const response = await scorecardOf(team.id, member.key, `?from=${range.from}&to=${range.to}`);
+
+    expect(response.status).toBe(200);
+    const metricsOf = metrics.map((metric) => ({ ...toMetric(metric), values: values.filter((value) => value.metric_id === metric.id).map(toMetricValue) }));
+    expect(response.text).toBe(JSON.stringify({ teamId: team.id, ...range, weeks, metrics: metricsOf }));
+    expect(metricsOf.filter((metric) => metric.values.length > 0).length).toBeGreaterThan(4);
+  });
 });
+

@@ -22,7 +22,9 @@
  *   `jsonRecord` over its own columns, never `json_build_object`, whose text has other spacing).
  * Every field is `null` when its column is.
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type Transaction } from 'kysely';
+import type { Database } from './database.js';
+import { prepared } from './prepared.js';
 
 export type JsonKind = 'text' | 'id' | 'enum' | 'instant' | 'day' | 'boolean' | 'integer' | 'number' | 'texts' | 'json';
 
@@ -67,4 +69,32 @@ export function jsonRecord<Row, Record>(shape: JsonShape<Row, Record>, alias: st
     return `coalesce(${valueOf(kind, `${alias}."${column}"`)}, 'null')`;
   });
   return sql.raw<string>(`format(${literal(template.replaceAll('%', '%%').replaceAll('%%s', '%s'))}, ${values.join(', ')})`);
+}
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/**
+ * Every row of `build`'s query (no order of its own), in `order`, written as JSON records by `shape`
+ * in one statement: what goes between the brackets of a JSON array, and the `facts` columns (alike
+ * on every row, such as `teamFactsOf`) from the first row, undefined when there is none.
+ */
+export function preparedJsonList<A extends Record<string, unknown>, TB extends keyof Database, O, R, F extends keyof O & string = never>(
+  build: (db: Db, args: A) => SelectQueryBuilder<Database, TB, O>,
+  order: readonly { column: string; direction: 'asc' | 'desc' }[],
+  shape: JsonShape<NoInfer<O>, R>,
+  facts: readonly F[] = [],
+) {
+  const orderBy = sql.join(order.map((key) => sql`${sql.ref(key.column)} ${sql.raw(key.direction)}`));
+  const run = prepared((db, args: A) =>
+    db.selectFrom(build(db, args).select(sql<number>`row_number() over (order by ${orderBy})`.as('__n')).as('p')).select([
+      sql<string>`coalesce(string_agg(${jsonRecord(shape, 'p')}, ',' order by p.__n), '')`.as('records'),
+      sql<number>`count(*)::int`.as('count'),
+      ...facts.map((fact) => sql`(array_agg(${sql.ref(`p.${fact}`)} order by p.__n))[1]`.as(fact)),
+    ]),
+  );
+  return async (db: Db, args: A): Promise<{ records: string; facts: Pick<O, F> | undefined }> => {
+    const [row] = (await run(db, args)) as unknown as Record<string, unknown>[];
+    const first = Number(row?.count ?? 0) > 0 ? (Object.fromEntries(facts.map((fact) => [fact, row![fact]])) as Pick<O, F>) : undefined;
+    return { records: String(row?.records ?? ''), facts: first };
+  };
 }

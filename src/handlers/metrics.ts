@@ -7,7 +7,7 @@ import { listAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
 import * as metrics from '../db/queries/metrics.js';
 import { pageLimit } from '../db/pagination.js';
 import { NotFound, RuleViolation } from '../errors.js';
-import { metricValueJson, toMetric, toMetricValue, toScorecard } from '../records/metrics.js';
+import { metricValueJson, scorecardMetricJson, scorecardText, toMetric, toMetricValue } from '../records/metrics.js';
 import { pageText } from '../api/jsonText.js';
 import { judgeValue } from '../rules/metricValues.js';
 import { SCORECARD_MAX_WEEKS, scorecardWeeks } from '../rules/scorecardWeeks.js';
@@ -42,6 +42,8 @@ function zoneKnownInAdvance(caller: Caller): string | undefined {
  * The metrics with their values and the caller's access come in one statement. Only the default range
  * of a caller whose organizations lie in different zones needs the team first, for its zone.
  */
+const scorecards = metrics.scorecards(scorecardMetricJson, metricValueJson);
+
 export const getTeamScorecard: Handler<'getTeamScorecard'> = async ({ params, query }, { db, caller, now }) => {
   let access: TeamAccess | undefined;
   let zone = zoneKnownInAdvance(caller);
@@ -53,9 +55,9 @@ export const getTeamScorecard: Handler<'getTeamScorecard'> = async ({ params, qu
   if (!range) {
     throw new RuleViolation(`The range must run forwards, cover at most ${SCORECARD_MAX_WEEKS} weeks and stay within the years 2000-2100.`);
   }
-  const rows = await metrics.scorecard(db, params.teamId, caller.userId, range.from, range.to);
-  if (!access) await listAccess(db, caller, params.teamId, rows[0]);
-  return { status: 200, body: toScorecard(params.teamId, range, rows) };
+  const scorecard = await scorecards(db, params.teamId, caller.userId, range.from, range.to);
+  if (!access) await listAccess(db, caller, params.teamId, scorecard.facts);
+  return { status: 200, body: scorecardText(params.teamId, range, scorecard.records) };
 };
 
 /** The Scorecard is locked while the new metric takes the place after the last one. */

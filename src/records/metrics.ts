@@ -1,8 +1,8 @@
 /** Rows → the contract's metric, weekly value and Scorecard records. */
+import { JsonText } from '../api/jsonText.js';
 import type { Schemas } from '../api/operations.js';
 import type { MetricRow, MetricValueRow } from '../db/database.js';
 import type { JsonShape } from '../db/json.js';
-import type { MetricValueTuple } from '../db/queries/metrics.js';
 import type { ScorecardWeeks } from '../rules/scorecardWeeks.js';
 
 export const toMetric = (row: MetricRow): Schemas['Metric'] => ({
@@ -33,18 +33,21 @@ export const metricValueJson: JsonShape<MetricValueRow, Schemas['MetricValue']> 
   enteredById: ['id', 'entered_by_id'],
 };
 
-const fromTuple = (metricId: string, [week, value, onTrack, enteredById]: MetricValueTuple): Schemas['MetricValue'] => ({
-  metricId,
-  week,
-  value,
-  onTrack,
-  enteredById,
-});
+/** A Scorecard row: `toMetric` with its weeks' values, written by PostgreSQL (src/db/json.ts). */
+export const scorecardMetricJson: JsonShape<MetricRow & { values_json: string }, Schemas['ScorecardMetric']> = {
+  id: ['id', 'id'],
+  teamId: ['id', 'team_id'],
+  title: ['text', 'title'],
+  goal: ['text', 'goal'],
+  ownerId: ['id', 'owner_id'],
+  unit: ['text', 'unit'],
+  description: ['text', 'description'],
+  position: ['integer', 'position'],
+  values: ['json', 'values_json'],
+};
 
-export const toScorecard = (teamId: string, range: ScorecardWeeks, rows: (MetricRow & { values: MetricValueTuple[] })[]): Schemas['Scorecard'] => ({
-  teamId,
-  from: range.from,
-  to: range.to,
-  weeks: range.weeks,
-  metrics: rows.map((row) => ({ ...toMetric(row), values: row.values.map((value) => fromTuple(row.id, value)) })),
-});
+/** The Scorecard around its metrics, which PostgreSQL wrote with `scorecardMetricJson`. */
+export const scorecardText = (teamId: string, range: ScorecardWeeks, metrics: string) =>
+  new JsonText<Schemas['Scorecard']>(
+    `{"teamId":${JSON.stringify(teamId)},"from":${JSON.stringify(range.from)},"to":${JSON.stringify(range.to)},"weeks":${JSON.stringify(range.weeks)},"metrics":[${metrics}]}`,
+  );

@@ -1,7 +1,7 @@
 /** Queries of the Scorecard: metrics, their order, and their weekly values. */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database, Day, MetricValueRow } from '../database.js';
-import type { JsonShape } from '../json.js';
+import type { Database, Day, MetricRow, MetricValueRow } from '../database.js';
+import { jsonRecord, preparedJsonList, type JsonShape } from '../json.js';
 import { preparedJsonPages } from '../pagination.js';
 import { prepared } from '../prepared.js';
 import { callerTeamRole, teamFactsOf } from './access.js';
@@ -9,41 +9,36 @@ import { callerTeamRole, teamFactsOf } from './access.js';
 type Db = Kysely<Database> | Transaction<Database>;
 type Page = { limit: number; cursor?: string | undefined };
 
-/**
- * A weekly value as the Scorecard query returns it inside its metric's row: `[week, value, on_track,
- * entered_by_id]`. Arrays rather than objects, because building and parsing the keys of a few hundred
- * objects was a third of the query's cost.
- */
-export type MetricValueTuple = [week: Day, value: string, onTrack: boolean, enteredById: string];
-
 /** The team's metrics in Scorecard order. */
 export function listTeamMetrics(db: Db, teamId: string, userId: string) {
   return db.selectFrom('metrics').selectAll('metrics').select(teamFactsOf(teamId, userId)).where('metrics.team_id', '=', teamId).orderBy('metrics.position').execute();
 }
 
 /**
- * The team's metrics in Scorecard order, each with its values in the weeks `from`…`to` (oldest first)
- * as a JSON array built in the same statement, and the team's facts for the access check: one query
- * whatever the number of metrics. Days come out of JSON as `YYYY-MM-DD` text.
+ * The team's metrics in Scorecard order, each written as JSON by `metricShape` with its values in the
+ * weeks `from`…`to` (oldest first) written by `valueShape` inside it, and the team's facts for the
+ * access check: one statement whatever the number of metrics.
  */
-const scorecardRows = prepared((db, { teamId, userId, from, to }: { teamId: string; userId: string; from: Day; to: Day }) =>
-  db
-    .selectFrom('metrics')
-    .selectAll('metrics')
-    .select(teamFactsOf(teamId, userId))
-    .select(
-      sql<MetricValueTuple[]>`(
-        select coalesce(json_agg(json_build_array(v.week, v.value, v.on_track, v.entered_by_id) order by v.week), '[]'::json)
-        from metric_values v
-        where v.metric_id = metrics.id and v.week between ${from}::date and ${to}::date
-      )`.as('values'),
-    )
-    .where('metrics.team_id', '=', teamId)
-    .orderBy('metrics.position'),
-);
-
-export function scorecard(db: Db, teamId: string, userId: string, from: Day, to: Day) {
-  return scorecardRows(db, { teamId, userId, from, to });
+export function scorecards<M, V>(metricShape: JsonShape<MetricRow & { values_json: string }, M>, valueShape: JsonShape<MetricValueRow, V>) {
+  const list = preparedJsonList(
+    (db: Db, { teamId, userId, from, to }: { teamId: string; userId: string; from: Day; to: Day }) =>
+      db
+        .selectFrom('metrics')
+        .selectAll('metrics')
+        .select(teamFactsOf(teamId, userId))
+        .select(
+          sql<string>`(
+            select '[' || coalesce(string_agg(${jsonRecord(valueShape, 'v')}, ',' order by v.week), '') || ']'
+            from metric_values v
+            where v.metric_id = metrics.id and v.week between ${from}::date and ${to}::date
+          )`.as('values_json'),
+        )
+        .where('metrics.team_id', '=', teamId),
+    [{ column: 'metrics.position', direction: 'asc' }],
+    metricShape,
+    ['team_org_id', 'caller_team_role'],
+  );
+  return (db: Db, teamId: string, userId: string, from: Day, to: Day) => list(db, { teamId, userId, from, to });
 }
 
 const metricById = prepared((db, { metricId, userId }: { metricId: string; userId: string }) =>

@@ -13,9 +13,11 @@ import {
   createTeam,
   createUser,
 } from './support/factories.js';
+import { expectPagesAsMapped, trickyTexts } from './support/jsonBodies.js';
 import { createOperator, setCreatedAt } from './support/platformFactories.js';
 import { expectedOrder, walkPages } from './support/pages.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
+import { toPlatformOrganization, toPlatformUser } from '../src/records/platform.js';
 
 const unique = () => randomBytes(4).toString('hex');
 const day = 24 * 60 * 60 * 1000;
@@ -603,5 +605,70 @@ describe(`secrets stay secret (${databaseLabel})`, () => {
     expect(logLines.length).toBeGreaterThan(0);
     expect(logLines.join('')).not.toContain(apiKey);
     expect(logLines.join('')).not.toContain(password);
+  });
+});
+
+/** Instants with every count of trailing zeros in their milliseconds, and years of fewer than four digits. */
+const instants = ['2026-11-24T08:00:00.000Z', '2026-11-24T08:00:00.100Z', '2026-11-24T08:00:00.120Z', '2026-11-24T08:00:00.123Z', '0999-01-02T03:04:05.006Z'].map(
+  (text) => new Date(text),
+);
+
+const tricky = (index: number) => trickyTexts[index % trickyTexts.length]!;
+
+describe(`lists written by PostgreSQL (${databaseLabel})`, () => {
+  it('GET /platform/users answers byte for byte what toPlatformUser writes', async () => {
+    const org = await createOrganization(app.db);
+    const other = await createOrganization(app.db);
+    for (let index = 0; index < 8; index += 1) {
+      // The contract wants an e-mail address here: `'` and `%` are the characters of SQL's literals and format() it may hold.
+      const user = await createUser(app.db, { name: tricky(index), email: `o'neil%s.${unique()}@example.com`, systemRole: index % 4 ? 'USER' : 'SUPERADMIN' });
+      await setCreatedAt(app.db, 'users', user.id, instants[index % instants.length]!);
+      for (const organization of [org, other].slice(0, index % 3)) await addOrganizationMember(app.db, organization.id, user.id, 'MEMBER');
+      if (index % 2) await createKey(app.db, user.id);
+      if (index % 3) await createKey(app.db, user.id, { revoked: true });
+      if (index % 4) await createKey(app.db, user.id, { expiresAt: new Date(Date.now() - day) });
+      if (index % 5) await createKey(app.db, user.id, { scopes: ['read'] });
+    }
+    const at = new Date();
+    const rows = await app.db
+      .selectFrom('users')
+      .select([
+        'id',
+        'email',
+        'name',
+        'system_role',
+        'created_at',
+        sql<string>`(select count(*) from organization_members m where m.user_id = users.id)`.as('org_count'),
+        sql<string>`(select count(*) from api_keys k where k.user_id = users.id and k.revoked_at is null and k.expires_at > ${at})`.as('active_api_keys'),
+      ])
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    await expectPagesAsMapped(app, { path: '/v1/platform/users', key: operator.key, rows, map: toPlatformUser, cursorOf: (row) => [row.created_at, row.id] }, 7);
+  });
+
+  it('GET /platform/orgs answers byte for byte what toPlatformOrganization writes', async () => {
+    for (let index = 0; index < 8; index += 1) {
+      const org = await createOrganization(app.db, { name: tricky(index), status: index % 3 ? 'ACTIVE' : 'SUSPENDED' });
+      await app.db.updateTable('organizations').set({ slug: `${tricky(index + 1)}${unique()}` }).where('id', '=', org.id).execute();
+      await setCreatedAt(app.db, 'organizations', org.id, instants[index % instants.length]!);
+      for (let member = 0; member < index % 3; member += 1) await addOrganizationMember(app.db, org.id, (await createUser(app.db)).id, 'MEMBER');
+      for (let team = 0; team < index % 4; team += 1) await createTeam(app.db, org.id);
+    }
+    const rows = await app.db
+      .selectFrom('organizations')
+      .select([
+        'id',
+        'name',
+        'slug',
+        'status',
+        'created_at',
+        sql<string>`(select count(*) from organization_members m where m.org_id = organizations.id)`.as('members'),
+        sql<string>`(select count(*) from teams t where t.org_id = organizations.id)`.as('teams'),
+      ])
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    await expectPagesAsMapped(app, { path: '/v1/platform/orgs', key: operator.key, rows, map: toPlatformOrganization, cursorOf: (row) => [row.created_at, row.id] }, 7);
   });
 });

@@ -10,9 +10,13 @@ import { sql } from 'kysely';
 import type { OperationId } from '../src/api/operations.js';
 import { createTask as createTaskHandler } from '../src/handlers/tasks.js';
 import type { Handler } from '../src/handlers/types.js';
+import { toWebhook, toWebhookDelivery } from '../src/records/webhooks.js';
 import { retryDelaysMs } from '../src/rules/webhookDelivery.js';
 import { matrixRows } from './permissions/rows.js';
 import { callerNames, createWorld, type World } from './permissions/world.js';
+import { createDelivery, createWebhook } from './support/areaFactories.js';
+import { addOrganizationMember, createCaller, createOrganization } from './support/factories.js';
+import { expectPagesAsMapped, trickyTexts } from './support/jsonBodies.js';
 import { createMeetingIn, createMessage } from './support/meetingFactories.js';
 import { checkWebhookEvent, contract, operations } from './support/contract.js';
 import { createTestDatabase, databaseLabel, type TestDatabase } from './support/database.js';
@@ -397,5 +401,108 @@ describe(`delivery (${databaseLabel})`, () => {
       await restarted.app?.close();
       await ownReceiver.close();
     }
+  });
+});
+
+/** Instants with every count of trailing zeros in their milliseconds, and years of fewer than four digits. */
+const instants = ['2026-11-24T08:00:00.000Z', '2026-11-24T08:00:00.100Z', '2026-11-24T08:00:00.120Z', '2026-11-24T08:00:00.123Z', '0999-01-02T03:04:05.006Z'].map(
+  (text) => new Date(text),
+);
+
+const tricky = (index: number) => trickyTexts[index % trickyTexts.length]!;
+
+/** An organization of its own, so that its lists hold only what the test made, and its Owner. */
+async function ownedOrganization() {
+  const org = await createOrganization(app.db);
+  const owner = await createCaller(app.db);
+  await addOrganizationMember(app.db, org.id, owner.user.id, 'OWNER');
+  return { org, owner };
+}
+
+describe(`lists written by PostgreSQL (${databaseLabel})`, () => {
+  it('GET /orgs/{orgId}/webhooks answers byte for byte what toWebhook writes', async () => {
+    const { org, owner } = await ownedOrganization();
+    // Each nullable free-text column holds every tricky text in turn.
+    const texts = { description: 0, disabledReason: 0 };
+    for (let index = 0; index < 12; index += 1) {
+      await createWebhook(app.db, org.id, {
+        // The contract allows no white space in a URL and only known event types.
+        url: `https://hooks.northwind.example/${tricky(index).replace(/\s/g, '')}`,
+        events: [['*'], ['task.created'], ['issue.updated', 'task.deleted', '*']][index % 3]!,
+        description: index % 4 === 1 ? null : tricky(texts.description++),
+        disabledReason: index % 4 === 2 ? null : tricky(texts.disabledReason++),
+        // Inactive: the worker delivers nothing of them.
+        isActive: false,
+        createdAt: instants[index % instants.length]!,
+        updatedAt: instants[(index + 2) % instants.length]!,
+      });
+    }
+    await app.db.updateTable('webhook_subscriptions').set({ is_active: true }).where('org_id', '=', org.id).where('description', 'is', null).execute();
+    const rows = await app.db.selectFrom('webhook_subscriptions').selectAll().where('org_id', '=', org.id).orderBy('created_at').orderBy('id').execute();
+    expect(new Set(rows.map((row) => row.is_active))).toEqual(new Set([true, false]));
+    await expectPagesAsMapped(app, { path: `/v1/orgs/${org.id}/webhooks`, key: owner.key, rows, map: toWebhook, cursorOf: (row) => [row.created_at, row.id] }, 3);
+  });
+
+  it('GET /webhooks/{webhookId}/deliveries answers byte for byte what toWebhookDelivery writes, unfiltered and by state', async () => {
+    const { org, owner } = await ownedOrganization();
+    // Inactive: the worker claims none of its deliveries, so they stay as made.
+    const webhook = await createWebhook(app.db, org.id, { isActive: false });
+    const states = ['PENDING', 'DELIVERED', 'FAILED'] as const;
+    // Each free-text column of the attempts holds every tricky text in turn.
+    const texts = { error: 0, responseBody: 0 };
+    for (let index = 0; index < 10; index += 1) {
+      await createDelivery(app.db, webhook, {
+        type: index % 2 ? 'webhook.ping' : 'task.created',
+        state: states[index % states.length],
+        createdAt: instants[index % instants.length]!,
+        nextAttemptAt: index % 2 ? null : instants[(index + 1) % instants.length]!,
+        attempts: Array.from({ length: index % 4 }, (_, n) => ({
+          attemptedAt: instants[(index + n) % instants.length]!,
+          statusCode: n % 2 ? 503 : null,
+          latencyMs: 100 * n + index,
+          error: n % 2 ? null : tricky(texts.error++),
+          responseBody: n === 0 ? null : tricky(texts.responseBody++),
+        })),
+      });
+    }
+    expect(Math.min(texts.error, texts.responseBody)).toBeGreaterThanOrEqual(trickyTexts.length);
+    const deliveries = await app.db
+      .selectFrom('webhook_deliveries')
+      .innerJoin('webhook_events', 'webhook_events.id', 'webhook_deliveries.event_id')
+      .select([
+        'webhook_deliveries.id',
+        'webhook_deliveries.subscription_id',
+        'webhook_deliveries.event_id',
+        'webhook_events.type as event_type',
+        'webhook_deliveries.state',
+        'webhook_deliveries.created_at',
+        'webhook_deliveries.next_attempt_at',
+      ])
+      .where('webhook_deliveries.subscription_id', '=', webhook.id)
+      .orderBy('webhook_deliveries.created_at', 'desc')
+      .orderBy('webhook_deliveries.id', 'desc')
+      .execute();
+    const attempts = await app.db
+      .selectFrom('webhook_attempts')
+      .selectAll()
+      .where('delivery_id', 'in', deliveries.map((row) => row.id))
+      .orderBy('attempted_at')
+      .orderBy('id')
+      .execute();
+    const rows = deliveries.map((row) => ({
+      ...row,
+      attempts: attempts
+        .filter((attempt) => attempt.delivery_id === row.id)
+        .map((attempt) => ({
+          attemptedAt: attempt.attempted_at.toISOString(),
+          statusCode: attempt.status_code,
+          latencyMs: attempt.latency_ms,
+          error: attempt.error,
+          responseBody: attempt.response_body,
+        })),
+    }));
+    const list = { key: owner.key, map: toWebhookDelivery, cursorOf: (row: (typeof rows)[number]) => [row.created_at, row.id] };
+    await expectPagesAsMapped(app, { ...list, path: `/v1/webhooks/${webhook.id}/deliveries`, rows }, 4);
+    await expectPagesAsMapped(app, { ...list, path: `/v1/webhooks/${webhook.id}/deliveries?state=FAILED`, rows: rows.filter((row) => row.state === 'FAILED') }, 2);
   });
 });

@@ -14,9 +14,9 @@ import {
   listAiPrompts,
   listAiProviders,
   listApiKeysOfUser,
-  listOrganizations,
-  listUsers,
   lockAiProviders,
+  platformOrganizationPages,
+  platformUserPages,
   revokeApiKey,
   saveAiPrompt,
   saveAiProvider,
@@ -28,14 +28,8 @@ import {
 import { findUserByEmail } from '../db/queries/users.js';
 import { pageLimit } from '../db/pagination.js';
 import { NotFound, RuleViolation } from '../errors.js';
-import {
-  keyTail,
-  toAiPrompt,
-  toAiProvider,
-  toApiKeyInfo,
-  toPlatformOrganization,
-  toPlatformUser,
-} from '../records/platform.js';
+import { keyTail, platformOrganizationJson, platformUserJson, toAiPrompt, toAiProvider, toApiKeyInfo, toPlatformOrganization } from '../records/platform.js';
+import { pageText } from '../api/jsonText.js';
 import { nameFromEmail } from '../rules/accounts.js';
 import { nextFreeSlug, slugify } from '../rules/slug.js';
 import { storedTimeZone } from './shared.js';
@@ -45,9 +39,11 @@ import { inTransaction } from '../db/transaction.js';
 // ---------------------------------------------------------------------------------------------------
 // Organizations
 
+const organizationPages = platformOrganizationPages(platformOrganizationJson);
+
 export const listPlatformOrganizations: Handler<'listPlatformOrganizations'> = async ({ query }, { db }) => {
-  const page = await listOrganizations(db, { limit: pageLimit(query.limit), cursor: query.cursor });
-  return { status: 200, body: { data: page.rows.map(toPlatformOrganization), nextCursor: page.nextCursor } };
+  const page = await organizationPages(db, { limit: pageLimit(query.limit), cursor: query.cursor });
+  return { status: 200, body: pageText(page) };
 };
 
 /** A concurrent request may take the chosen slug (or create the owner's account) first; then the whole creation runs again. */
@@ -116,9 +112,11 @@ export const updatePlatformOrganization: Handler<'updatePlatformOrganization'> =
 // ---------------------------------------------------------------------------------------------------
 // Accounts and their keys
 
+const userPages = platformUserPages(platformUserJson);
+
 export const listPlatformUsers: Handler<'listPlatformUsers'> = async ({ query }, { db, now }) => {
-  const page = await listUsers(db, { limit: pageLimit(query.limit), cursor: query.cursor }, now());
-  return { status: 200, body: { data: page.rows.map(toPlatformUser), nextCursor: page.nextCursor } };
+  const page = await userPages(db, { limit: pageLimit(query.limit), cursor: query.cursor }, now());
+  return { status: 200, body: pageText(page) };
 };
 
 export const listPlatformUserApiKeys: Handler<'listPlatformUserApiKeys'> = async ({ params }, { db, now }) => {

@@ -9,7 +9,8 @@ import { pageLimit } from '../db/pagination.js';
 import * as webhooks from '../db/queries/webhooks.js';
 import { inTransaction } from '../db/transaction.js';
 import { NotFound, RuleViolation } from '../errors.js';
-import { toWebhook, toWebhookDelivery, toWebhookWithSecret } from '../records/webhooks.js';
+import { toWebhook, toWebhookDelivery, toWebhookWithSecret, webhookDeliveryJson, webhookJson } from '../records/webhooks.js';
+import { pageText } from '../api/jsonText.js';
 import { pingEventType } from '../webhooks/catalog.js';
 import { eventBody } from '../webhooks/outbox.js';
 import { targetFault } from '../webhooks/targets.js';
@@ -63,10 +64,12 @@ export const createWebhook: Handler<'createWebhook'> = async ({ params, body }, 
   return { status: 201, body: toWebhookWithSecret(created, secret) };
 };
 
+const subscriptionPages = webhooks.subscriptionPages(webhookJson);
+
 export const listWebhooks: Handler<'listWebhooks'> = async ({ params, query }, { db, caller }) => {
   await loadOrganizationAccess(db, caller, params.orgId, 'administration');
-  const page = await webhooks.listSubscriptions(db, params.orgId, { limit: pageLimit(query.limit), cursor: query.cursor });
-  return { status: 200, body: { data: page.rows.map(toWebhook), nextCursor: page.nextCursor } };
+  const page = await subscriptionPages(db, params.orgId, { limit: pageLimit(query.limit), cursor: query.cursor });
+  return { status: 200, body: pageText(page) };
 };
 
 export const getWebhook: Handler<'getWebhook'> = async ({ params }, { db, caller }) => {
@@ -112,10 +115,12 @@ export const rotateWebhookSecret: Handler<'rotateWebhookSecret'> = async ({ para
   return { status: 200, body: toWebhookWithSecret(rotated, secret) };
 };
 
+const deliveryPages = webhooks.deliveryPages(webhookDeliveryJson);
+
 export const listWebhookDeliveries: Handler<'listWebhookDeliveries'> = async ({ params, query }, { db, caller }) => {
   await loadWebhook(db, caller, params.webhookId);
-  const page = await webhooks.listDeliveries(db, params.webhookId, query.state, { limit: pageLimit(query.limit), cursor: query.cursor });
-  return { status: 200, body: { data: page.rows.map(toWebhookDelivery), nextCursor: page.nextCursor } };
+  const page = await deliveryPages(db, params.webhookId, query.state, { limit: pageLimit(query.limit), cursor: query.cursor });
+  return { status: 200, body: pageText(page) };
 };
 
 export const redeliverWebhookDelivery: Handler<'redeliverWebhookDelivery'> = async ({ params }, { db, caller, now }) => {

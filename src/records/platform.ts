@@ -2,6 +2,7 @@
 import type { Schemas } from '../api/operations.js';
 import { keyStatus } from '../auth/apiKeys.js';
 import type { AiPromptRow, AiProviderRow, ApiKeyRow } from '../db/database.js';
+import type { JsonShape } from '../db/json.js';
 import type { PlatformOrganizationRow, PlatformUserRow } from '../db/queries/platform.js';
 
 export const toPlatformUser = (row: PlatformUserRow): Schemas['PlatformUser'] => ({
@@ -14,6 +15,17 @@ export const toPlatformUser = (row: PlatformUserRow): Schemas['PlatformUser'] =>
   createdAt: row.created_at.toISOString(),
 });
 
+/** `toPlatformUser` written by PostgreSQL, for the list (src/db/json.ts). */
+export const platformUserJson: JsonShape<PlatformUserRow, Schemas['PlatformUser']> = {
+  id: ['id', 'id'],
+  email: ['text', 'email'],
+  name: ['text', 'name'],
+  systemRole: ['enum', 'system_role'],
+  orgCount: ['integer', 'org_count'],
+  activeApiKeys: ['integer', 'active_api_keys'],
+  createdAt: ['instant', 'created_at'],
+};
+
 export const toPlatformOrganization = (row: PlatformOrganizationRow): Schemas['PlatformOrganization'] => ({
   id: row.id,
   name: row.name,
@@ -23,6 +35,17 @@ export const toPlatformOrganization = (row: PlatformOrganizationRow): Schemas['P
   teams: Number(row.teams),
   createdAt: row.created_at.toISOString(),
 });
+
+/** `toPlatformOrganization` written by PostgreSQL, for the list (src/db/json.ts). */
+export const platformOrganizationJson: JsonShape<PlatformOrganizationRow, Schemas['PlatformOrganization']> = {
+  id: ['id', 'id'],
+  name: ['text', 'name'],
+  slug: ['text', 'slug'],
+  status: ['enum', 'status'],
+  members: ['integer', 'members'],
+  teams: ['integer', 'teams'],
+  createdAt: ['instant', 'created_at'],
+};
 
 export type ApiKeyInfoRow = Omit<ApiKeyRow, 'user_id' | 'key_hash'>;
 

@@ -1,6 +1,7 @@
 /** Rows → the contract's webhook subscription and delivery records. */
 import type { Schemas } from '../api/operations.js';
 import type { WebhookSubscriptionRow } from '../db/database.js';
+import type { JsonShape } from '../db/json.js';
 import type { DeliveryRow } from '../db/queries/webhooks.js';
 
 export const toWebhook = (row: WebhookSubscriptionRow): Schemas['Webhook'] => ({
@@ -14,6 +15,19 @@ export const toWebhook = (row: WebhookSubscriptionRow): Schemas['Webhook'] => ({
   createdAt: row.created_at.toISOString(),
   updatedAt: row.updated_at.toISOString(),
 });
+
+/** `toWebhook` written by PostgreSQL, for the list (src/db/json.ts): no secret, as in `toWebhook`. */
+export const webhookJson: JsonShape<WebhookSubscriptionRow, Schemas['Webhook']> = {
+  id: ['id', 'id'],
+  orgId: ['id', 'org_id'],
+  url: ['text', 'url'],
+  events: ['texts', 'events'],
+  description: ['text', 'description'],
+  isActive: ['boolean', 'is_active'],
+  disabledReason: ['text', 'disabled_reason'],
+  createdAt: ['instant', 'created_at'],
+  updatedAt: ['instant', 'updated_at'],
+};
 
 /** The subscription with its secret in clear: only in the answers that create or rotate it. */
 export const toWebhookWithSecret = (row: WebhookSubscriptionRow, secret: string): Schemas['WebhookWithSecret'] => ({
@@ -32,3 +46,15 @@ export const toWebhookDelivery = (row: DeliveryRow): Schemas['WebhookDelivery'] 
   nextAttemptAt: row.next_attempt_at?.toISOString() ?? null,
   attempts: row.attempts,
 });
+
+/** `toWebhookDelivery` written by PostgreSQL, for the list; `attempts` is JSON the row query wrote. */
+export const webhookDeliveryJson: JsonShape<DeliveryRow, Schemas['WebhookDelivery']> = {
+  id: ['id', 'id'],
+  webhookId: ['id', 'subscription_id'],
+  eventId: ['id', 'event_id'],
+  eventType: ['enum', 'event_type'],
+  state: ['enum', 'state'],
+  createdAt: ['instant', 'created_at'],
+  nextAttemptAt: ['instant', 'next_attempt_at'],
+  attempts: ['json', 'attempts'],
+};

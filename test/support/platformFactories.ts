@@ -10,6 +10,6 @@ export function createOperator(db: Kysely<Database>, scopes: Scope[] = ['platfor
 }
 
 /** Moves a row's creation time, so that list orders can be checked without waiting. */
-export async function setCreatedAt(db: Kysely<Database>, table: 'organizations' | 'api_keys' | 'ai_providers', id: string, createdAt: Date) {
+export async function setCreatedAt(db: Kysely<Database>, table: 'users' | 'organizations' | 'api_keys' | 'ai_providers', id: string, createdAt: Date) {
   await db.updateTable(table).set({ created_at: createdAt }).where('id', '=', id).execute();
 }

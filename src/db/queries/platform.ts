@@ -1,5 +1,5 @@
 /** Queries of platform administration: names and counts only, never organization content. */
-import { sql, type Kysely, type NotNull } from 'kysely';
+import { sql, type Kysely, type NotNull, type Transaction } from 'kysely';
 import type {
   AiInputType,
   AiProviderType,
@@ -12,7 +12,10 @@ import type {
   OrganizationStatus,
   UserRow,
 } from '../database.js';
-import { paginate } from '../pagination.js';
+import type { JsonShape } from '../json.js';
+import { preparedJsonPages } from '../pagination.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
 
 /** `count(*)` is a bigint, which the drivers hand over as text, number or bigint. */
 type Count = number | string | bigint;
@@ -27,36 +30,43 @@ export type PlatformOrganizationRow = Pick<OrganizationRow, 'id' | 'name' | 'slu
   teams: Count;
 };
 
-/** All accounts, oldest first, with how many organizations they belong to and how many keys still work. */
-export function listUsers(db: Kysely<Database>, page: { limit: number; cursor?: string | undefined }, now: Date) {
-  const query = db
-    .selectFrom('users')
-    .select((eb) => [
-      'users.id',
-      'users.email',
-      'users.name',
-      'users.system_role',
-      'users.created_at',
-      eb
-        .selectFrom('organization_members')
-        .whereRef('organization_members.user_id', '=', 'users.id')
-        .select((count) => count.fn.countAll<string>().as('n'))
-        .as('org_count'),
-      eb
-        .selectFrom('api_keys')
-        .whereRef('api_keys.user_id', '=', 'users.id')
-        .where('api_keys.revoked_at', 'is', null)
-        .where('api_keys.expires_at', '>', now)
-        .select((count) => count.fn.countAll<string>().as('n'))
-        .as('active_api_keys'),
-    ]);
-  return paginate(query, {
-    ...page,
-    order: [
+const platformUserRows = (db: Db, { now }: { now: Date }) =>
+  db.selectFrom('users').select((eb) => [
+    'users.id',
+    'users.email',
+    'users.name',
+    'users.system_role',
+    'users.created_at',
+    eb
+      .selectFrom('organization_members')
+      .whereRef('organization_members.user_id', '=', 'users.id')
+      .select((count) => count.fn.countAll<string>().as('n'))
+      .as('org_count'),
+    eb
+      .selectFrom('api_keys')
+      .whereRef('api_keys.user_id', '=', 'users.id')
+      .where('api_keys.revoked_at', 'is', null)
+      .where('api_keys.expires_at', '>', now)
+      .select((count) => count.fn.countAll<string>().as('n'))
+      .as('active_api_keys'),
+  ]);
+
+type PlatformUserPageRow = Awaited<ReturnType<ReturnType<typeof platformUserRows>['executeTakeFirstOrThrow']>>;
+
+/**
+ * All accounts, oldest first, with how many organizations they belong to and how many keys still work
+ * at `now`, written as JSON by `shape` (given by the handler).
+ */
+export function platformUserPages<R>(shape: JsonShape<PlatformUserPageRow, R>) {
+  const pages = preparedJsonPages(
+    platformUserRows,
+    [
       { column: 'users.created_at', direction: 'asc', type: 'instant', value: (row) => row.created_at },
       { column: 'users.id', direction: 'asc', type: 'string', value: (row) => row.id },
     ],
-  }) as Promise<{ rows: PlatformUserRow[]; nextCursor: string | null }>;
+    shape,
+  );
+  return (db: Db, page: { limit: number; cursor?: string | undefined }, now: Date) => pages(db, { now }, page);
 }
 
 export async function userExists(db: Kysely<Database>, id: string): Promise<boolean> {
@@ -71,7 +81,7 @@ export async function insertUser(db: Kysely<Database>, user: NewUser): Promise<s
 // Organizations
 
 /** Organizations with their numbers of members and teams, counted in the same query. */
-function platformOrganizations(db: Kysely<Database>) {
+function platformOrganizations(db: Db) {
   return db
     .selectFrom('organizations')
     .select((eb) => [
@@ -94,15 +104,17 @@ function platformOrganizations(db: Kysely<Database>) {
     .$narrowType<{ members: NotNull; teams: NotNull }>();
 }
 
-/** All organizations, oldest first. */
-export function listOrganizations(db: Kysely<Database>, page: { limit: number; cursor?: string | undefined }) {
-  return paginate(platformOrganizations(db), {
-    ...page,
-    order: [
+/** All organizations, oldest first, written as JSON by `shape` (given by the handler). */
+export function platformOrganizationPages<R>(shape: JsonShape<PlatformOrganizationRow, R>) {
+  const pages = preparedJsonPages(
+    (db: Db) => platformOrganizations(db),
+    [
       { column: 'organizations.created_at', direction: 'asc', type: 'instant', value: (row) => row.created_at },
       { column: 'organizations.id', direction: 'asc', type: 'string', value: (row) => row.id },
     ],
-  });
+    shape,
+  );
+  return (db: Db, page: { limit: number; cursor?: string | undefined }) => pages(db, {}, page);
 }
 
 export function findOrganization(db: Kysely<Database>, id: string) {

@@ -2,9 +2,10 @@
  * Queries of outgoing webhooks: subscriptions, the outbox (events and their deliveries, written in
  * the change's own transaction), the worker's claims and attempts, and the delivery log.
  */
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
-import type { Database, WebhookDeliveryState, WebhookSubscriptionRow, WebhookSubscriptionUpdate } from '../database.js';
-import { paginate, type SortKey } from '../pagination.js';
+import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
+import type { Database, WebhookAttemptsTable, WebhookDeliveryState, WebhookSubscriptionRow, WebhookSubscriptionUpdate } from '../database.js';
+import { jsonRecord, type JsonShape } from '../json.js';
+import { preparedJsonPages } from '../pagination.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -29,13 +30,19 @@ export async function findSubscription(db: Db, id: string): Promise<WebhookSubsc
   return db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-const subscriptionOrder: SortKey<WebhookSubscriptionRow>[] = [
-  { column: 'created_at', direction: 'asc', type: 'instant', value: (row) => row.created_at },
-  { column: 'id', direction: 'asc', type: 'string', value: (row) => row.id },
-];
+const subscriptionRows = (db: Db, { orgId }: { orgId: string }) => db.selectFrom('webhook_subscriptions').selectAll().where('org_id', '=', orgId);
 
-export async function listSubscriptions(db: Db, orgId: string, page: { limit: number; cursor?: string | undefined }) {
-  return paginate(db.selectFrom('webhook_subscriptions').selectAll().where('org_id', '=', orgId), { order: subscriptionOrder, ...page });
+/** An organization's subscriptions, oldest first, written as JSON by `shape` (given by the handler). */
+export function subscriptionPages<R>(shape: JsonShape<WebhookSubscriptionRow, R>) {
+  const pages = preparedJsonPages(
+    subscriptionRows,
+    [
+      { column: 'created_at', direction: 'asc', type: 'instant', value: (row) => row.created_at },
+      { column: 'id', direction: 'asc', type: 'string', value: (row) => row.id },
+    ],
+    shape,
+  );
+  return (db: Db, orgId: string, page: { limit: number; cursor?: string | undefined }) => pages(db, { orgId }, page);
 }
 
 export async function updateSubscription(db: Db, id: string, values: WebhookSubscriptionUpdate): Promise<WebhookSubscriptionRow | undefined> {
@@ -233,47 +240,62 @@ export interface DeliveryRow {
   attempts: { attemptedAt: string; statusCode: number | null; latencyMs: number; error: string | null; responseBody: string | null }[];
 }
 
+/**
+ * An attempt as the contract's record. The row query writes the attempts as JSON text (cast to `json`,
+ * whose text stays as written): the list sends it as it is and the single reads get it parsed.
+ */
+const attemptJson: JsonShape<Selectable<WebhookAttemptsTable>, DeliveryRow['attempts'][number]> = {
+  attemptedAt: ['instant', 'attempted_at'],
+  statusCode: ['integer', 'status_code'],
+  latencyMs: ['integer', 'latency_ms'],
+  error: ['text', 'error'],
+  responseBody: ['text', 'response_body'],
+};
+
+// Tables by their names, not aliases: the page builders (pagination.ts) take queries over `Database`.
 function deliveries(db: Db) {
   return db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+    .selectFrom('webhook_deliveries')
+    .innerJoin('webhook_events', 'webhook_events.id', 'webhook_deliveries.event_id')
     .select([
-      'd.id',
-      'd.subscription_id',
-      'd.event_id',
-      'e.type as event_type',
-      'd.state',
-      'd.created_at',
-      'd.next_attempt_at',
+      'webhook_deliveries.id',
+      'webhook_deliveries.subscription_id',
+      'webhook_deliveries.event_id',
+      'webhook_events.type as event_type',
+      'webhook_deliveries.state',
+      'webhook_deliveries.created_at',
+      'webhook_deliveries.next_attempt_at',
       sql<DeliveryRow['attempts']>`coalesce((
-        select json_agg(json_build_object(
-          'attemptedAt', to_char(a.attempted_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-          'statusCode', a.status_code, 'latencyMs', a.latency_ms, 'error', a.error, 'responseBody', a.response_body
-        ) order by a.attempted_at, a.id)
-        from webhook_attempts a where a.delivery_id = d.id
+        select ('[' || string_agg(${jsonRecord(attemptJson, 'a')}, ',' order by a.attempted_at, a.id) || ']')::json
+        from webhook_attempts a where a.delivery_id = webhook_deliveries.id
       ), '[]'::json)`.as('attempts'),
     ]);
 }
 
-const deliveryOrder: SortKey<DeliveryRow>[] = [
-  { column: 'd.created_at', direction: 'desc', type: 'instant', value: (row) => row.created_at },
-  { column: 'd.id', direction: 'desc', type: 'string', value: (row) => row.id },
-];
+type DeliveryPageArgs = { subscriptionId: string; state: WebhookDeliveryState | undefined };
 
-/** A subscription's deliveries, newest first, each with its attempts (one statement). */
-export async function listDeliveries(
-  db: Db,
-  subscriptionId: string,
-  state: WebhookDeliveryState | undefined,
-  page: { limit: number; cursor?: string | undefined },
-) {
-  let query = deliveries(db).where('d.subscription_id', '=', subscriptionId);
-  if (state !== undefined) query = query.where('d.state', '=', state);
-  return paginate(query, { order: deliveryOrder, ...page });
+const deliveryPageRows = (db: Db, { subscriptionId, state }: DeliveryPageArgs) => {
+  let query = deliveries(db).where('webhook_deliveries.subscription_id', '=', subscriptionId);
+  if (state !== undefined) query = query.where('webhook_deliveries.state', '=', state);
+  return query;
+};
+
+/** A subscription's deliveries, newest first, each with its attempts, written as JSON by `shape` (one statement). */
+export function deliveryPages<R>(shape: JsonShape<DeliveryRow, R>) {
+  const pages = preparedJsonPages(
+    deliveryPageRows,
+    [
+      { column: 'webhook_deliveries.created_at', direction: 'desc', type: 'instant', value: (row) => row.created_at },
+      { column: 'webhook_deliveries.id', direction: 'desc', type: 'string', value: (row) => row.id },
+    ],
+    shape,
+  );
+  return (db: Db, subscriptionId: string, state: WebhookDeliveryState | undefined, page: { limit: number; cursor?: string | undefined }) =>
+    pages(db, { subscriptionId, state }, page);
 }
 
 export async function findDelivery(db: Db, subscriptionId: string, id: string): Promise<DeliveryRow | undefined> {
-  return deliveries(db).where('d.subscription_id', '=', subscriptionId).where('d.id', '=', id).executeTakeFirst();
+  return deliveries(db).where('webhook_deliveries.subscription_id', '=', subscriptionId).where('webhook_deliveries.id', '=', id).executeTakeFirst();
 }
 
 /** Makes a delivery due at once again, with the whole schedule of retries before it. */

@@ -18,12 +18,11 @@ import { FormatError } from '../errors.js';
 export type SortKeyType = 'string' | 'number' | 'instant' | 'day';
 export type SortValue = string | number | Date;
 
-export interface SortKey<Row> {
+export interface SortKey {
   /** A column reference as used in the query, e.g. `tasks.created_at`. */
   column: string;
   direction: 'asc' | 'desc';
   type: SortKeyType;
-  value: (row: Row) => SortValue;
 }
 
 export const DEFAULT_PAGE_LIMIT = 50;
@@ -94,20 +93,19 @@ export function decodeCursor(cursor: string, types: readonly SortKeyType[]): Sor
 }
 
 /**
- * The cursor form of a row's key, checked against the key's declared type so that a wrong `value`
- * accessor fails on the first page instead of producing a cursor the next request rejects.
+ * A sort key's value in the page's last row, checked against the key's declared type so that a wrong
+ * column fails on the first page instead of producing a cursor the next request rejects.
  */
-function cursorValue<Row>(key: SortKey<Row>, row: Row): SortValue {
-  const value = key.value(row);
+function cursorValue(key: SortKey, value: unknown): SortValue {
   if (isSortValue(key.type, value)) return value;
   throw new TypeError(`Sort key ${key.column} is declared ${key.type} but the row holds ${String(value)}`);
 }
 
 /** The condition "the row sorts strictly after the cursor" for these keys. */
-function afterCursor<Row>(order: readonly SortKey<Row>[], values: readonly SortValue[]): Expression<SqlBool> {
+function afterCursor(order: readonly SortKey[], values: readonly SortValue[]): Expression<SqlBool> {
   const refs = order.map((key) => sql.ref(key.column));
   const vals = values.map((value) => sql.val(value));
-  const comparator = (key: SortKey<Row>) => sql.raw(key.direction === 'asc' ? '>' : '<');
+  const comparator = (key: SortKey) => sql.raw(key.direction === 'asc' ? '>' : '<');
 
   // One direction: a row-value comparison, which PostgreSQL can answer with a single index range scan.
   const first = order[0];
@@ -124,69 +122,12 @@ function afterCursor<Row>(order: readonly SortKey<Row>[], values: readonly SortV
   return sql<SqlBool>`(${sql.join(branches, sql` or `)})`;
 }
 
-/** A page of rows and the cursor of the next page (null on the last page). */
-function pageOf<O>(fetched: O[], order: readonly SortKey<O>[], limit: number): { rows: O[]; nextCursor: string | null } {
-  const rows = fetched.slice(0, limit);
-  const last = rows[rows.length - 1];
-  const nextCursor =
-    fetched.length > limit && last !== undefined
-      ? encodeCursor(order.map((key) => cursorValue(key, last)))
-      : null;
-  return { rows, nextCursor };
-}
-
-function checkPage<O>(order: readonly SortKey<O>[], limit: number) {
-  if (order.length === 0) throw new RangeError('paginate needs at least one sort key');
+function checkPage(order: readonly SortKey[], limit: number) {
+  if (order.length === 0) throw new RangeError('A page needs at least one sort key');
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`Invalid page limit: ${limit}`);
 }
 
-export async function paginate<DB, TB extends keyof DB, O>(
-  query: SelectQueryBuilder<DB, TB, O>,
-  options: { order: SortKey<O>[]; limit: number; cursor?: string },
-): Promise<{ rows: O[]; nextCursor: string | null }> {
-  const { order, limit, cursor } = options;
-  checkPage(order, limit);
-
-  let paged = query;
-  if (cursor !== undefined) {
-    const values = decodeCursor(
-      cursor,
-      order.map((key) => key.type),
-    );
-    paged = paged.where(afterCursor(order, values));
-  }
-  for (const key of order) paged = paged.orderBy(sql.ref(key.column), key.direction);
-
-  // One extra row tells whether a next page exists without a separate count query.
-  return pageOf(await paged.limit(limit + 1).execute(), order, limit);
-}
-
-type Db = Kysely<Database> | Transaction<Database>;
-
-/**
- * `paginate` for a list read on many requests: the query is built and compiled once for each shape
- * (see prepared.ts) — `build` gives the filtered query for its arguments, and the cursor's values and
- * the page size are bound as values.
- */
-export function preparedPages<A extends Record<string, unknown>, TB extends keyof Database, O>(
-  build: (db: Db, args: A) => SelectQueryBuilder<Database, TB, O>,
-  order: SortKey<O>[],
-) {
-  const after = order.map((_, index) => `after${index}`);
-  const run = prepared((db, args: A & { fetch: number } & Record<string, unknown>) => {
-    let query = build(db, args);
-    if (args[after[0]!] !== undefined) query = query.where(afterCursor(order, after.map((name) => args[name] as SortValue)));
-    for (const key of order) query = query.orderBy(sql.ref(key.column), key.direction);
-    return query.limit(args.fetch);
-  });
-  return async (db: Db, args: A, page: { limit: number; cursor?: string | undefined }): Promise<{ rows: O[]; nextCursor: string | null }> => {
-    checkPage(order, page.limit);
-    const values = page.cursor === undefined ? undefined : decodeCursor(page.cursor, order.map((key) => key.type));
-    const bound: Record<string, unknown> = { ...args, fetch: page.limit + 1 };
-    after.forEach((name, index) => (bound[name] = values?.[index]));
-    return pageOf(await run(db, bound as A & { fetch: number }), order, page.limit);
-  };
-}
+type Db<DB = Database> = Kysely<DB> | Transaction<DB>;
 
 /** A page whose records PostgreSQL wrote as JSON text (src/db/json.ts). */
 export interface JsonPage<Facts> {
@@ -204,15 +145,15 @@ export interface JsonPage<Facts> {
  * `facts` are columns every row carries alike (the caller's access, `teamFactsOf`), read from the
  * first row.
  */
-export function preparedJsonPages<A extends Record<string, unknown>, TB extends keyof Database, O, R, F extends keyof O & string = never>(
-  build: (db: Db, args: A) => SelectQueryBuilder<Database, TB, O>,
-  order: SortKey<O>[],
+export function preparedJsonPages<A extends Record<string, unknown>, TB extends keyof DB, O, R, DB = Database, F extends keyof O & string = never>(
+  build: (db: Db<DB>, args: A) => SelectQueryBuilder<DB, TB, O>,
+  order: SortKey[],
   shape: JsonShape<O, R>,
   facts: readonly F[] = [],
 ) {
   const after = order.map((_, index) => `after${index}`);
   const keyAlias = (index: number) => `__key${index}`;
-  const run = prepared((db, args: A & { fetch: number; limit: number } & Record<string, unknown>) => {
+  const run = prepared((db: Db<DB>, args: A & { fetch: number; limit: number } & Record<string, unknown>) => {
     let rows = build(db, args);
     if (args[after[0]!] !== undefined) rows = rows.where(afterCursor(order, after.map((name) => args[name] as SortValue)));
     const orderBy = sql.join(order.map((key) => sql`${sql.ref(key.column)} ${sql.raw(key.direction)}`));
@@ -222,28 +163,23 @@ export function preparedJsonPages<A extends Record<string, unknown>, TB extends 
     ]);
     for (const key of order) numbered = numbered.orderBy(sql.ref(key.column), key.direction);
     const last = sql`p.__n = ${args.limit}`;
-    return db.selectFrom(numbered.limit(args.fetch).as('p')).select([
+    // Every column of the outer select is SQL of its own: Kysely's inference over a subquery of a
+    // generic database adds nothing but a type error.
+    return (db as unknown as Kysely<Record<string, never>>).selectFrom(numbered.limit(args.fetch).as('p') as never).select([
       sql<string>`coalesce(string_agg(${jsonRecord(shape, 'p')}, ',' order by p.__n) filter (where p.__n <= ${args.limit}), '')`.as('records'),
       sql<number>`count(*)::int`.as('fetched'),
       ...order.map((_, index) => sql<SortValue>`(array_agg(${sql.ref(`p.${keyAlias(index)}`)}) filter (where ${last}))[1]`.as(keyAlias(index))),
       ...facts.map((fact) => sql`(array_agg(${sql.ref(`p.${fact}`)} order by p.__n))[1]`.as(fact)),
     ]);
   });
-  return async (db: Db, args: A, page: { limit: number; cursor?: string | undefined }): Promise<JsonPage<Pick<O, F>>> => {
+  return async (db: Db<DB>, args: A, page: { limit: number; cursor?: string | undefined }): Promise<JsonPage<Pick<O, F>>> => {
     checkPage(order, page.limit);
     const values = page.cursor === undefined ? undefined : decodeCursor(page.cursor, order.map((key) => key.type));
     const bound: Record<string, unknown> = { ...args, fetch: page.limit + 1, limit: page.limit };
     after.forEach((name, index) => (bound[name] = values?.[index]));
     const [row] = (await run(db, bound as A & { fetch: number; limit: number })) as unknown as Record<string, unknown>[];
     const fetched = Number(row?.fetched ?? 0);
-    const nextCursor =
-      fetched > page.limit
-        ? encodeCursor(order.map((key, index) => {
-            const value = row![keyAlias(index)];
-            if (isSortValue(key.type, value)) return value;
-            throw new TypeError(`Sort key ${key.column} is declared ${key.type} but the row holds ${String(value)}`);
-          }))
-        : null;
+    const nextCursor = fetched > page.limit ? encodeCursor(order.map((key, index) => cursorValue(key, row![keyAlias(index)]))) : null;
     const first = fetched > 0 ? (Object.fromEntries(facts.map((fact) => [fact, row![fact]])) as Pick<O, F>) : undefined;
     return { records: String(row?.records ?? ''), nextCursor, facts: first };
   };

@@ -13,7 +13,7 @@
 import { CompiledQuery, type Compilable, type Kysely, type Transaction } from 'kysely';
 import type { Database } from './database.js';
 
-type Db = Kysely<Database> | Transaction<Database>;
+type Db<DB = Database> = Kysely<DB> | Transaction<DB>;
 type Args = Record<string, unknown>;
 
 const standInPrefix = '\u0000prepared:';
@@ -23,7 +23,7 @@ interface Shape<A> {
   parameters: ((args: A) => unknown)[];
 }
 
-function compileShape<A extends Args, Row>(db: Db, build: (db: Db, args: A) => Compilable<Row>, args: A): Shape<A> {
+function compileShape<A extends Args, Row, DB>(db: Db<DB>, build: (db: Db<DB>, args: A) => Compilable<Row>, args: A): Shape<A> {
   const standIns = Object.fromEntries(Object.entries(args).map(([name, value]) => [name, value === undefined ? undefined : `${standInPrefix}${name}`]));
   const compiled = build(db, standIns as A);
   const { sql, parameters } = compiled.compile();
@@ -43,9 +43,9 @@ function compileShape<A extends Args, Row>(db: Db, build: (db: Db, args: A) => C
 }
 
 /** A query run as `run(db, args)`, built and compiled once for each set of arguments given (not `undefined`). */
-export function prepared<A extends Args, Row>(build: (db: Db, args: A) => Compilable<Row>) {
+export function prepared<A extends Args, Row, DB = Database>(build: (db: Db<DB>, args: A) => Compilable<Row>) {
   const shapes = new Map<string, Shape<A>>();
-  return async (db: Db, args: A): Promise<Row[]> => {
+  return async (db: Db<DB>, args: A): Promise<Row[]> => {
     let key = '';
     for (const name in args) if (args[name] !== undefined) key += `${name},`;
     let shape = shapes.get(key);

@@ -1,9 +1,10 @@
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, sql } from 'kysely';
+import { Kysely, sql, type SelectQueryBuilder } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormatError } from '../../src/errors.js';
-import { decodeCursor, encodeCursor, pageLimit, paginate, type SortKey } from '../../src/db/pagination.js';
+import type { JsonShape } from '../../src/db/json.js';
+import { decodeCursor, encodeCursor, pageLimit, preparedJsonPages, type SortKey, type SortValue } from '../../src/db/pagination.js';
 
 interface ItemsTable {
   id: number;
@@ -20,6 +21,18 @@ interface TestDatabase {
 
 type Item = ItemsTable;
 
+/** A sort key with the item's value, for the order computed independently in JS. */
+type ItemKey = SortKey & { value: (row: Item) => SortValue };
+
+const itemJson: JsonShape<Item, Item> = {
+  id: ['integer', 'id'],
+  name: ['text', 'name'],
+  grp: ['integer', 'grp'],
+  created_at: ['instant', 'created_at'],
+  day: ['day', 'day'],
+  flag: ['boolean', 'flag'],
+};
+
 const ROW_COUNT = 250;
 const BASE = Date.parse('2026-11-16T09:00:00.000Z');
 const DATE_OID = 1082;
@@ -35,31 +48,31 @@ const items: Item[] = Array.from({ length: ROW_COUNT }, (_, i) => ({
 }));
 
 const key = {
-  id: (direction: 'asc' | 'desc' = 'asc'): SortKey<Item> => ({
+  id: (direction: 'asc' | 'desc' = 'asc'): ItemKey => ({
     column: 'items.id',
     direction,
     type: 'number',
     value: (row) => row.id,
   }),
-  name: (direction: 'asc' | 'desc' = 'asc'): SortKey<Item> => ({
+  name: (direction: 'asc' | 'desc' = 'asc'): ItemKey => ({
     column: 'items.name',
     direction,
     type: 'string',
     value: (row) => row.name,
   }),
-  grp: (direction: 'asc' | 'desc' = 'asc'): SortKey<Item> => ({
+  grp: (direction: 'asc' | 'desc' = 'asc'): ItemKey => ({
     column: 'items.grp',
     direction,
     type: 'number',
     value: (row) => row.grp,
   }),
-  createdAt: (direction: 'asc' | 'desc' = 'asc'): SortKey<Item> => ({
+  createdAt: (direction: 'asc' | 'desc' = 'asc'): ItemKey => ({
     column: 'items.created_at',
     direction,
     type: 'instant',
     value: (row) => row.created_at,
   }),
-  day: (direction: 'asc' | 'desc' = 'asc'): SortKey<Item> => ({
+  day: (direction: 'asc' | 'desc' = 'asc'): ItemKey => ({
     column: 'items.day',
     direction,
     type: 'day',
@@ -68,7 +81,7 @@ const key = {
 };
 
 /** The order the database should produce, computed independently in JS. */
-function sorted(rows: Item[], order: SortKey<Item>[]): number[] {
+function sorted(rows: Item[], order: ItemKey[]): number[] {
   const comparable = (value: string | number | Date) => (value instanceof Date ? value.getTime() : value);
   return [...rows]
     .sort((a, b) => {
@@ -123,7 +136,17 @@ afterAll(async () => {
 });
 
 /** Follows nextCursor to the end; the page sizes show where each page stopped. */
-async function walk(order: SortKey<Item>[], limit: number, onlyFlagged = false) {
+type ItemQuery = SelectQueryBuilder<TestDatabase, 'items', Item>;
+
+/** A page as the lists read one (`preparedJsonPages`), its JSON records read back as items. */
+async function paginate(query: ItemQuery, options: { order: ItemKey[]; limit: number; cursor?: string | undefined }) {
+  const pages = preparedJsonPages((_db: Kysely<TestDatabase>, _args: Record<string, never>) => query, options.order, itemJson);
+  const page = await pages(db, {}, { limit: options.limit, cursor: options.cursor });
+  const rows = (JSON.parse(`[${page.records}]`) as (Omit<Item, 'created_at'> & { created_at: string })[]).map((row) => ({ ...row, created_at: new Date(row.created_at) }));
+  return { rows, nextCursor: page.nextCursor };
+}
+
+async function walk(order: ItemKey[], limit: number, onlyFlagged = false) {
   const ids: number[] = [];
   const pageSizes: number[] = [];
   let cursor: string | undefined;
@@ -190,8 +213,8 @@ describe('keyset pagination', () => {
       limit: 3,
       cursor: first.nextCursor ?? undefined,
     });
-    expect(executed[0]).toContain('("items"."created_at", "items"."id") > ($1, $2)');
-    expect(executed[0]).toContain('order by "items"."created_at" asc, "items"."id" asc limit $3');
+    expect(executed[0]).toMatch(/\("items"\."created_at", "items"\."id"\) > \(\$\d+, \$\d+\)/);
+    expect(executed[0]).toMatch(/order by "items"\."created_at" asc, "items"\."id" asc limit \$\d+/);
     expect(executed[0]).not.toMatch(/offset/i);
 
     executed.length = 0;
@@ -200,7 +223,7 @@ describe('keyset pagination', () => {
       limit: 3,
       cursor: first.nextCursor ?? undefined,
     });
-    expect(executed[0]).toContain('("items"."created_at", "items"."id") < ($1, $2)');
+    expect(executed[0]).toMatch(/\("items"\."created_at", "items"\."id"\) < \(\$\d+, \$\d+\)/);
 
     executed.length = 0;
     await paginate(db.selectFrom('items').selectAll('items'), {
@@ -208,9 +231,7 @@ describe('keyset pagination', () => {
       limit: 3,
       cursor: first.nextCursor ?? undefined,
     });
-    expect(executed[0]).toContain(
-      '(("items"."created_at" < $1) or ("items"."created_at" = $2 and "items"."id" > $3))',
-    );
+    expect(executed[0]).toMatch(/\(\("items"\."created_at" < \$\d+\) or \("items"\."created_at" = \$\d+ and "items"\."id" > \$\d+\)\)/);
   });
 
   it('returns exactly limit rows and a null nextCursor when the last page is full', async () => {

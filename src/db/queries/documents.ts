@@ -28,8 +28,8 @@ export function teamDocumentPages<R>(shape: JsonShape<DocumentRow, R>) {
   const pages = preparedJsonPages(
     documentPageRows,
     [
-      { column: 'documents.created_at', direction: 'asc', type: 'instant', value: (row) => row.created_at },
-      { column: 'documents.id', direction: 'asc', type: 'string', value: (row) => row.id },
+      { column: 'documents.created_at', direction: 'asc', type: 'instant' },
+      { column: 'documents.id', direction: 'asc', type: 'string' },
     ],
     shape,
     ['team_org_id', 'caller_team_role'],

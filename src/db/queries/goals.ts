@@ -53,8 +53,8 @@ function milestonesText<M>(shape: JsonShape<MilestoneRow, M>) {
 }
 
 const byCreation = [
-  { column: 'goals.created_at', direction: 'asc', type: 'instant', value: (row: { created_at: Date }) => row.created_at },
-  { column: 'goals.id', direction: 'asc', type: 'string', value: (row: { id: string }) => row.id },
+  { column: 'goals.created_at', direction: 'asc', type: 'instant' },
+  { column: 'goals.id', direction: 'asc', type: 'string' },
 ] as const;
 
 function selectGoals(db: Db) {

@@ -44,8 +44,8 @@ export function teamIssuePages<R>(shape: JsonShape<IssueRow, R>) {
   const pages = preparedJsonPages(
     issuePageRows,
     [
-      { column: 'issues.created_at', direction: 'asc', type: 'instant', value: (row) => row.created_at },
-      { column: 'issues.id', direction: 'asc', type: 'string', value: (row) => row.id },
+      { column: 'issues.created_at', direction: 'asc', type: 'instant' },
+      { column: 'issues.id', direction: 'asc', type: 'string' },
     ],
     shape,
     ['team_org_id', 'caller_team_role'],

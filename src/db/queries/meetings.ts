@@ -181,9 +181,9 @@ export function teamMeetingPages<R, S>(shape: JsonShape<MeetingPageRow, R>, rati
       return query;
     },
     [
-      { column: 'meetings.date', direction: 'desc', type: 'day', value: (row) => row.date },
-      { column: 'meetings.created_at', direction: 'desc', type: 'instant', value: (row) => row.created_at },
-      { column: 'meetings.id', direction: 'desc', type: 'string', value: (row) => row.id },
+      { column: 'meetings.date', direction: 'desc', type: 'day' },
+      { column: 'meetings.created_at', direction: 'desc', type: 'instant' },
+      { column: 'meetings.id', direction: 'desc', type: 'string' },
     ],
     shape,
     ['team_org_id', 'caller_team_role'],

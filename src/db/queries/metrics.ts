@@ -155,7 +155,7 @@ export function metricValuePages<R>(shape: JsonShape<MetricValueRow, R>) {
       if (to !== undefined) query = query.where('week', '<=', to);
       return query;
     },
-    [{ column: 'week', direction: 'asc', type: 'day', value: (row) => row.week }],
+    [{ column: 'week', direction: 'asc', type: 'day' }],
     shape,
   );
   return (db: Db, metricId: string, range: WeekRange, page: Page) => pages(db, { metricId, from: range.from, to: range.to }, page);

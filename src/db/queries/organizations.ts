@@ -37,8 +37,8 @@ export function memberPages<R>(shape: JsonShape<MemberRow, R>) {
   const pages = preparedJsonPages(
     memberRows,
     [
-      { column: 'organization_members.joined_at', direction: 'asc', type: 'instant', value: (row) => row.joined_at },
-      { column: 'organization_members.user_id', direction: 'asc', type: 'string', value: (row) => row.user_id },
+      { column: 'organization_members.joined_at', direction: 'asc', type: 'instant' },
+      { column: 'organization_members.user_id', direction: 'asc', type: 'string' },
     ],
     shape,
   );

@@ -57,9 +57,9 @@ export function teamPeopleReviewPages<R, G>(shape: JsonShape<PeopleReviewPageRow
   const pages = preparedJsonPages(
     rows,
     [
-      { column: 'people_reviews.quarter', direction: 'desc', type: 'string', value: (row) => row.quarter },
-      { column: 'people_reviews.user_id', direction: 'asc', type: 'string', value: (row) => row.user_id },
-      { column: 'people_reviews.evaluator_id', direction: 'asc', type: 'string', value: (row) => row.evaluator_id },
+      { column: 'people_reviews.quarter', direction: 'desc', type: 'string' },
+      { column: 'people_reviews.user_id', direction: 'asc', type: 'string' },
+      { column: 'people_reviews.evaluator_id', direction: 'asc', type: 'string' },
     ],
     shape,
   );

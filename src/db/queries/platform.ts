@@ -61,8 +61,8 @@ export function platformUserPages<R>(shape: JsonShape<PlatformUserPageRow, R>) {
   const pages = preparedJsonPages(
     platformUserRows,
     [
-      { column: 'users.created_at', direction: 'asc', type: 'instant', value: (row) => row.created_at },
-      { column: 'users.id', direction: 'asc', type: 'string', value: (row) => row.id },
+      { column: 'users.created_at', direction: 'asc', type: 'instant' },
+      { column: 'users.id', direction: 'asc', type: 'string' },
     ],
     shape,
   );
@@ -109,8 +109,8 @@ export function platformOrganizationPages<R>(shape: JsonShape<PlatformOrganizati
   const pages = preparedJsonPages(
     (db: Db) => platformOrganizations(db),
     [
-      { column: 'organizations.created_at', direction: 'asc', type: 'instant', value: (row) => row.created_at },
-      { column: 'organizations.id', direction: 'asc', type: 'string', value: (row) => row.id },
+      { column: 'organizations.created_at', direction: 'asc', type: 'instant' },
+      { column: 'organizations.id', direction: 'asc', type: 'string' },
     ],
     shape,
   );

@@ -44,8 +44,8 @@ export function teamTaskPages<R>(shape: JsonShape<TaskRow, R>) {
   const pages = preparedJsonPages(
     taskPageRows,
     [
-      { column: 'tasks.created_at', direction: 'asc', type: 'instant', value: (row) => row.created_at },
-      { column: 'tasks.id', direction: 'asc', type: 'string', value: (row) => row.id },
+      { column: 'tasks.created_at', direction: 'asc', type: 'instant' },
+      { column: 'tasks.id', direction: 'asc', type: 'string' },
     ],
     shape,
     ['team_org_id', 'caller_team_role'],

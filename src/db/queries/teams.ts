@@ -77,8 +77,8 @@ export function teamMemberPages<R>(shape: JsonShape<TeamMemberPageRow, R>) {
   const pages = preparedJsonPages(
     teamMemberRows,
     [
-      { column: 'team_members.joined_at', direction: 'asc', type: 'instant', value: (row) => row.joined_at },
-      { column: 'team_members.user_id', direction: 'asc', type: 'string', value: (row) => row.user_id },
+      { column: 'team_members.joined_at', direction: 'asc', type: 'instant' },
+      { column: 'team_members.user_id', direction: 'asc', type: 'string' },
     ],
     shape,
   );

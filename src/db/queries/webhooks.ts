@@ -37,8 +37,8 @@ export function subscriptionPages<R>(shape: JsonShape<WebhookSubscriptionRow, R>
   const pages = preparedJsonPages(
     subscriptionRows,
     [
-      { column: 'created_at', direction: 'asc', type: 'instant', value: (row) => row.created_at },
-      { column: 'id', direction: 'asc', type: 'string', value: (row) => row.id },
+      { column: 'created_at', direction: 'asc', type: 'instant' },
+      { column: 'id', direction: 'asc', type: 'string' },
     ],
     shape,
   );
@@ -285,8 +285,8 @@ export function deliveryPages<R>(shape: JsonShape<DeliveryRow, R>) {
   const pages = preparedJsonPages(
     deliveryPageRows,
     [
-      { column: 'webhook_deliveries.created_at', direction: 'desc', type: 'instant', value: (row) => row.created_at },
-      { column: 'webhook_deliveries.id', direction: 'desc', type: 'string', value: (row) => row.id },
+      { column: 'webhook_deliveries.created_at', direction: 'desc', type: 'instant' },
+      { column: 'webhook_deliveries.id', direction: 'desc', type: 'string' },
     ],
     shape,
   );

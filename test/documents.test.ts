@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocument, createDocuments } from './support/areaFactories.js';
 import { databaseLabel } from './support/database.js';
 import { expectNow } from './support/expectations.js';
-import { expectPagesAsMapped, trickyTexts } from './support/jsonBodies.js';
+import { expectPagesAsMapped, trickyInstants, trickyTexts } from './support/jsonBodies.js';
 import { toDocument } from '../src/records/documents.js';
 import { createCaller, createTeam, createTeamWorld } from './support/factories.js';
 import { expectedOrder, walkPages } from './support/pages.js';
@@ -21,11 +21,6 @@ async function setup(options: { suspended?: boolean } = {}) {
   const world = await createTeamWorld(app.db, options);
   return { ...world, admin: await world.person('MEMBER', 'ADMIN'), member: await world.person('MEMBER', 'MEMBER') };
 }
-
-/** Instants with every count of trailing zeros in their milliseconds, and years of fewer than four digits. */
-const instants = ['2026-11-24T08:00:00.000Z', '2026-11-24T08:00:00.100Z', '2026-11-24T08:00:00.120Z', '2026-11-24T08:00:00.123Z', '0999-01-02T03:04:05.006Z'].map(
-  (text) => new Date(text),
-);
 
 const documentsOf = (teamId: string) => app.db.selectFrom('documents').selectAll().where('team_id', '=', teamId).execute();
 const link = { name: 'Pipeline dashboard', url: 'https://crm.northwind.example/dashboards/pipeline' };
@@ -192,7 +187,7 @@ describe(`listing documents (${databaseLabel})`, () => {
     });
   });
 
-  it('a walk with limit 2 over 7 documents sharing creation instants returns each exactly once, in order', async () => {
+  it('a walk with limit 2 over 7 documents sharing creation trickyInstants returns each exactly once, in order', async () => {
     const { team, member } = await setup();
     const start = Date.parse('2026-11-01T08:00:00.000Z');
     const created = await createDocuments(app.db, team.id, member.user.id, 7, (index) => ({ createdAt: new Date(start + Math.floor(index / 3) * 1000) }));
@@ -209,7 +204,7 @@ describe(`listing documents (${databaseLabel})`, () => {
       name: trickyTexts[index % trickyTexts.length],
       url: `https://example.com/${trickyTexts[(index + 1) % trickyTexts.length]}`,
       type: index % 2 ? 'FILE' : 'LINK',
-      createdAt: instants[index % instants.length]!,
+      createdAt: trickyInstants[index % trickyInstants.length]!,
     }));
     const rows = await app.db.selectFrom('documents').selectAll().where('team_id', '=', team.id).orderBy('created_at').orderBy('id').execute();
     const cursorOf = (row: (typeof rows)[number]) => [row.created_at, row.id];

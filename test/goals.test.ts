@@ -6,7 +6,7 @@ import { databaseLabel } from './support/database.js';
 import { createGoal, createGoalCast, createGoals, createMilestone } from './support/executionFactories.js';
 import { walkPages } from './support/pages.js';
 import { addOrganizationMember, addTeamMember, createCaller, createTeam } from './support/factories.js';
-import { expectPagesAsMapped, trickyTexts } from './support/jsonBodies.js';
+import { expectPagesAsMapped, trickyInstants, trickyTexts } from './support/jsonBodies.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
 let app: TestApp;
@@ -22,11 +22,6 @@ const setUp = (options: { isLeadership?: boolean; suspended?: boolean } = {}) =>
 const goalRow = (id: string) => app.db.selectFrom('goals').selectAll().where('id', '=', id).executeTakeFirst();
 const goalsOfTeam = (team: TeamRow) => app.db.selectFrom('goals').selectAll().where('team_id', '=', team.id).execute();
 
-/** Instants with every count of trailing zeros in their milliseconds, and years of fewer than four digits. */
-const instants = ['2026-11-24T08:00:00.000Z', '2026-11-24T08:00:00.100Z', '2026-11-24T08:00:00.120Z', '2026-11-24T08:00:00.123Z', '0999-01-02T03:04:05.006Z'].map(
-  (text) => new Date(text),
-);
-
 /**
  * Goals of every status, level and quarter, with tricky texts and nulls, each with none to three
  * milestones; returns the goals as the single read gives them to `toGoal`, oldest first.
@@ -39,7 +34,7 @@ async function seedGoalsForJson(team: Pick<TeamRow, 'id' | 'org_id'>, ownerId: s
     quarter: index % 2 ? '2027-Q1' : '2026-Q4',
     level: index % 4 === 2 ? 'DEPARTMENT' : 'COMPANY',
     status: statuses[index % statuses.length],
-    createdAt: instants[index % instants.length],
+    createdAt: trickyInstants[index % trickyInstants.length],
   }));
   for (const [index, goal] of created.entries()) {
     for (let number = 0; number < index % 4; number++) {
@@ -47,7 +42,7 @@ async function seedGoalsForJson(team: Pick<TeamRow, 'id' | 'org_id'>, ownerId: s
         title: trickyTexts[(index + number) % trickyTexts.length],
         dueDate: number % 2 ? null : '2026-12-31',
         completed: number === 1,
-        createdAt: instants[(index + number) % 4],
+        createdAt: trickyInstants[(index + number) % 4],
       });
     }
   }

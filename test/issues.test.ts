@@ -5,7 +5,7 @@ import { createIssue, createIssues, createMeeting } from './support/executionFac
 import { expectNow } from './support/expectations.js';
 import { createCaller, createTeam, createTeamWorld } from './support/factories.js';
 import { toIssue } from '../src/records/issues.js';
-import { expectPagesAsMapped, trickyTexts } from './support/jsonBodies.js';
+import { expectPagesAsMapped, trickyInstants, trickyTexts } from './support/jsonBodies.js';
 import { expectedOrder, walkPages } from './support/pages.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
@@ -16,11 +16,6 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 const unknownId = '00000000-0000-4000-8000-000000000000';
-
-/** Instants with every count of trailing zeros in their milliseconds, and years of fewer than four digits. */
-const instants = ['2026-11-24T08:00:00.000Z', '2026-11-24T08:00:00.100Z', '2026-11-24T08:00:00.120Z', '2026-11-24T08:00:00.123Z', '0999-01-02T03:04:05.006Z'].map(
-  (text) => new Date(text),
-);
 
 /** An organization with one team and a team Member. */
 async function setup(options: { suspended?: boolean } = {}) {
@@ -311,9 +306,9 @@ describe(`listing issues (${databaseLabel})`, () => {
       description: index % 3 ? trickyTexts[(index + 1) % trickyTexts.length] : null,
       priority: priorities[index % priorities.length],
       status: statuses[index % statuses.length],
-      resolvedAt: index % 3 === 2 ? instants[index % instants.length]! : null,
+      resolvedAt: index % 3 === 2 ? trickyInstants[index % trickyInstants.length]! : null,
       meetingId: index % 2 ? null : meeting.id,
-      createdAt: instants[index % instants.length]!,
+      createdAt: trickyInstants[index % trickyInstants.length]!,
     }));
     const rows = await app.db.selectFrom('issues').selectAll().where('team_id', '=', team.id).orderBy('created_at').orderBy('id').execute();
     const list = { key: member.key, map: toIssue, cursorOf: (row: (typeof rows)[number]) => [row.created_at, row.id] };

@@ -3,7 +3,7 @@ import { toTask } from '../src/records/tasks.js';
 import { databaseLabel } from './support/database.js';
 import { createMeeting, createTasks } from './support/executionFactories.js';
 import { createTeamWorld } from './support/factories.js';
-import { expectPagesAsMapped, trickyTexts } from './support/jsonBodies.js';
+import { expectPagesAsMapped, trickyInstants, trickyTexts } from './support/jsonBodies.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
 let app: TestApp;
@@ -11,11 +11,6 @@ beforeAll(async () => {
   app = await startTestApp();
 });
 afterAll(() => app.close());
-
-/** Instants with every count of trailing zeros in their milliseconds, and years of fewer than four digits. */
-const instants = ['2026-11-24T08:00:00.000Z', '2026-11-24T08:00:00.100Z', '2026-11-24T08:00:00.120Z', '2026-11-24T08:00:00.123Z', '0999-01-02T03:04:05.006Z'].map(
-  (text) => new Date(text),
-);
 
 describe(`lists written by PostgreSQL answer byte for byte what the mappers write (${databaseLabel})`, () => {
   it('GET /teams/{teamId}/tasks, unfiltered and filtered', async () => {
@@ -25,9 +20,9 @@ describe(`lists written by PostgreSQL answer byte for byte what the mappers writ
     await createTasks(app.db, team.id, member.user.id, 12, (index) => ({
       title: trickyTexts[index % trickyTexts.length],
       dueDate: index % 2 ? '2026-02-28' : '2100-12-31',
-      completedAt: index % 3 ? null : instants[index % instants.length],
+      completedAt: index % 3 ? null : trickyInstants[index % trickyInstants.length],
       meetingId: index % 4 ? null : meeting.id,
-      createdAt: instants[index % instants.length]!,
+      createdAt: trickyInstants[index % trickyInstants.length]!,
     }));
     const rows = await app.db.selectFrom('tasks').selectAll().where('team_id', '=', team.id).orderBy('created_at').orderBy('id').execute();
     const list = { key: member.key, map: toTask, cursorOf: (row: (typeof rows)[number]) => [row.created_at, row.id] };

@@ -6,7 +6,7 @@ import { databaseLabel } from './support/database.js';
 import { createIssue } from './support/executionFactories.js';
 import { expectNow } from './support/expectations.js';
 import { createCaller, createTeam } from './support/factories.js';
-import { expectPagesAsMapped, trickyTexts } from './support/jsonBodies.js';
+import { expectPagesAsMapped, trickyInstants, trickyTexts } from './support/jsonBodies.js';
 import { createHeadline, createMeetingIn, createMeetingWorld, createMessage, createRating, createSegue } from './support/meetingFactories.js';
 import { walkPages } from './support/pages.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
@@ -26,11 +26,6 @@ const unknownId = '00000000-0000-4000-8000-000000000000';
 const storedMeeting = (id: string) => app.db.selectFrom('meetings').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 const meetingsOf = (teamId: string) => app.db.selectFrom('meetings').selectAll().where('team_id', '=', teamId).execute();
 const minutes = (count: number) => count * 60_000;
-
-/** Instants with every count of trailing zeros in their milliseconds, and years of fewer than four digits. */
-const instants = ['2026-11-24T08:00:00.000Z', '2026-11-24T08:00:00.100Z', '2026-11-24T08:00:00.120Z', '2026-11-24T08:00:00.123Z', '0999-01-02T03:04:05.006Z'].map(
-  (text) => new Date(text),
-);
 
 function expectRuleViolation(response: { status: number; body: any }) {
   expect(response.status, JSON.stringify(response.body)).toBe(422);
@@ -258,12 +253,12 @@ describe(`listing meetings (${databaseLabel})`, () => {
       const meeting = await createMeetingIn(app.db, team.id, admin.user.id, {
         status,
         date: dates[index % dates.length],
-        startedAt: status === 'SCHEDULED' ? null : instants[(index + 1) % instants.length]!,
+        startedAt: status === 'SCHEDULED' ? null : trickyInstants[(index + 1) % trickyInstants.length]!,
         durationMin: 30 + index,
-        ratingsRevealedAt: index % 4 === 3 ? instants[(index + 2) % instants.length]! : null,
+        ratingsRevealedAt: index % 4 === 3 ? trickyInstants[(index + 2) % trickyInstants.length]! : null,
         notes: index % 5 === 0 ? null : trickyTexts[index % trickyTexts.length]!,
         // Two meetings on the same day and instant are told apart by id.
-        createdAt: instants[index % 4]!,
+        createdAt: trickyInstants[index % 4]!,
       });
       if (status === 'SCHEDULED' || index % 7 === 6) continue;
       await createRating(app.db, meeting.id, admin.user.id, index % 11);

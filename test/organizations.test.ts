@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addOrganizationMember, addTeamMember, createCaller, createOrganization, createTeam, createUser } from './support/factories.js';
 import { databaseLabel } from './support/database.js';
-import { expectPagesAsMapped, trickyTexts } from './support/jsonBodies.js';
+import { expectPagesAsMapped, trickyInstants, trickyTexts } from './support/jsonBodies.js';
 import { toOrganizationMember } from '../src/records/organizations.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
@@ -18,11 +18,6 @@ async function organizationWith(role: 'OWNER' | 'ADMIN' = 'OWNER') {
   await addOrganizationMember(app.db, org.id, caller.user.id, role);
   return { org, caller, key: caller.key };
 }
-
-/** Instants with every count of trailing zeros in their milliseconds, and years of fewer than four digits. */
-const instants = ['2026-11-24T08:00:00.000Z', '2026-11-24T08:00:00.100Z', '2026-11-24T08:00:00.120Z', '2026-11-24T08:00:00.123Z', '0999-01-02T03:04:05.006Z'].map(
-  (text) => new Date(text),
-);
 
 const member = (orgId: string, userId: string) =>
   app.db.selectFrom('organization_members').selectAll().where('org_id', '=', orgId).where('user_id', '=', userId).executeTakeFirst();
@@ -130,7 +125,7 @@ describe(`organization members (${databaseLabel})`, () => {
       await addOrganizationMember(app.db, org.id, user.id, roles[index % roles.length]!);
       await app.db
         .updateTable('organization_members')
-        .set({ joined_at: instants[index % instants.length]! })
+        .set({ joined_at: trickyInstants[index % trickyInstants.length]! })
         .where('org_id', '=', org.id)
         .where('user_id', '=', user.id)
         .execute();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPeopleReview } from './support/areaFactories.js';
 import { databaseLabel } from './support/database.js';
 import { expectNow } from './support/expectations.js';
-import { expectPagesAsMapped, trickyTexts } from './support/jsonBodies.js';
+import { expectPagesAsMapped, trickyInstants, trickyTexts } from './support/jsonBodies.js';
 import { toPeopleReview } from '../src/records/peopleReviews.js';
 import { createCaller, createTeam, createTeamWorld } from './support/factories.js';
 import { walkPages } from './support/pages.js';
@@ -27,11 +27,6 @@ async function setup(options: { suspended?: boolean } = {}) {
     viewer: await world.person('MEMBER', 'VIEWER'),
   };
 }
-
-/** Instants with every count of trailing zeros in their milliseconds, and years of fewer than four digits. */
-const instants = ['2026-11-24T08:00:00.000Z', '2026-11-24T08:00:00.100Z', '2026-11-24T08:00:00.120Z', '2026-11-24T08:00:00.123Z', '0999-01-02T03:04:05.006Z'].map(
-  (text) => new Date(text),
-);
 
 const reviewsOf = (teamId: string) => app.db.selectFrom('people_reviews').selectAll().where('team_id', '=', teamId).execute();
 
@@ -330,7 +325,7 @@ describe(`listing people reviews (${databaseLabel})`, () => {
             coreValuesScores: scoreSets[index % scoreSets.length],
             gwc: { getsIt: index % 2 === 0, wantsIt: index % 3 === 0, capacityToDoIt: index % 4 === 0 },
             notes: index % 3 ? trickyTexts[index % trickyTexts.length] : null,
-            updatedAt: instants[index % instants.length],
+            updatedAt: trickyInstants[index % trickyInstants.length],
           });
           index += 1;
         }

@@ -13,7 +13,7 @@ import {
   createTeam,
   createUser,
 } from './support/factories.js';
-import { expectPagesAsMapped, trickyTexts } from './support/jsonBodies.js';
+import { expectPagesAsMapped, trickyInstants, trickyTexts } from './support/jsonBodies.js';
 import { createOperator, setCreatedAt } from './support/platformFactories.js';
 import { expectedOrder, walkPages } from './support/pages.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
@@ -608,11 +608,6 @@ describe(`secrets stay secret (${databaseLabel})`, () => {
   });
 });
 
-/** Instants with every count of trailing zeros in their milliseconds, and years of fewer than four digits. */
-const instants = ['2026-11-24T08:00:00.000Z', '2026-11-24T08:00:00.100Z', '2026-11-24T08:00:00.120Z', '2026-11-24T08:00:00.123Z', '0999-01-02T03:04:05.006Z'].map(
-  (text) => new Date(text),
-);
-
 const tricky = (index: number) => trickyTexts[index % trickyTexts.length]!;
 
 describe(`lists written by PostgreSQL (${databaseLabel})`, () => {
@@ -622,7 +617,7 @@ describe(`lists written by PostgreSQL (${databaseLabel})`, () => {
     for (let index = 0; index < 8; index += 1) {
       // The contract wants an e-mail address here: `'` and `%` are the characters of SQL's literals and format() it may hold.
       const user = await createUser(app.db, { name: tricky(index), email: `o'neil%s.${unique()}@example.com`, systemRole: index % 4 ? 'USER' : 'SUPERADMIN' });
-      await setCreatedAt(app.db, 'users', user.id, instants[index % instants.length]!);
+      await setCreatedAt(app.db, 'users', user.id, trickyInstants[index % trickyInstants.length]!);
       for (const organization of [org, other].slice(0, index % 3)) await addOrganizationMember(app.db, organization.id, user.id, 'MEMBER');
       if (index % 2) await createKey(app.db, user.id);
       if (index % 3) await createKey(app.db, user.id, { revoked: true });
@@ -651,7 +646,7 @@ describe(`lists written by PostgreSQL (${databaseLabel})`, () => {
     for (let index = 0; index < 8; index += 1) {
       const org = await createOrganization(app.db, { name: tricky(index), status: index % 3 ? 'ACTIVE' : 'SUSPENDED' });
       await app.db.updateTable('organizations').set({ slug: `${tricky(index + 1)}${unique()}` }).where('id', '=', org.id).execute();
-      await setCreatedAt(app.db, 'organizations', org.id, instants[index % instants.length]!);
+      await setCreatedAt(app.db, 'organizations', org.id, trickyInstants[index % trickyInstants.length]!);
       for (let member = 0; member < index % 3; member += 1) await addOrganizationMember(app.db, org.id, (await createUser(app.db)).id, 'MEMBER');
       for (let team = 0; team < index % 4; team += 1) await createTeam(app.db, org.id);
     }

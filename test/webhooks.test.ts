@@ -16,7 +16,7 @@ import { matrixRows } from './permissions/rows.js';
 import { callerNames, createWorld, type World } from './permissions/world.js';
 import { createDelivery, createWebhook } from './support/areaFactories.js';
 import { addOrganizationMember, createCaller, createOrganization } from './support/factories.js';
-import { expectPagesAsMapped, trickyTexts } from './support/jsonBodies.js';
+import { expectPagesAsMapped, trickyInstants, trickyTexts } from './support/jsonBodies.js';
 import { createMeetingIn, createMessage } from './support/meetingFactories.js';
 import { checkWebhookEvent, contract, operations } from './support/contract.js';
 import { createTestDatabase, databaseLabel, type TestDatabase } from './support/database.js';
@@ -404,11 +404,6 @@ describe(`delivery (${databaseLabel})`, () => {
   });
 });
 
-/** Instants with every count of trailing zeros in their milliseconds, and years of fewer than four digits. */
-const instants = ['2026-11-24T08:00:00.000Z', '2026-11-24T08:00:00.100Z', '2026-11-24T08:00:00.120Z', '2026-11-24T08:00:00.123Z', '0999-01-02T03:04:05.006Z'].map(
-  (text) => new Date(text),
-);
-
 const tricky = (index: number) => trickyTexts[index % trickyTexts.length]!;
 
 /** An organization of its own, so that its lists hold only what the test made, and its Owner. */
@@ -433,8 +428,8 @@ describe(`lists written by PostgreSQL (${databaseLabel})`, () => {
         disabledReason: index % 4 === 2 ? null : tricky(texts.disabledReason++),
         // Inactive: the worker delivers nothing of them.
         isActive: false,
-        createdAt: instants[index % instants.length]!,
-        updatedAt: instants[(index + 2) % instants.length]!,
+        createdAt: trickyInstants[index % trickyInstants.length]!,
+        updatedAt: trickyInstants[(index + 2) % trickyInstants.length]!,
       });
     }
     await app.db.updateTable('webhook_subscriptions').set({ is_active: true }).where('org_id', '=', org.id).where('description', 'is', null).execute();
@@ -454,10 +449,10 @@ describe(`lists written by PostgreSQL (${databaseLabel})`, () => {
       await createDelivery(app.db, webhook, {
         type: index % 2 ? 'webhook.ping' : 'task.created',
         state: states[index % states.length],
-        createdAt: instants[index % instants.length]!,
-        nextAttemptAt: index % 2 ? null : instants[(index + 1) % instants.length]!,
+        createdAt: trickyInstants[index % trickyInstants.length]!,
+        nextAttemptAt: index % 2 ? null : trickyInstants[(index + 1) % trickyInstants.length]!,
         attempts: Array.from({ length: index % 4 }, (_, n) => ({
-          attemptedAt: instants[(index + n) % instants.length]!,
+          attemptedAt: trickyInstants[(index + n) % trickyInstants.length]!,
           statusCode: n % 2 ? 503 : null,
           latencyMs: 100 * n + index,
           error: n % 2 ? null : tricky(texts.error++),

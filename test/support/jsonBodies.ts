@@ -22,6 +22,11 @@ export const trickyTexts = [
   '  spaced  ',
 ];
 
+/** Instants with every count of trailing zeros in their milliseconds, and a year of fewer than four digits. */
+export const trickyInstants = ['2026-11-24T08:00:00.000Z', '2026-11-24T08:00:00.100Z', '2026-11-24T08:00:00.120Z', '2026-11-24T08:00:00.123Z', '0999-01-02T03:04:05.006Z'].map(
+  (text) => new Date(text),
+);
+
 export interface MappedList<Row> {
   /** The list's path, with a query string of its own if any. */
   path: string;

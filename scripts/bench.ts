@@ -455,7 +455,7 @@ async function explainDeepPage(databaseUrl: string, teamId: string, userId: stri
     const { sql: text, parameters } = compiled!;
     const explain = async () => (await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers) ${text}`, [...parameters])).rows.map((line) => line['QUERY PLAN']);
     const custom = await explain();
-    // The server runs it as a named prepared statement, which PostgreSQL may plan generically.
+    // The server runs it as a named prepared statement, planned generically (src/db/connect.ts).
     await client.query('set plan_cache_mode = force_generic_plan');
     const generic = await explain();
     return { sql: text, custom, generic };

@@ -6,8 +6,8 @@
  *
  * A `JsonShape` lists a record's fields in the order of the area's mapper (src/records/), each with
  * the row's column it comes from and how it is written. The text is byte for byte what
- * `JSON.stringify` writes for the mapper's record of the same row, which `test/jsonBodies.test.ts`
- * holds every list to:
+ * `JSON.stringify` writes for the mapper's record of the same row, to which each list's test holds it
+ * (`test/support/jsonBodies.ts`):
  * - `text`: PostgreSQL's `to_json` escapes exactly the characters `JSON.stringify` escapes (`"`,
  *   `\`, the control characters below U+0020, with the same short forms and lowercase `\u00xx`);
  *   U+2028/9 and characters outside the BMP stay as they are in both, and text holds no lone surrogate;
@@ -74,6 +74,16 @@ export function jsonRecord<Row, Record>(shape: JsonShape<Row, Record>, alias: st
 type Db = Kysely<Database> | Transaction<Database>;
 
 /**
+ * The `facts` columns of a statement over the rows `alias`: alike on every row (the caller's access,
+ * `teamFactsOf`), so any row's value will do and no order is needed.
+ */
+export const factColumns = (facts: readonly string[], alias: string) => facts.map((fact) => sql`(array_agg(${sql.ref(`${alias}.${fact}`)}))[1]`.as(fact));
+
+/** The facts read back from the statement's one row; undefined when it saw no row. */
+export const factsOf = <F>(row: Record<string, unknown> | undefined, facts: readonly string[], rowCount: number): F | undefined =>
+  rowCount > 0 ? (Object.fromEntries(facts.map((fact) => [fact, row![fact]])) as F) : undefined;
+
+/**
  * Every row of `build`'s query (no order of its own), in `order`, written as JSON records by `shape`
  * in one statement: what goes between the brackets of a JSON array, and the `facts` columns (alike
  * on every row, such as `teamFactsOf`) from the first row, undefined when there is none.
@@ -89,12 +99,11 @@ export function preparedJsonList<A extends Record<string, unknown>, TB extends k
     db.selectFrom(build(db, args).select(sql<number>`row_number() over (order by ${orderBy})`.as('__n')).as('p')).select([
       sql<string>`coalesce(string_agg(${jsonRecord(shape, 'p')}, ',' order by p.__n), '')`.as('records'),
       sql<number>`count(*)::int`.as('count'),
-      ...facts.map((fact) => sql`(array_agg(${sql.ref(`p.${fact}`)} order by p.__n))[1]`.as(fact)),
+      ...factColumns(facts, 'p'),
     ]),
   );
   return async (db: Db, args: A): Promise<{ records: string; facts: Pick<O, F> | undefined }> => {
     const [row] = (await run(db, args)) as unknown as Record<string, unknown>[];
-    const first = Number(row?.count ?? 0) > 0 ? (Object.fromEntries(facts.map((fact) => [fact, row![fact]])) as Pick<O, F>) : undefined;
-    return { records: String(row?.records ?? ''), facts: first };
+    return { records: String(row?.records ?? ''), facts: factsOf<Pick<O, F>>(row, facts, Number(row?.count ?? 0)) };
   };
 }

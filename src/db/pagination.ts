@@ -11,7 +11,7 @@
  */
 import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
 import type { Database } from './database.js';
-import { jsonRecord, type JsonShape } from './json.js';
+import { factColumns, factsOf, jsonRecord, type JsonShape } from './json.js';
 import { prepared } from './prepared.js';
 import { FormatError } from '../errors.js';
 
@@ -130,7 +130,7 @@ function checkPage(order: readonly SortKey[], limit: number) {
 type Db<DB = Database> = Kysely<DB> | Transaction<DB>;
 
 /** A page whose records PostgreSQL wrote as JSON text (src/db/json.ts). */
-export interface JsonPage<Facts> {
+interface JsonPage<Facts> {
   /** The records, comma-separated: what goes between the brackets of `data`. */
   records: string;
   nextCursor: string | null;
@@ -139,11 +139,12 @@ export interface JsonPage<Facts> {
 }
 
 /**
- * `preparedPages` answered as JSON text: the page's rows are read as today (`build` with the cursor,
- * the order and one row more than the page), and one statement around them writes the page's records
- * with `shape`, counts the rows and returns the sort keys of the page's last row for the next cursor.
- * `facts` are columns every row carries alike (the caller's access, `teamFactsOf`), read from the
- * first row.
+ * A list read on many requests, one page per statement, built and compiled once for each shape (see
+ * prepared.ts): `build` gives the filtered rows for its arguments, to which the cursor's condition,
+ * the order and one row more than the page are added (the cursor's values and the page size are
+ * bound as values). Around them the statement writes the page's records with `shape` (src/db/json.ts),
+ * counts the rows and returns the sort keys of the page's last row for the next cursor, and the
+ * `facts` columns (alike on every row, such as `teamFactsOf`).
  */
 export function preparedJsonPages<A extends Record<string, unknown>, TB extends keyof DB, O, R, DB = Database, F extends keyof O & string = never>(
   build: (db: Db<DB>, args: A) => SelectQueryBuilder<DB, TB, O>,
@@ -169,7 +170,7 @@ export function preparedJsonPages<A extends Record<string, unknown>, TB extends 
       sql<string>`coalesce(string_agg(${jsonRecord(shape, 'p')}, ',' order by p.__n) filter (where p.__n <= ${args.limit}), '')`.as('records'),
       sql<number>`count(*)::int`.as('fetched'),
       ...order.map((_, index) => sql<SortValue>`(array_agg(${sql.ref(`p.${keyAlias(index)}`)}) filter (where ${last}))[1]`.as(keyAlias(index))),
-      ...facts.map((fact) => sql`(array_agg(${sql.ref(`p.${fact}`)} order by p.__n))[1]`.as(fact)),
+      ...factColumns(facts, 'p'),
     ]);
   });
   return async (db: Db<DB>, args: A, page: { limit: number; cursor?: string | undefined }): Promise<JsonPage<Pick<O, F>>> => {
@@ -180,7 +181,6 @@ export function preparedJsonPages<A extends Record<string, unknown>, TB extends 
     const [row] = (await run(db, bound as A & { fetch: number; limit: number })) as unknown as Record<string, unknown>[];
     const fetched = Number(row?.fetched ?? 0);
     const nextCursor = fetched > page.limit ? encodeCursor(order.map((key, index) => cursorValue(key, row![keyAlias(index)]))) : null;
-    const first = fetched > 0 ? (Object.fromEntries(facts.map((fact) => [fact, row![fact]])) as Pick<O, F>) : undefined;
-    return { records: String(row?.records ?? ''), nextCursor, facts: first };
+    return { records: String(row?.records ?? ''), nextCursor, facts: factsOf<Pick<O, F>>(row, facts, fetched) };
   };
 }

@@ -1,5 +1,5 @@
 # Everyday commands. Each one installs the dependencies first when they are missing.
-.PHONY: install generate lint mock docs test typecheck run bench soak stubs
+.PHONY: install generate lint mock docs test typecheck run bench soak stubs client-example
 
 NODE_MODULES := node_modules/.package-lock.json
 
@@ -30,6 +30,10 @@ lint: $(NODE_MODULES) ## Lint the contract with Redocly
 
 mock: $(NODE_MODULES) ## Prism mock of the contract at http://127.0.0.1:4010/v1
 	npm run --silent mock
+
+client-example: $(NODE_MODULES) ## The typed client's example (client/examples/openTasks.ts); against the mock unless TEAM_OS_URL is set
+	npm run --silent build:client
+	npx tsx scripts/clientExample.ts
 
 docs: $(NODE_MODULES) ## Serve the API reference at http://127.0.0.1:4020/v1/docs
 	npm run --silent docs

@@ -4603,14 +4603,18 @@ export interface components {
             data: components["schemas"]["Meeting"][];
             nextCursor: components["schemas"]["NextCursor"];
         };
-        /** @description Exactly one shape: `{date}` schedules a meeting; `{startedAt, durationMin}` records a past one. No other fields are allowed. */
-        CreateMeetingRequest: {
+        /** @description Schedules a meeting on a day; it starts SCHEDULED. */
+        ScheduleMeeting: {
             date: components["schemas"]["Day"];
-        } | {
+        };
+        /** @description Records a meeting that took place; it is created COMPLETED. */
+        RecordPastMeeting: {
             /** @description With a zone offset or `Z`; not in the future. */
             startedAt: components["schemas"]["Instant"];
             durationMin: number;
         };
+        /** @description Exactly one shape: `{date}` schedules a meeting; `{startedAt, durationMin}` records a past one. No other fields are allowed. */
+        CreateMeetingRequest: components["schemas"]["ScheduleMeeting"] | components["schemas"]["RecordPastMeeting"];
         /** @description One person's rating of a meeting. */
         Rating: {
             userId: components["schemas"]["Id"];
@@ -4669,21 +4673,27 @@ export interface components {
             ratingWindow: components["schemas"]["RatingWindow"];
             ratingsHidden: boolean;
         };
-        /** @description Exactly one shape, with no other fields: advance the status one step; correct the times of a COMPLETED meeting; or write the notes. */
-        UpdateMeetingRequest: {
+        /** @description Advances the meeting's status one step forward. */
+        AdvanceMeeting: {
             /**
              * @description IN_PROGRESS from SCHEDULED (startedAt = now); COMPLETED from IN_PROGRESS (endedAt = now).
              * @enum {string}
              */
             status: "IN_PROGRESS" | "COMPLETED";
-        } | {
+        };
+        /** @description Corrects the start and length of a COMPLETED meeting; at least one of them. */
+        CorrectMeetingTimes: {
             /** @description With a zone offset or `Z`; not in the future. The date follows the new start. */
             startedAt?: components["schemas"]["Instant"];
             durationMin?: number;
-        } | {
+        };
+        /** @description Writes the meeting's notes. */
+        WriteMeetingNotes: {
             /** @description Replaces the notes; trimmed; an empty string or `null` clears them. */
             notes: string | null;
         };
+        /** @description Exactly one shape, with no other fields: advance the status one step; correct the times of a COMPLETED meeting; or write the notes. */
+        UpdateMeetingRequest: components["schemas"]["AdvanceMeeting"] | components["schemas"]["CorrectMeetingTimes"] | components["schemas"]["WriteMeetingNotes"];
         /** @description An issue as listed in a meeting recap. */
         RecapIssue: {
             id: components["schemas"]["Id"];
@@ -4721,15 +4731,19 @@ export interface components {
             /** @description An integer 1-10; anything else is a rule violation (422 invalid). */
             rating: number;
         };
-        /** @description Exactly one shape, with no other fields: `{rating}` 1-10 sets the rating and marks the person present (`absent: false` may accompany it); `{rating: 0}` deletes the rating (present, unrated; answered 204); `{absent: true}` marks the person absent with rating 0. */
-        SetMeetingRatingRequest: {
+        /** @description `{rating}` 1-10 sets the rating and marks the person present (`absent: false` may accompany it); `{rating: 0}` deletes the rating (present, unrated; answered 204). */
+        SetRating: {
             rating: number;
             /** @constant */
             absent?: false;
-        } | {
+        };
+        /** @description Marks the person absent, with rating 0. */
+        MarkAbsent: {
             /** @constant */
             absent: true;
         };
+        /** @description Exactly one shape, with no other fields: `{rating}` 1-10 sets the rating and marks the person present (`absent: false` may accompany it); `{rating: 0}` deletes the rating (present, unrated; answered 204); `{absent: true}` marks the person absent with rating 0. */
+        SetMeetingRatingRequest: components["schemas"]["SetRating"] | components["schemas"]["MarkAbsent"];
         ContentRequest: {
             content: string;
         };
@@ -4768,6 +4782,12 @@ export interface components {
          *     ]
          */
         VisionList: string[];
+        /** @description Sets a list field of the vision (coreValues, quarterlyRocks, issuesList) to a list of texts. */
+        SetVisionList: {
+            /** @enum {string} */
+            field: "coreValues" | "quarterlyRocks" | "issuesList";
+            value: components["schemas"]["VisionList"];
+        };
         /**
          * @description An object of at most 30 keys (each 1-100 characters); each value is a text (at most 5000 characters) or a list of texts.
          * @example {
@@ -4778,21 +4798,21 @@ export interface components {
         VisionObject: {
             [key: string]: string | string[];
         };
-        /** @description Sets one field of the vision. The shape of `value` depends on `field`: a list of texts for coreValues, quarterlyRocks and issuesList; an object for coreFocus and marketingStrategy; a text, stored as sent (not trimmed), for tenYearTarget, threeYearPicture and oneYearPlan. The stored value may be at most 20,000 characters. */
-        UpdateVisionRequest: {
-            /** @enum {string} */
-            field: "coreValues" | "quarterlyRocks" | "issuesList";
-            value: components["schemas"]["VisionList"];
-        } | {
+        /** @description Sets an object field of the vision (coreFocus, marketingStrategy). */
+        SetVisionObject: {
             /** @enum {string} */
             field: "coreFocus" | "marketingStrategy";
             value: components["schemas"]["VisionObject"];
-        } | {
+        };
+        /** @description Sets a text field of the vision (tenYearTarget, threeYearPicture, oneYearPlan), stored as sent. */
+        SetVisionText: {
             /** @enum {string} */
             field: "tenYearTarget" | "threeYearPicture" | "oneYearPlan";
             /** @description Stored exactly as sent, not trimmed. */
             value: string;
         };
+        /** @description Sets one field of the vision. The shape of `value` depends on `field`: a list of texts for coreValues, quarterlyRocks and issuesList; an object for coreFocus and marketingStrategy; a text, stored as sent (not trimmed), for tenYearTarget, threeYearPicture and oneYearPlan. The stored value may be at most 20,000 characters. */
+        UpdateVisionRequest: components["schemas"]["SetVisionList"] | components["schemas"]["SetVisionObject"] | components["schemas"]["SetVisionText"];
         /** @description A seat of the accountability chart. `parentId` links it to the seat above; top-level seats have `parentId: null`. `position` orders seats that share a parent, 1 for the first. */
         Seat: {
             id: components["schemas"]["Id"];

@@ -106,7 +106,7 @@ describe('the contract', () => {
       if (op.operation.requestBody) expect(statuses, op.operationId).toEqual(expect.arrayContaining(['413', '415', '422']));
       for (const status of statuses.filter((code) => Number(code) >= 400)) {
         const response = deref<OpenAPIV3_1.ResponseObject>(op.operation.responses![status]!, '').value;
-        expect((response.content?.['application/json']?.schema as { $ref?: string }).$ref).toBe('#/components/schemas/Error');
+        expect((response.content?.['application/json']?.schema as { $ref?: string }).$ref).toBe('#/components/schemas/ApiError');
       }
     }
   });

@@ -1,7 +1,7 @@
 import type { components } from '../../generated/api.js';
 
 /** The reference's error body: `{ "error": { "code", "message", "issues"? } }`. */
-export type ErrorBody = components['schemas']['Error'];
+export type ErrorBody = components['schemas']['ApiError'];
 export type ErrorCode = components['schemas']['ErrorCode'];
 export type ValidationIssue = components['schemas']['ValidationIssue'];
 

@@ -1,42 +1,39 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { secondsUntilNextMinute } from '../src/http/rateLimit.js';
 import { createCaller, createKey } from './support/factories.js';
 import { createTestDatabase, databaseLabel, type TestDatabase } from './support/database.js';
-import { startTestApp, type TestApp } from './support/testApp.js';
+import { startTestApp, type ApiResponse, type TestApp } from './support/testApp.js';
 
 const redisUrl = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 
-/** Waits until at least `seconds` remain in the current minute, so a burst stays within one window. */
-async function awayFromMinuteEnd(seconds = 8) {
-  const left = secondsUntilNextMinute(Date.now());
-  if (left < seconds) await new Promise((wait) => setTimeout(wait, left * 1000 + 200));
-}
+/**
+ * The apps' clock: it stands still a week before the real time, 43 s before a minute ends, so a burst
+ * stays within one minute however slow the machine, and the seconds to the next minute are known.
+ */
+const frozenAt = new Date((Math.floor(Date.now() / 60_000) - 7 * 24 * 60) * 60_000 + 17_000);
+const now = () => frozenAt;
 
 describe(`the rate limit (${databaseLabel})`, () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp({ rateLimitPerMinute: 3 });
+    app = await startTestApp({ rateLimitPerMinute: 3, now });
   });
   afterAll(() => app.close());
 
   it('answers requests over the per-minute budget of a key with 429 rateLimited and Retry-After until the next minute', async () => {
     const { key } = await createCaller(app.db, { scopes: ['read'] });
-    await awayFromMinuteEnd();
     for (let i = 0; i < 3; i += 1) expect((await app.request('GET', '/v1/me', { key })).status).toBe(200);
 
     const limited = await app.request('GET', '/v1/me', { key });
-    const expected = secondsUntilNextMinute(Date.now());
 
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe('rateLimited');
-    expect(Math.abs(Number(limited.headers.get('retry-after')) - expected)).toBeLessThanOrEqual(1);
+    expect(limited.headers.get('retry-after')).toBe('43');
   });
 
   it('shows the remaining budget in RateLimit headers on normal responses', async () => {
     const { key } = await createCaller(app.db, { scopes: ['read'] });
-    await awayFromMinuteEnd();
     const first = await app.request('GET', '/v1/orgs', { key });
     const second = await app.request('GET', '/v1/orgs', { key });
     expect(first.headers.get('ratelimit')).toMatch(/^limit=3, remaining=2, reset=\d+$/);
@@ -44,10 +41,24 @@ describe(`the rate limit (${databaseLabel})`, () => {
     expect(first.headers.get('ratelimit-policy')).toBe('3;w=60');
   });
 
+  it('counts RateLimit reset to the next minute of the app clock, and on a 429 says the same seconds as Retry-After', async () => {
+    const { key } = await createCaller(app.db, { scopes: ['read'] });
+    const reset = (response: ApiResponse) => /reset=(\d+)$/.exec(response.headers.get('ratelimit') ?? '')?.[1];
+
+    const answered = await app.request('GET', '/v1/me', { key });
+    for (let i = 0; i < 2; i += 1) await app.request('GET', '/v1/me', { key });
+    const limited = await app.request('GET', '/v1/me', { key });
+
+    expect(answered.status).toBe(200);
+    expect(reset(answered)).toBe('43');
+    expect(limited.status).toBe(429);
+    expect(reset(limited)).toBe(limited.headers.get('retry-after'));
+    expect(limited.body.error.message).toBe(`Too many requests; try again in ${reset(limited)} seconds.`);
+  });
+
   it('counts per key: another key of the same person has its own budget', async () => {
     const first = await createCaller(app.db, { scopes: ['read'] });
     const second = await createKey(app.db, first.user.id, { scopes: ['read'] });
-    await awayFromMinuteEnd();
     for (let i = 0; i < 3; i += 1) await app.request('GET', '/v1/me', { key: first.key });
     expect((await app.request('GET', '/v1/me', { key: first.key })).status).toBe(429);
     expect((await app.request('GET', '/v1/me', { key: second.key })).status).toBe(200);
@@ -60,8 +71,8 @@ describe(`the rate limit shared through Redis (${databaseLabel})`, () => {
   let two: TestApp;
   beforeAll(async () => {
     database = await createTestDatabase();
-    one = await startTestApp({ rateLimitPerMinute: 4, redisUrl, database });
-    two = await startTestApp({ rateLimitPerMinute: 4, redisUrl, database });
+    one = await startTestApp({ rateLimitPerMinute: 4, redisUrl, database, now });
+    two = await startTestApp({ rateLimitPerMinute: 4, redisUrl, database, now });
   });
   afterAll(async () => {
     await one.close();
@@ -71,7 +82,6 @@ describe(`the rate limit shared through Redis (${databaseLabel})`, () => {
 
   it('holds one budget per key across two instances of the app', async () => {
     const { key } = await createCaller(database.db, { scopes: ['read'], name: `Redis ${randomBytes(3).toString('hex')}` });
-    await awayFromMinuteEnd();
     const statuses = [];
     for (const app of [one, two, one, two, one, two]) statuses.push((await app.request('GET', '/v1/me', { key })).status);
     expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);

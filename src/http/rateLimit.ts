@@ -74,7 +74,10 @@ class MinuteAlignedStore implements Store {
       this.unavailable = false;
       this.logger.info('rate limit counts available again (Redis)');
     }
-    return { totalHits, resetTime: new Date((Math.floor(now / minuteMs) + 1) * minuteMs) };
+    // express-rate-limit turns resetTime into the seconds of RateLimit's `reset` and of Retry-After
+    // against the real Date.now(), not the app's clock: the next minute of the app's clock is given as
+    // that many whole seconds from the real now, so both say the same seconds, whatever the app's clock.
+    return { totalHits, resetTime: new Date(Date.now() + secondsUntilNextMinute(now) * 1000) };
   }
 
   decrement(key: string) {
@@ -133,7 +136,8 @@ export function createRateLimiter(options: { perMinute: number; redisUrl: string
       },
       warn: (warning: unknown, message?: string) => options.logger.warn({ err: warning }, message ?? 'rate limit'),
     },
-    handler: (_req, _res, next) => next(new RateLimited(secondsUntilNextMinute(clock()))),
+    // Retry-After is already set by express-rate-limit from the store's resetTime; the error repeats it.
+    handler: (_req, res, next) => next(new RateLimited(Number(res.getHeader('Retry-After')))),
   });
   return {
     middleware,

@@ -4080,6 +4080,8 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description The body of any webhook delivery: one of the events of the `webhooks` section, told apart by `type`. Receivers must ignore types they do not know: new ones may be added within v1. */
+        WebhookEvent: components["schemas"]["OrganizationUpdatedEvent"] | components["schemas"]["OrganizationMemberAddedEvent"] | components["schemas"]["OrganizationMemberUpdatedEvent"] | components["schemas"]["OrganizationMemberRemovedEvent"] | components["schemas"]["TeamCreatedEvent"] | components["schemas"]["TeamUpdatedEvent"] | components["schemas"]["TeamDeletedEvent"] | components["schemas"]["TeamMemberAddedEvent"] | components["schemas"]["TeamMemberUpdatedEvent"] | components["schemas"]["TeamMemberRemovedEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["IssueCreatedEvent"] | components["schemas"]["IssueUpdatedEvent"] | components["schemas"]["IssueDeletedEvent"] | components["schemas"]["GoalCreatedEvent"] | components["schemas"]["GoalUpdatedEvent"] | components["schemas"]["GoalDeletedEvent"] | components["schemas"]["MilestoneCreatedEvent"] | components["schemas"]["MilestoneUpdatedEvent"] | components["schemas"]["MilestoneDeletedEvent"] | components["schemas"]["MetricCreatedEvent"] | components["schemas"]["MetricUpdatedEvent"] | components["schemas"]["MetricDeletedEvent"] | components["schemas"]["MetricValueSetEvent"] | components["schemas"]["MeetingCreatedEvent"] | components["schemas"]["MeetingUpdatedEvent"] | components["schemas"]["MeetingStatusChangedEvent"] | components["schemas"]["MeetingRatingsRevealedEvent"] | components["schemas"]["MeetingRatingSetEvent"] | components["schemas"]["MeetingRatingDeletedEvent"] | components["schemas"]["SegueCreatedEvent"] | components["schemas"]["HeadlineCreatedEvent"] | components["schemas"]["CascadingMessageCreatedEvent"] | components["schemas"]["CascadingMessageDeletedEvent"] | components["schemas"]["CascadingMessageAcknowledgedEvent"] | components["schemas"]["VisionCreatedEvent"] | components["schemas"]["VisionUpdatedEvent"] | components["schemas"]["SeatCreatedEvent"] | components["schemas"]["SeatUpdatedEvent"] | components["schemas"]["SeatDeletedEvent"] | components["schemas"]["PeopleReviewSetEvent"] | components["schemas"]["DocumentCreatedEvent"] | components["schemas"]["DocumentDeletedEvent"] | components["schemas"]["WebhookPingEvent"];
         /**
          * @description Opaque identifier. Today it is a lowercase UUID, but clients must treat it as an opaque string and never parse it. An id that does not match any item (including a malformed one) is answered with 404 notFound; an id holding the character NUL (U+0000) is a format error, like any such text.
          * @example 0d0d0000-0000-4000-8000-000000000001
@@ -5172,8 +5174,8 @@ export interface components {
         /** @description Body of every `organization.updated` delivery. */
         OrganizationUpdatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "organization.updated";
             /** @description When the change was made. */
@@ -5191,8 +5193,8 @@ export interface components {
         /** @description Body of every `organization_member.added` delivery. */
         OrganizationMemberAddedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "organization_member.added";
             /** @description When the change was made. */
@@ -5210,8 +5212,8 @@ export interface components {
         /** @description Body of every `organization_member.updated` delivery. */
         OrganizationMemberUpdatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "organization_member.updated";
             /** @description When the change was made. */
@@ -5234,8 +5236,8 @@ export interface components {
         /** @description Body of every `organization_member.removed` delivery. */
         OrganizationMemberRemovedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "organization_member.removed";
             /** @description When the change was made. */
@@ -5253,8 +5255,8 @@ export interface components {
         /** @description Body of every `team.created` delivery. */
         TeamCreatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "team.created";
             /** @description When the change was made. */
@@ -5272,8 +5274,8 @@ export interface components {
         /** @description Body of every `team.updated` delivery. */
         TeamUpdatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "team.updated";
             /** @description When the change was made. */
@@ -5296,8 +5298,8 @@ export interface components {
         /** @description Body of every `team.deleted` delivery. */
         TeamDeletedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "team.deleted";
             /** @description When the change was made. */
@@ -5315,8 +5317,8 @@ export interface components {
         /** @description Body of every `team_member.added` delivery. */
         TeamMemberAddedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "team_member.added";
             /** @description When the change was made. */
@@ -5334,8 +5336,8 @@ export interface components {
         /** @description Body of every `team_member.updated` delivery. */
         TeamMemberUpdatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "team_member.updated";
             /** @description When the change was made. */
@@ -5353,8 +5355,8 @@ export interface components {
         /** @description Body of every `team_member.removed` delivery. */
         TeamMemberRemovedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "team_member.removed";
             /** @description When the change was made. */
@@ -5372,8 +5374,8 @@ export interface components {
         /** @description Body of every `task.created` delivery. */
         TaskCreatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "task.created";
             /** @description When the change was made. */
@@ -5391,8 +5393,8 @@ export interface components {
         /** @description Body of every `task.updated` delivery. */
         TaskUpdatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "task.updated";
             /** @description When the change was made. */
@@ -5410,8 +5412,8 @@ export interface components {
         /** @description Body of every `task.deleted` delivery. */
         TaskDeletedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "task.deleted";
             /** @description When the change was made. */
@@ -5429,8 +5431,8 @@ export interface components {
         /** @description Body of every `issue.created` delivery. */
         IssueCreatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "issue.created";
             /** @description When the change was made. */
@@ -5448,8 +5450,8 @@ export interface components {
         /** @description Body of every `issue.updated` delivery. */
         IssueUpdatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "issue.updated";
             /** @description When the change was made. */
@@ -5467,8 +5469,8 @@ export interface components {
         /** @description Body of every `issue.deleted` delivery. */
         IssueDeletedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "issue.deleted";
             /** @description When the change was made. */
@@ -5486,8 +5488,8 @@ export interface components {
         /** @description Body of every `goal.created` delivery. */
         GoalCreatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "goal.created";
             /** @description When the change was made. */
@@ -5505,8 +5507,8 @@ export interface components {
         /** @description Body of every `goal.updated` delivery. */
         GoalUpdatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "goal.updated";
             /** @description When the change was made. */
@@ -5524,8 +5526,8 @@ export interface components {
         /** @description Body of every `goal.deleted` delivery. */
         GoalDeletedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "goal.deleted";
             /** @description When the change was made. */
@@ -5543,8 +5545,8 @@ export interface components {
         /** @description Body of every `milestone.created` delivery. */
         MilestoneCreatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "milestone.created";
             /** @description When the change was made. */
@@ -5562,8 +5564,8 @@ export interface components {
         /** @description Body of every `milestone.updated` delivery. */
         MilestoneUpdatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "milestone.updated";
             /** @description When the change was made. */
@@ -5581,8 +5583,8 @@ export interface components {
         /** @description Body of every `milestone.deleted` delivery. */
         MilestoneDeletedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "milestone.deleted";
             /** @description When the change was made. */
@@ -5600,8 +5602,8 @@ export interface components {
         /** @description Body of every `metric.created` delivery. */
         MetricCreatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "metric.created";
             /** @description When the change was made. */
@@ -5619,8 +5621,8 @@ export interface components {
         /** @description Body of every `metric.updated` delivery. */
         MetricUpdatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "metric.updated";
             /** @description When the change was made. */
@@ -5638,8 +5640,8 @@ export interface components {
         /** @description Body of every `metric.deleted` delivery. */
         MetricDeletedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "metric.deleted";
             /** @description When the change was made. */
@@ -5657,8 +5659,8 @@ export interface components {
         /** @description Body of every `metric_value.set` delivery. */
         MetricValueSetEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "metric_value.set";
             /** @description When the change was made. */
@@ -5676,8 +5678,8 @@ export interface components {
         /** @description Body of every `meeting.created` delivery. */
         MeetingCreatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "meeting.created";
             /** @description When the change was made. */
@@ -5695,8 +5697,8 @@ export interface components {
         /** @description Body of every `meeting.updated` delivery. */
         MeetingUpdatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "meeting.updated";
             /** @description When the change was made. */
@@ -5714,8 +5716,8 @@ export interface components {
         /** @description Body of every `meeting.status_changed` delivery. */
         MeetingStatusChangedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "meeting.status_changed";
             /** @description When the change was made. */
@@ -5733,8 +5735,8 @@ export interface components {
         /** @description Body of every `meeting.ratings_revealed` delivery. */
         MeetingRatingsRevealedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "meeting.ratings_revealed";
             /** @description When the change was made. */
@@ -5759,8 +5761,8 @@ export interface components {
         /** @description Body of every `meeting_rating.set` delivery. */
         MeetingRatingSetEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "meeting_rating.set";
             /** @description When the change was made. */
@@ -5778,8 +5780,8 @@ export interface components {
         /** @description Body of every `meeting_rating.deleted` delivery. */
         MeetingRatingDeletedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "meeting_rating.deleted";
             /** @description When the change was made. */
@@ -5797,8 +5799,8 @@ export interface components {
         /** @description Body of every `segue.created` delivery. */
         SegueCreatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "segue.created";
             /** @description When the change was made. */
@@ -5816,8 +5818,8 @@ export interface components {
         /** @description Body of every `headline.created` delivery. */
         HeadlineCreatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "headline.created";
             /** @description When the change was made. */
@@ -5835,8 +5837,8 @@ export interface components {
         /** @description Body of every `cascading_message.created` delivery. */
         CascadingMessageCreatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "cascading_message.created";
             /** @description When the change was made. */
@@ -5854,8 +5856,8 @@ export interface components {
         /** @description Body of every `cascading_message.deleted` delivery. */
         CascadingMessageDeletedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "cascading_message.deleted";
             /** @description When the change was made. */
@@ -5880,8 +5882,8 @@ export interface components {
         /** @description Body of every `cascading_message.acknowledged` delivery. */
         CascadingMessageAcknowledgedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "cascading_message.acknowledged";
             /** @description When the change was made. */
@@ -5899,8 +5901,8 @@ export interface components {
         /** @description Body of every `vision.created` delivery. */
         VisionCreatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "vision.created";
             /** @description When the change was made. */
@@ -5918,8 +5920,8 @@ export interface components {
         /** @description Body of every `vision.updated` delivery. */
         VisionUpdatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "vision.updated";
             /** @description When the change was made. */
@@ -5937,8 +5939,8 @@ export interface components {
         /** @description Body of every `seat.created` delivery. */
         SeatCreatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "seat.created";
             /** @description When the change was made. */
@@ -5956,8 +5958,8 @@ export interface components {
         /** @description Body of every `seat.updated` delivery. */
         SeatUpdatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "seat.updated";
             /** @description When the change was made. */
@@ -5975,8 +5977,8 @@ export interface components {
         /** @description Body of every `seat.deleted` delivery. */
         SeatDeletedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "seat.deleted";
             /** @description When the change was made. */
@@ -5994,8 +5996,8 @@ export interface components {
         /** @description Body of every `people_review.set` delivery. */
         PeopleReviewSetEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "people_review.set";
             /** @description When the change was made. */
@@ -6013,8 +6015,8 @@ export interface components {
         /** @description Body of every `document.created` delivery. */
         DocumentCreatedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "document.created";
             /** @description When the change was made. */
@@ -6032,8 +6034,8 @@ export interface components {
         /** @description Body of every `document.deleted` delivery. */
         DocumentDeletedEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "document.deleted";
             /** @description When the change was made. */
@@ -6056,8 +6058,8 @@ export interface components {
         /** @description Body of every `webhook.ping` delivery. */
         WebhookPingEvent: {
             /**
-             * @description The event type.
-             * @constant
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             type: "webhook.ping";
             /** @description When the change was made. */

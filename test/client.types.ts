@@ -2,7 +2,7 @@
  * Type tests of the typed client, checked by `tsc --noEmit` (npm run typecheck) and never run: each
  * `@ts-expect-error` line must fail to compile, or the check fails because the directive is unused.
  */
-import { createTeamOsClient, type ResponseOf, type WebhookEvent } from '../client/src/index.js';
+import { createTeamOsClient, type ResponseOf, type WebhookEvent, type WebhookEventOf, type WebhookEventType } from '../client/src/index.js';
 
 const client = createTeamOsClient({ baseUrl: 'http://127.0.0.1:4010/v1', apiKey: 'ak_example' });
 const id = '0d0d0000-0000-4000-8000-000000000001';
@@ -19,6 +19,11 @@ export async function compiles() {
   const ok: ResponseOf<'/tasks/{id}', 'get', 200> = data!;
   return [title, ok];
 }
+
+/** `true` only when A and B are the same type; a wrong `true` does not compile. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** The contract's WebhookEvent is the event of every type of its `webhooks` section, and nothing else. */
+export const webhookEventIsEveryEvent: Same<WebhookEvent, { [Type in WebhookEventType]: WebhookEventOf<Type> }[WebhookEventType]> = true;
 
 export async function doesNotCompile(event: WebhookEvent) {
   // @ts-expect-error a path the contract does not have

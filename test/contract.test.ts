@@ -130,6 +130,21 @@ describe('the contract', () => {
     }
   });
 
+  it('names every event of the webhooks section in WebhookEvent, told apart by its type', () => {
+    const eventSchemas = Object.entries(contract.webhooks ?? {}).map(([type, pathItem]) => {
+      const body = (pathItem as OpenAPIV3_1.PathItemObject).post!.requestBody as OpenAPIV3_1.RequestBodyObject;
+      return [type, (body.content!['application/json']!.schema as OpenAPIV3_1.ReferenceObject).$ref] as const;
+    });
+    const union = contract.components!.schemas!.WebhookEvent as OpenAPIV3_1.SchemaObject;
+    expect(eventSchemas.length).toBeGreaterThan(0);
+    expect((union.oneOf as OpenAPIV3_1.ReferenceObject[]).map((branch) => branch.$ref)).toEqual(eventSchemas.map(([, ref]) => ref));
+    expect(union.discriminator).toEqual({ propertyName: 'type', mapping: Object.fromEntries(eventSchemas) });
+    for (const [type, ref] of eventSchemas) {
+      const typeProperty = schemaAt(schemaAt({ $ref: ref }).properties!.type);
+      expect({ type: typeProperty.type, const: typeProperty.const }, type).toEqual({ type: 'string', const: type });
+    }
+  });
+
   it('declares one success status per operation, or 200 and 204 where the reference gives both', () => {
     for (const op of operations) {
       const statuses = successStatuses(op);

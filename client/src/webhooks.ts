@@ -4,7 +4,7 @@
  * optional peer dependency: `npm install standardwebhooks` beside the client.
  */
 import { Webhook } from 'standardwebhooks';
-import type { webhooks } from '../../generated/api.js';
+import type { components, webhooks } from '../../generated/api.js';
 
 /** Every event type of the contract's `webhooks` section. */
 export type WebhookEventType = keyof webhooks;
@@ -16,8 +16,8 @@ export type WebhookEventOf<Type extends WebhookEventType> = webhooks[Type] exten
   ? Body
   : never;
 
-/** Any event; narrow it by `type`. */
-export type WebhookEvent = { [Type in WebhookEventType]: WebhookEventOf<Type> }[WebhookEventType];
+/** Any event; narrow it by `type`. The contract's `WebhookEvent`: every event of its `webhooks` section. */
+export type WebhookEvent = components['schemas']['WebhookEvent'];
 
 /** Request headers as a Fetch `Headers`, or as Node's `IncomingHttpHeaders` (lower-case names). */
 export type HeadersLike = Headers | Record<string, string | string[] | undefined>;

@@ -4122,7 +4122,7 @@ export interface components {
         Scope: "read" | "write" | "platform";
         /**
          * Format: date-time
-         * @description An instant in ISO 8601. Responses always give UTC with millisecond precision (`2026-11-16T09:00:00.000Z`). Requests must include a zone offset or `Z`; an instant without a zone is a format error.
+         * @description An instant in ISO 8601. Responses always give UTC with millisecond precision (`2026-11-16T09:00:00.000Z`). Requests must include a zone offset or `Z`; an instant without a zone is a format error. At most 35 characters (down to nanoseconds with an offset, `2026-11-16T10:00:00.123456789+01:00`); digits past the millisecond are dropped.
          * @example 2026-11-16T09:00:00.000Z
          */
         Instant: string;
@@ -6243,7 +6243,7 @@ export interface components {
     };
     parameters: {
         /**
-         * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+         * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
          * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
          */
         IfNoneMatch: string;
@@ -6258,7 +6258,7 @@ export interface components {
          */
         IdempotencyKey: string;
         /**
-         * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+         * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
          * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
          */
         IfMatch: string;
@@ -6329,7 +6329,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -6366,7 +6366,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -6403,7 +6403,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -6452,7 +6452,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6509,7 +6509,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -6705,7 +6705,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -6808,7 +6808,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -6852,7 +6852,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -6901,7 +6901,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6949,7 +6949,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -7006,7 +7006,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -7211,7 +7211,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -7305,7 +7305,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -7354,7 +7354,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -7402,7 +7402,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -7463,7 +7463,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -7557,7 +7557,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -7606,7 +7606,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -7654,7 +7654,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -7717,7 +7717,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -7811,7 +7811,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -7860,7 +7860,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -7908,7 +7908,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -7965,7 +7965,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8108,7 +8108,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -8213,7 +8213,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -8358,7 +8358,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -8464,7 +8464,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -8558,7 +8558,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -8607,7 +8607,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8659,7 +8659,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -8708,7 +8708,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8764,7 +8764,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8836,7 +8836,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8887,7 +8887,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8943,7 +8943,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8999,7 +8999,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9133,7 +9133,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -9182,7 +9182,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9233,7 +9233,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9285,7 +9285,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -9481,7 +9481,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -9580,7 +9580,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -9721,7 +9721,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -9815,7 +9815,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -9864,7 +9864,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9912,7 +9912,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9969,7 +9969,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -10019,7 +10019,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -10071,7 +10071,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -10169,7 +10169,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -10304,7 +10304,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -10341,7 +10341,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -10427,7 +10427,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -10469,7 +10469,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -10525,7 +10525,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -10573,7 +10573,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -10629,7 +10629,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -10685,7 +10685,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -10728,7 +10728,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored.
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];

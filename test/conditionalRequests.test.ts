@@ -199,6 +199,22 @@ describe(`If-Match on changes (${databaseLabel})`, () => {
     expect(response.body.error.issues).toEqual([expect.objectContaining({ origin: 'header', path: ['If-Match'] })]);
   });
 
+  it('an If-Match or If-None-Match of more than 1024 characters is a format error of the header; 1024 are read', async () => {
+    const { team, member } = await setup();
+    const task = await createTask(app.db, team.id, member.user.id);
+    const tagOfLength = (length: number) => `"${'a'.repeat(length - 2)}"`;
+    const change = (ifMatch: string) => app.request('PATCH', `/v1/tasks/${task.id}`, { key: member.key, body: { title: 'x' }, headers: { 'if-match': ifMatch } });
+    const read = (ifNoneMatch: string) => app.request('GET', `/v1/tasks/${task.id}`, { key: member.key, headers: { 'if-none-match': ifNoneMatch } });
+    const headerIssue = (name: string) => [{ origin: 'header', path: [name], code: 'too_big', message: 'Must be at most 1024 characters.', maximum: 1024, inclusive: true }];
+
+    const [changeAtLimit, readAtLimit] = [await change(tagOfLength(1024)), await read(tagOfLength(1024))];
+    const [changeTooLong, readTooLong] = [await change(tagOfLength(1025)), await read(tagOfLength(1025))];
+
+    expect([changeAtLimit.status, readAtLimit.status]).toEqual([412, 200]);
+    expect([changeTooLong.status, changeTooLong.body.error.issues]).toEqual([422, headerIssue('If-Match')]);
+    expect([readTooLong.status, readTooLong.body.error.issues]).toEqual([422, headerIssue('If-None-Match')]);
+  });
+
   it('a 412 is not stored under an Idempotency-Key: the retry with the current tag applies', async () => {
     const { team, member } = await setup();
     const task = await createTask(app.db, team.id, member.user.id);

@@ -134,6 +134,18 @@ describe(`scheduling and recording meetings (${databaseLabel})`, () => {
     expect([(await record(1)).status, (await record(600)).status]).toEqual([201, 201]);
   });
 
+  it('a start of 35 characters (nanoseconds and an offset) is kept to the millisecond; a longer one is a rule violation', async () => {
+    const { team, admin } = await createMeetingWorld(app.db);
+    const record = (startedAt: string) => app.request('POST', `/v1/teams/${team.id}/meetings`, { key: admin.key, body: { startedAt, durationMin: 30 } });
+
+    const longest = await record('2026-11-16T09:00:00.123456789+01:00');
+    const tooLong = await record('2026-11-16T09:00:00.1234567891+01:00');
+
+    expect([longest.status, longest.body.startedAt]).toEqual([201, '2026-11-16T08:00:00.123Z']);
+    expectRuleViolation(tooLong);
+    expect(await meetingsOf(team.id)).toHaveLength(1);
+  });
+
   it('a start without a zone, a malformed day, both shapes, neither, or an unknown field is a format error and nothing is stored', async () => {
     const { team, admin } = await createMeetingWorld(app.db);
     const bodies = [

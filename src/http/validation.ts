@@ -21,13 +21,17 @@ const boundKeywords = new Set([
 ]);
 
 type Origin = ValidationIssue['origin'];
-const origins: Record<string, Origin> = { requestBody: 'body', query: 'query', path: 'path' };
+const origins: Record<string, Origin> = { requestBody: 'body', query: 'query', path: 'path', header: 'header' };
 
 const unescape = (segment: string) => segment.replaceAll('~1', '/').replaceAll('~0', '~');
 
+/** Node gives header names in lower case; issues name them as the contract does (`if-match` → `If-Match`). */
+const headerName = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase());
+
 function location(instancePath: string): { origin: Origin; path: string[] } {
   const [first = '', ...rest] = instancePath.split('/').slice(1).map(unescape);
-  return { origin: origins[first] ?? 'body', path: rest };
+  const origin = origins[first] ?? 'body';
+  return { origin, path: origin === 'header' ? rest.map(headerName) : rest };
 }
 
 /** A bound crossed inside the body; keys of objects have only length bounds (propertyNames). */

@@ -3,6 +3,10 @@
  * a real receiver, signed as Standard Webhooks says (checked with the `standardwebhooks` package) and
  * shaped as the contract's `webhooks` section says, the outbox's all-or-nothing with its change, and
  * delivery: retries on the schedule (a set clock), Retry-After, 410, rotation and redelivery.
+ *
+ * No test waits a fixed time for the worker: it waits until the database says every due delivery of
+ * the subscription was sent and its answer recorded (`sent`), and the app's clock moves only when a
+ * test moves it, so no retry comes due because the machine was slow.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
@@ -20,6 +24,7 @@ import { expectPagesAsMapped, trickyInstants, trickyTexts } from './support/json
 import { createMeetingIn, createMessage } from './support/meetingFactories.js';
 import { checkWebhookEvent, contract, operations } from './support/contract.js';
 import { createTestDatabase, databaseLabel, type TestDatabase } from './support/database.js';
+import { waitFor } from './support/processes.js';
 import { startReceiver, type Received, type Receiver } from './support/receiver.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
@@ -78,8 +83,8 @@ const silent = new Set(['createPlatformOrganization', 'updatePlatformOrganizatio
 
 const organizationEvents = /^(organization|organization_member)\./;
 
-const clock = { offsetMs: 0 };
-const now = () => new Date(Date.now() + clock.offsetMs);
+const clock = { at: Date.now() };
+const now = () => new Date(clock.at);
 
 let database: TestDatabase;
 let app: TestApp;
@@ -89,7 +94,25 @@ let secret: string;
 let webhookId: string;
 
 const methodOf = (operationId: string) => operations.find((op) => op.operationId === operationId)!.method.toUpperCase();
-const settle = () => new Promise((done) => setTimeout(done, 300));
+
+/**
+ * Resolves once no delivery of the subscription is due: each was sent and its answer recorded (the
+ * receiver keeps a delivery before it answers), so the receiver has everything it will get until the
+ * clock moves. Deliveries are written in the change's transaction, so a change already answered has
+ * all of its own among them.
+ */
+async function sent(subscriptionId: string) {
+  await waitFor('every due delivery sent and its answer recorded', async () => {
+    const due = await app.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('subscription_id', '=', subscriptionId)
+      .where('state', '=', 'PENDING')
+      .where('next_attempt_at', '<=', now())
+      .executeTakeFirst();
+    return due === undefined;
+  });
+}
 
 /** Verifies a delivery's signature with the secret, as a receiver would: on the raw body. */
 function verified(received: Received, withSecret = secret) {
@@ -108,7 +131,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   world = await createWorld(app.db);
   ({ id: webhookId, secret } = await subscribe(world.keys.orgOwner!, world.org.id, receiver.url));
-  await receiver.waitFor(1);
+  await sent(webhookId);
 });
 
 afterAll(async () => {
@@ -148,8 +171,7 @@ describe(`every changing operation's events (${databaseLabel})`, () => {
     const response = await app.request(methodOf(operationId), path, { key: world.keys[caller], body });
     expect(response.status, JSON.stringify(response.body)).toBeLessThan(300);
 
-    await receiver.waitFor(before + 1);
-    await settle();
+    await sent(webhookId);
     const events = receiver.received.slice(before);
     expect(events.map((received) => received.event.type)).toEqual([eventOf[operationId]]);
     const [received] = events;
@@ -168,8 +190,11 @@ describe(`every changing operation's events (${databaseLabel})`, () => {
     const before = receiver.received.length;
     const path = `/v1/meetings/${meeting.id}/ratings/${world.users.teamMember.id}`;
     await app.request('PUT', path, { key: world.keys.teamAdmin, body: { rating: 8 } });
+    // Sent before the next change, so the two arrive in order (deliveries of one claim go out at once).
+    await sent(webhookId);
     expect((await app.request('PUT', path, { key: world.keys.teamAdmin, body: { rating: 0 } })).status).toBe(204);
-    const events = (await receiver.waitFor(before + 2)).slice(before).map((received) => received.event);
+    await sent(webhookId);
+    const events = receiver.received.slice(before).map((received) => received.event);
     expect(events.map((event) => [event.type, event.data.object])).toEqual([
       ['meeting_rating.set', { meetingId: meeting.id, userId: world.users.teamMember.id }],
       ['meeting_rating.deleted', { meetingId: meeting.id, userId: world.users.teamMember.id }],
@@ -182,11 +207,10 @@ describe(`every changing operation's events (${databaseLabel})`, () => {
     const before = receiver.received.length;
     const acknowledge = () => app.request('POST', '/v1/messages/acknowledge', { key: world.keys.teamMember, body: { ids: [message.id] } });
     await acknowledge();
-    await receiver.waitFor(before + 1);
     await acknowledge();
     await app.request('POST', `/v1/teams/${world.team.id}/vision`, { key: world.keys.teamAdmin });
     await app.request('POST', `/v1/teams/${world.team.id}/vision`, { key: world.keys.teamAdmin });
-    await settle();
+    await sent(webhookId);
     const types = receiver.received.slice(before).map((received) => received.event.type);
     expect(types.filter((type) => type === 'cascading_message.acknowledged')).toHaveLength(1);
     expect(types.filter((type) => type === 'vision.created').length).toBeLessThanOrEqual(1);
@@ -199,7 +223,7 @@ describe(`every changing operation's events (${databaseLabel})`, () => {
       body: { title: 'Call Baltic Trade', ownerId: world.users.outsider.id, dueDate: '2026-12-01' },
     });
     expect(refused.status).toBe(422);
-    await settle();
+    await sent(webhookId);
     expect(receiver.received.length).toBe(before);
   });
 
@@ -248,30 +272,34 @@ describe(`delivery (${databaseLabel})`, () => {
     const own = await createWorld(app.db);
     const ownReceiver = await startReceiver();
     const subscription = await subscribe(own.keys.orgOwner!, own.org.id, ownReceiver.url, ['task.created']);
-    await ownReceiver.waitFor(1);
+    await sent(subscription.id);
     ownReceiver.received.length = 0;
     const createTask = () =>
       app.request('POST', `/v1/teams/${own.team.id}/tasks`, {
         key: own.keys.teamMember,
         body: { title: 'Confirm the Gdańsk pickup window', ownerId: own.users.teamMember.id, dueDate: '2026-12-01' },
       });
-    const deliveries = async () => (await app.request('GET', `/v1/webhooks/${subscription.id}/deliveries`, { key: own.keys.orgOwner })).body.data;
-    return { own, ownReceiver, subscription, createTask, deliveries };
+    // The ping's delivery was made at the same instant of the still clock: only the tasks' are listed.
+    const deliveries = async () =>
+      (await app.request('GET', `/v1/webhooks/${subscription.id}/deliveries`, { key: own.keys.orgOwner })).body.data.filter(
+        (delivery: { eventType: string }) => delivery.eventType === 'task.created',
+      );
+    return { own, ownReceiver, subscription, createTask, deliveries, sent: () => sent(subscription.id) };
   }
 
   /** Moves the app's clock and lets the worker look for what came due. */
   async function advance(ms: number) {
-    clock.offsetMs += ms;
+    clock.at += ms;
     app.worker!.wake();
   }
 
   it('a receiver that fails gets the delivery again after 5 s (±10 %), with the same webhook-id, until it answers 2xx', async () => {
-    const { ownReceiver, createTask, deliveries } = await subscribedWorld();
+    const { ownReceiver, createTask, deliveries, sent } = await subscribedWorld();
     try {
       ownReceiver.answer = () => ({ status: 500, body: 'database is down' });
       await createTask();
-      const [first] = await ownReceiver.waitFor(1);
-      await settle();
+      await sent();
+      const [first] = ownReceiver.received;
       const [pending] = await deliveries();
       expect(pending).toMatchObject({ state: 'PENDING', eventType: 'task.created' });
       expect(pending.attempts).toMatchObject([{ statusCode: 500, error: null, responseBody: 'database is down' }]);
@@ -279,14 +307,13 @@ describe(`delivery (${databaseLabel})`, () => {
       expect(wait).toBeGreaterThanOrEqual(retryDelaysMs[0] * 0.9);
       expect(wait).toBeLessThanOrEqual(retryDelaysMs[0] * 1.1);
 
-      await settle();
       expect(ownReceiver.received).toHaveLength(1);
       ownReceiver.answer = () => ({ status: 200 });
       await advance(retryDelaysMs[0] * 1.1 + 1000);
-      const [, second] = await ownReceiver.waitFor(2);
+      await sent();
+      const [, second] = ownReceiver.received;
       expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
       expect(second!.raw).toBe(first!.raw);
-      await settle();
       const [delivered] = await deliveries();
       expect(delivered).toMatchObject({ state: 'DELIVERED', nextAttemptAt: null });
       expect(delivered.attempts.map((attempt: { statusCode: number }) => attempt.statusCode)).toEqual([500, 200]);
@@ -296,12 +323,11 @@ describe(`delivery (${databaseLabel})`, () => {
   });
 
   it('a retry waits as long as a 429 or 503 asks in Retry-After, when that is longer than the schedule', async () => {
-    const { ownReceiver, createTask, deliveries } = await subscribedWorld();
+    const { ownReceiver, createTask, deliveries, sent } = await subscribedWorld();
     try {
       ownReceiver.answer = () => ({ status: 429, headers: { 'retry-after': '120' } });
       await createTask();
-      await ownReceiver.waitFor(1);
-      await settle();
+      await sent();
       const [pending] = await deliveries();
       const wait = Date.parse(pending.nextAttemptAt) - Date.parse(pending.attempts[0].attemptedAt);
       expect(wait).toBeGreaterThanOrEqual(120_000);
@@ -312,17 +338,18 @@ describe(`delivery (${databaseLabel})`, () => {
   });
 
   it('410 Gone disables the subscription and says why; it then gets no more deliveries', async () => {
-    const { own, ownReceiver, subscription, createTask, deliveries } = await subscribedWorld();
+    const { own, ownReceiver, subscription, createTask, deliveries, sent } = await subscribedWorld();
     try {
       ownReceiver.answer = () => ({ status: 410 });
       await createTask();
-      await ownReceiver.waitFor(1);
-      await settle();
+      await sent();
+      expect(ownReceiver.received).toHaveLength(1);
       const read = await app.request('GET', `/v1/webhooks/${subscription.id}`, { key: own.keys.orgOwner });
       expect(read.body).toMatchObject({ isActive: false, disabledReason: expect.stringContaining('410') });
       expect((await deliveries())[0]).toMatchObject({ state: 'FAILED', nextAttemptAt: null });
       await createTask();
-      await settle();
+      await sent();
+      expect(await deliveries()).toHaveLength(1);
       expect(ownReceiver.received).toHaveLength(1);
     } finally {
       await ownReceiver.close();
@@ -330,12 +357,11 @@ describe(`delivery (${databaseLabel})`, () => {
   });
 
   it('a redirect is not followed and counts as a failure', async () => {
-    const { ownReceiver, createTask, deliveries } = await subscribedWorld();
+    const { ownReceiver, createTask, deliveries, sent } = await subscribedWorld();
     try {
       ownReceiver.answer = () => ({ status: 307, headers: { location: 'http://127.0.0.1:1/elsewhere' } });
       await createTask();
-      await ownReceiver.waitFor(1);
-      await settle();
+      await sent();
       expect((await deliveries())[0]).toMatchObject({ state: 'PENDING', attempts: [{ statusCode: 307, error: 'redirect not followed' }] });
     } finally {
       await ownReceiver.close();
@@ -343,19 +369,21 @@ describe(`delivery (${databaseLabel})`, () => {
   });
 
   it('after a rotation every delivery is signed with the new and, for 24 hours, the previous secret', async () => {
-    const { own, ownReceiver, subscription, createTask } = await subscribedWorld();
+    const { own, ownReceiver, subscription, createTask, sent } = await subscribedWorld();
     try {
       const rotated = await app.request('POST', `/v1/webhooks/${subscription.id}/rotate-secret`, { key: own.keys.orgOwner });
       expect(rotated.body.secret).not.toBe(subscription.secret);
       await createTask();
-      const [received] = await ownReceiver.waitFor(1);
+      await sent();
+      const [received] = ownReceiver.received;
       expect(String(received!.headers['webhook-signature']).split(' ')).toHaveLength(2);
       expect(verified(received!, rotated.body.secret)).toEqual(received!.event);
       expect(verified(received!, subscription.secret)).toEqual(received!.event);
 
       await advance(24 * 60 * 60 * 1000 + 1000);
       await createTask();
-      const [, later] = await ownReceiver.waitFor(2);
+      await sent();
+      const [, later] = ownReceiver.received;
       expect(String(later!.headers['webhook-signature']).split(' ')).toHaveLength(1);
       expect(() => verified(later!, subscription.secret)).toThrow();
     } finally {
@@ -364,15 +392,17 @@ describe(`delivery (${databaseLabel})`, () => {
   });
 
   it('a redelivery sends the same event again at once, with the same webhook-id', async () => {
-    const { own, ownReceiver, subscription, createTask, deliveries } = await subscribedWorld();
+    const { own, ownReceiver, subscription, createTask, deliveries, sent } = await subscribedWorld();
     try {
       await createTask();
-      const [first] = await ownReceiver.waitFor(1);
-      await settle();
+      await sent();
+      const [first] = ownReceiver.received;
       const [delivered] = await deliveries();
       const redelivered = await app.request('POST', `/v1/webhooks/${subscription.id}/deliveries/${delivered.id}/redeliver`, { key: own.keys.orgOwner });
       expect(redelivered.status).toBe(202);
-      const [, again] = await ownReceiver.waitFor(2);
+      await sent();
+      expect(ownReceiver.received).toHaveLength(2);
+      const [, again] = ownReceiver.received;
       expect(again!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
       expect(again!.raw).toBe(first!.raw);
     } finally {
@@ -382,19 +412,20 @@ describe(`delivery (${databaseLabel})`, () => {
 
   // Last: it stops the app's worker.
   it('deliveries left when the worker stopped are sent when a server with a worker starts again', async () => {
-    const { own, ownReceiver } = await subscribedWorld();
+    const { own, ownReceiver, sent } = await subscribedWorld();
     const quiet = await startTestApp({ database });
     const restarted = { app: undefined as TestApp | undefined };
     try {
+      // Closed, it has sent what it had in flight; no other app on the database has a worker.
       await app.worker!.close();
       const made = await quiet.request('POST', `/v1/teams/${own.team.id}/tasks`, {
         key: own.keys.teamMember,
         body: { title: 'Made while no worker ran', ownerId: own.users.teamMember.id, dueDate: '2026-12-01' },
       });
-      await settle();
       expect(ownReceiver.received).toHaveLength(0);
       restarted.app = await startTestApp({ database, now, secrets: app.secrets, webhooks: { allowPrivateTargets: true, deliver: { listen: database.listen, pollMs: 50 } } });
-      const [received] = await ownReceiver.waitFor(1);
+      await sent();
+      const [received] = ownReceiver.received;
       expect(received!.event.data.object).toEqual(made.body);
     } finally {
       await quiet.close();

@@ -23,7 +23,10 @@ export interface Receiver {
   received: Received[];
   /** How the next deliveries are answered (2xx unless told otherwise). */
   answer: (received: Received) => Answer;
-  /** Resolves once at least `count` deliveries have come, or fails after `timeoutMs`. */
+  /**
+   * Resolves once at least `count` deliveries have come, or fails after `timeoutMs` (15 s unless given:
+   * a delivery takes a tenth of a second, so the deadline only names a lost one, whatever the machine).
+   */
   waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
   close(): Promise<void>;
 }
@@ -48,7 +51,7 @@ export async function startReceiver(): Promise<Receiver> {
   });
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  receiver.waitFor = (count, timeoutMs = 5_000) =>
+  receiver.waitFor = (count, timeoutMs = 15_000) =>
     new Promise((resolve, reject) => {
       const check = () => {
         if (receiver.received.length < count) return;

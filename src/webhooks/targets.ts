@@ -1,7 +1,8 @@
 /**
  * No server-side request forgery through webhooks: a subscription's URL must be `https` and name a
  * host whose every address is public — never loopback, private, carrier-grade NAT, link-local (the
- * cloud metadata service at 169.254.169.254 among them), unique-local, multicast or reserved. The
+ * cloud metadata service at 169.254.169.254 among them), unique-local, site-local, multicast, reserved,
+ * or a transition form that may lead to one (6to4, Teredo, NAT64, IPv4-compatible). The
  * URL is checked when it is stored, and again at every delivery through the lookup the connection
  * itself uses, so a name that resolves elsewhere later (DNS rebinding) is caught where it connects.
  *
@@ -9,47 +10,30 @@
  * (development, tests, `make run`).
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
-const nonPublic = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  nonPublic.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96],
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  nonPublic.addSubnet(network, prefix, 'ipv6');
-}
+/**
+ * IPv4-compatible IPv6 (`::a.b.c.d`, deprecated by RFC 4291) is the one special block ipaddr.js
+ * calls `unicast`; some stacks still route it to the IPv4 address it holds.
+ */
+const ipv4Compatible = ipaddr.parseCIDR('::/96');
 
-/** Whether an IP address may receive webhooks. IPv4 written inside IPv6 (`::ffff:10.0.0.1`) counts as IPv4. */
+/**
+ * Whether an IP address may receive webhooks: only what ipaddr.js (the maintained table of IANA's
+ * special-purpose registries) calls `unicast`. IPv4 written inside IPv6 (`::ffff:10.0.0.1`) is judged
+ * as the IPv4 address it carries. Only the canonical forms Node connects to count as addresses
+ * (`isIP`), never `127.1` or `0x7f.0.0.1`.
+ */
 export function isPublicAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return isPublicAddress(mapped[1]!);
-  const family = isIP(address);
-  if (family === 0) return false;
-  return !nonPublic.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (isIP(address) === 0) return false;
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range() === 'unicast';
+    if (v6.match(ipv4Compatible)) return false;
+  }
+  return parsed.range() === 'unicast';
 }
 
 export class TargetRefused extends Error {}

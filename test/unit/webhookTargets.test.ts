@@ -9,6 +9,15 @@ describe('which addresses may receive webhooks', () => {
     expect(refused.filter(isPublicAddress)).toEqual([]);
   });
 
+  it('refuses site-local IPv6 and the transition forms that can lead to a private address (6to4, IPv4-compatible, SIIT, NAT64, Teredo)', () => {
+    const refused = ['fec0::1', '2002:7f00:1::', '2002:a00:1::1', '::7f00:1', '::a00:1', '::ffff:0:7f00:1', '64:ff9b::7f00:1', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001:db8::1', '198.18.0.1'];
+    expect(refused.filter(isPublicAddress)).toEqual([]);
+  });
+
+  it('takes only the canonical forms Node connects to as addresses, never 127.1 or hexadecimal', () => {
+    expect(['127.1', '0x7f.0.0.1', '2130706433', '017700000001'].filter(isPublicAddress)).toEqual([]);
+  });
+
   it('accepts public IPv4 and IPv6 addresses', () => {
     expect(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:2800:220:1:248:1893:25c8:1946', '::ffff:8.8.8.8'].every(isPublicAddress)).toBe(true);
   });
@@ -29,7 +38,8 @@ describe('a subscription URL', () => {
   });
 
   it('may not name, or resolve to, a non-public address unless private targets are allowed', async () => {
-    for (const url of ['https://127.0.0.1/x', 'https://10.0.0.1/x', 'https://169.254.169.254/latest/meta-data', 'https://[::1]/x', 'https://localhost/x']) {
+    for (const url of ['https://127.0.0.1/x', 'https://10.0.0.1/x', 'https://169.254.169.254/latest/meta-data', 'https://[::1]/x', 'https://localhost/x',
+      'https://[fec0::1]/', 'https://[2002:7f00:1::]/', 'https://[::7f00:1]/', 'https://[::ffff:0:7f00:1]/']) {
       expect(await targetFault(url, false), url).toMatch(/not a public address/);
     }
     expect(await targetFault('https://localhost/x', true)).toBeUndefined();

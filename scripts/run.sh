@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `make run`: the server on the embedded database for a newcomer. On the first start (no data
 # directory yet) it fills the database with the demo organization and keeps the demo keys in
-# $DATA_DIR/demo-keys.txt (readable only by you), so there is a key to try at once.
+# $DATA_DIR/demo-keys.txt (readable only by you), so there is a key to try at once; the file's first
+# lines name the demo organization and the team to start from, so the examples printed below work
+# as they are.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,8 +23,20 @@ echo
 echo "  API      $base/v1"
 echo "  Docs     $base/v1/docs"
 if [ -f "$keys_file" ]; then
-  echo "  Keys     $keys_file (one demo key per role), e.g."
-  echo "           curl -H \"Authorization: Bearer \$(awk -F'\\t' '\$1==\"ORG_OWNER\"{print \$3}' $keys_file)\" $base/v1/me"
+  # field TAG N: the Nth field of the line TAG in the keys file (ORGANIZATION and TEAM: id, name).
+  field() { awk -F'\t' -v tag="$1" -v n="$2" '$1==tag{print $n}' "$keys_file"; }
+  team_id=$(field TEAM 2)
+  owner_key="\$(awk -F'\\t' '\$1==\"ORG_OWNER\"{print \$3}' $keys_file)"
+  echo "  Keys     $keys_file (one demo key per role)"
+  if [ -n "$team_id" ]; then
+    org_id=$(field ORGANIZATION 2)
+    echo "  Org      $org_id ($(field ORGANIZATION 3))"
+    echo "  Team     $team_id ($(field TEAM 3): content in every area; listed first)"
+    echo "  Try      curl -H \"Authorization: Bearer $owner_key\" $base/v1/orgs/$org_id/teams"
+    echo "           curl -H \"Authorization: Bearer $owner_key\" $base/v1/teams/$team_id/tasks"
+  else
+    echo "  Try      curl -H \"Authorization: Bearer $owner_key\" $base/v1/me"
+  fi
 else
   echo "  Keys     stop the server, then: npm run --silent admin -- create-key --email YOU --scopes write"
 fi

@@ -16,6 +16,7 @@ import { hashKey } from '../src/auth/apiKeys.js';
 import { DataDirectoryLocked, openDatabase } from '../src/db/connect.js';
 import type { Database } from '../src/db/database.js';
 import { createPostgresDatabase, postgresUrl } from './support/database.js';
+import { startTestApp, type TestApp } from './support/testApp.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -54,6 +55,18 @@ async function query<T>(check: (db: Kysely<Database>) => Promise<T>): Promise<T>
   try {
     return await check(database.db);
   } finally {
+    await database.close();
+  }
+}
+
+/** Runs `check` against the real app serving the database the commands use. */
+async function withApi<T>(check: (app: TestApp) => Promise<T>): Promise<T> {
+  const database = await openDatabase({ databaseUrl, dataDir });
+  const app = await startTestApp({ database: { ...database, url: databaseUrl } });
+  try {
+    return await check(app);
+  } finally {
+    await app.close();
     await database.close();
   }
 }
@@ -142,7 +155,7 @@ describe(`the operator command line on ${postgresUrl ? 'PostgreSQL' : 'a PGlite 
     expect(bare.code).toBe(0);
     expect(bare.stderr).toBe('');
     expect(bare.stdout).toContain('Usage: npm run --silent admin -- COMMAND [options]');
-    for (const command of ['create-user', 'update-user', 'create-key', 'revoke-key', 'seed-demo']) {
+    for (const command of ['create-user', 'update-user', 'create-key', 'revoke-key', 'create-org', 'seed-demo']) {
       expect(bare.stdout).toContain(command);
     }
     expect(unknown.code).toBe(1);
@@ -151,12 +164,17 @@ describe(`the operator command line on ${postgresUrl ? 'PostgreSQL' : 'a PGlite 
     expect(unknown.stderr).toContain('Usage: npm run --silent admin -- COMMAND [options]');
   });
 
-  it('seed-demo fills an empty database and prints a key for every role as the last lines', { timeout: SLOW }, async () => {
+  it('seed-demo fills an empty database and prints the organization, the team to start from and a key for every role as the last lines', { timeout: SLOW }, async () => {
     const run = await admin(['seed-demo']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    const lines = run.stdout.trimEnd().split('\n').slice(-8);
-    for (const line of lines) {
+    const printed = run.stdout.trimEnd().split('\n');
+    const [organizationLine = '', teamLine = ''] = printed.slice(-10, -8);
+    const [organizationTag, organizationId, organizationName, ...organizationRest] = organizationLine.split('\t');
+    const [teamTag, teamId, teamName, ...teamRest] = teamLine.split('\t');
+    expect([organizationTag, organizationName, organizationRest]).toEqual(['ORGANIZATION', 'Northwind Logistics', []]);
+    expect([teamTag, teamName, teamRest]).toEqual(['TEAM', 'Leadership Team', []]);
+    for (const line of printed.slice(-8)) {
       const [role = '', email = '', key = '', ...rest] = line.split('\t');
       expect(rest).toEqual([]);
       expect(email).toMatch(/@/);
@@ -184,7 +202,7 @@ describe(`the operator command line on ${postgresUrl ? 'PostgreSQL' : 'a PGlite 
       }
 
       const org = await db.selectFrom('organizations').selectAll().executeTakeFirstOrThrow();
-      expect(org).toMatchObject({ name: 'Northwind Logistics', timezone: 'Europe/Bratislava', default_locale: 'en', status: 'ACTIVE' });
+      expect(org).toMatchObject({ id: organizationId, name: 'Northwind Logistics', timezone: 'Europe/Bratislava', default_locale: 'en', status: 'ACTIVE' });
 
       const orgRoles = await db
         .selectFrom('organization_members')
@@ -206,6 +224,7 @@ describe(`the operator command line on ${postgresUrl ? 'PostgreSQL' : 'a PGlite 
         ['Operations', false],
         ['Sales', false],
       ]);
+      expect(teams[0]!.id).toBe(teamId);
       const salesId = teams.find((team) => team.name === 'Sales')!.id;
       const salesRoles = await db
         .selectFrom('team_members')
@@ -221,28 +240,22 @@ describe(`the operator command line on ${postgresUrl ? 'PostgreSQL' : 'a PGlite 
           [demo.get('TEAM_VIEWER')!.email, 'VIEWER'],
         ]),
       );
+    });
 
-      // A little content, so the API has something to return.
-      const meetings = await db.selectFrom('meetings').select(['status', 'team_id', 'duration_min']).execute();
-      expect(meetings).toEqual([{ status: 'COMPLETED', team_id: salesId, duration_min: 90 }]);
-      expect((await db.selectFrom('meeting_ratings').select('rating').execute()).length).toBeGreaterThan(0);
-      expect((await db.selectFrom('tasks').select('id').execute()).length).toBeGreaterThanOrEqual(3);
-      expect((await db.selectFrom('issues').select('id').execute()).length).toBeGreaterThanOrEqual(2);
-      const goals = await db.selectFrom('goals').select(['id', 'level']).execute();
-      expect(goals.length).toBeGreaterThanOrEqual(1);
-      expect((await db.selectFrom('milestones').select('id').execute()).length).toBeGreaterThanOrEqual(2);
-      const metrics = await db.selectFrom('metrics').select('id').where('team_id', '=', salesId).execute();
-      expect(metrics).toHaveLength(2);
-      for (const metric of metrics) {
-        const values = await db.selectFrom('metric_values').select('week').where('metric_id', '=', metric.id).execute();
-        expect(values.length).toBeGreaterThan(0);
-      }
+    // The lines printed are enough for the first calls: the printed team is the one listed first, with to-dos.
+    await withApi(async (app) => {
+      const key = demo.get('ORG_OWNER')!.key;
+      const teams = await app.request('GET', `/v1/orgs/${organizationId}/teams`, { key });
+      expect(teams.body.data[0].id).toBe(teamId);
+      const tasks = await app.request('GET', `/v1/teams/${teamId}/tasks`, { key });
+      expect(tasks.status).toBe(200);
+      expect(tasks.body.data.length).toBeGreaterThan(0);
     });
   });
 
   it('seed-demo refuses a database that already has users and writes nothing', { timeout: SLOW }, async () => {
     const before = await counts();
-    expect(failure(await admin(['seed-demo']))).toMatch(/seed-demo needs an empty database.*8 user/);
+    expect(failure(await admin(['seed-demo']))).toMatch(/seed-demo needs an empty database.*10 user/);
     expect(await counts()).toEqual(before);
   });
 
@@ -379,6 +392,109 @@ describe(`the operator command line on ${postgresUrl ? 'PostgreSQL' : 'a PGlite 
       async (db) => (await db.selectFrom('api_keys').select('id').where('revoked_at', 'is not', null).execute()).length,
     );
     expect(revokedCount).toBe(1);
+  });
+
+  it('create-org creates an organization and its Owner\'s account; create-key gives the owner a key that finds it through GET /v1/orgs', { timeout: SLOW }, async () => {
+    const orgId = result(
+      await admin([
+        'create-org',
+        '--name',
+        '  Danube Freight s.r.o. ',
+        '--owner-email',
+        'Ivana.Mraz@Danube.example',
+        '--owner-name',
+        'Ivana Mráz',
+        '--timezone',
+        'europe/vienna',
+        '--locale',
+        'sk',
+      ]),
+    );
+    expect(orgId).toMatch(UUID);
+    const key = result(await admin(['create-key', '--email', 'ivana.mraz@danube.example', '--scopes', 'read']));
+
+    await withApi(async (app) => {
+      const orgs = await app.request('GET', '/v1/orgs', { key });
+      expect(orgs.status).toBe(200);
+      expect(orgs.body.data).toEqual([expect.objectContaining({ id: orgId, name: 'Danube Freight s.r.o.', status: 'ACTIVE', role: 'OWNER' })]);
+      const org = await app.request('GET', `/v1/orgs/${orgId}`, { key });
+      expect(org.body).toMatchObject({ timezone: 'Europe/Vienna', defaultLocale: 'sk' });
+    });
+    await query(async (db) => {
+      const org = await db.selectFrom('organizations').selectAll().where('id', '=', orgId).executeTakeFirstOrThrow();
+      expect(org).toMatchObject({ slug: 'danube-freight-s-r-o', status: 'ACTIVE' });
+      const owner = await db
+        .selectFrom('organization_members')
+        .innerJoin('users', 'users.id', 'organization_members.user_id')
+        .selectAll('users')
+        .select('organization_members.role')
+        .where('organization_members.org_id', '=', orgId)
+        .execute();
+      expect(owner).toEqual([
+        expect.objectContaining({
+          email: 'Ivana.Mraz@Danube.example',
+          name: 'Ivana Mráz',
+          locale: 'sk',
+          timezone: null,
+          system_role: 'USER',
+          password_hash: null,
+          external_only: false,
+          role: 'OWNER',
+        }),
+      ]);
+    });
+  });
+
+  it('create-org makes an existing account Owner unchanged and numbers a slug already taken', { timeout: SLOW }, async () => {
+    const member = demo.get('TEAM_MEMBER')!;
+    const account = () => query((db) => db.selectFrom('users').selectAll().where('email', '=', member.email).executeTakeFirstOrThrow());
+    const before = { account: await account(), users: (await counts()).users };
+    const orgId = result(
+      await admin([
+        'create-org',
+        '--name',
+        'Northwind Logistics',
+        '--owner-email',
+        member.email.toUpperCase(),
+        '--owner-name',
+        'Someone Else',
+        '--timezone',
+        'UTC',
+        '--locale',
+        'en',
+      ]),
+    );
+
+    expect(await account()).toEqual(before.account);
+    expect((await counts()).users).toBe(before.users);
+    await query(async (db) => {
+      expect(await db.selectFrom('organizations').select('slug').where('id', '=', orgId).executeTakeFirstOrThrow()).toEqual({ slug: 'northwind-logistics-2' });
+      expect(await db.selectFrom('organization_members').select(['user_id', 'role']).where('org_id', '=', orgId).execute()).toEqual([
+        { user_id: before.account.id, role: 'OWNER' },
+      ]);
+    });
+    await withApi(async (app) => {
+      const orgs = await app.request('GET', '/v1/orgs', { key: member.key });
+      expect(orgs.body.data.map((org: { id: string; role: string }) => [org.id, org.role])).toContainEqual([orgId, 'OWNER']);
+    });
+  });
+
+  it('create-org refuses a missing option, an empty name, an unknown time zone or language, writing nothing', { timeout: SLOW }, async () => {
+    const before = await counts();
+    const valid = ['--name', 'Alpine Cargo', '--owner-email', 'owner@alpine.example', '--timezone', 'Europe/Zurich', '--locale', 'en'];
+    const without = (option: string) => valid.filter((_, index) => valid[index] !== option && valid[index - 1] !== option);
+    // Refused before the database is opened, so they may run side by side.
+    const [noOwner, emptyName, badZone, badLocale] = await Promise.all([
+      admin(['create-org', ...without('--owner-email')]),
+      admin(['create-org', ...without('--name'), '--name', '  ']),
+      admin(['create-org', ...without('--timezone'), '--timezone', 'Mars/Olympus']),
+      admin(['create-org', ...without('--locale'), '--locale', 'de']),
+    ]);
+    expect(failure(noOwner)).toBe('Error: create-org needs --owner-email.');
+    expect(failure(emptyName)).toBe('Error: --name must not be empty.');
+    expect(failure(badZone)).toBe('Error: "Mars/Olympus" is not an IANA time zone (for example Europe/Bratislava).');
+    expect(failure(badLocale)).toBe('Error: --locale takes en or sk, not "de".');
+    expect(await counts()).toEqual(before);
   });
 
   it('a second process on a data directory in use stops with the clear message', { timeout: SLOW }, async () => {

@@ -11,11 +11,12 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { generateKey } from '../auth/apiKeys.js';
 import { readConfig } from '../config.js';
 import { DataDirectoryLocked, openDatabase, type OpenDatabase } from '../db/connect.js';
-import type { ApiKeyScope, Database, TeamRole } from '../db/database.js';
+import type { ApiKeyScope, Database, NewUser } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
+import { createOrganizationWithOwner } from '../db/queries/platform.js';
 import { findUserByEmail } from '../db/queries/users.js';
-import { dayInTimeZone, mondayOf, quarterOf } from '../time.js';
 import { keyExpiry, parseCommandLine, UnknownCommand, UsageError, type Command } from './arguments.js';
+import { DEMO_ORGANIZATION_NAME, seedDemo } from './demo.js';
 
 const USAGE = `Team OS operator command line
 
@@ -36,11 +37,19 @@ Commands:
       shown only this once (only its prefix and SHA-256 hash are stored).
   revoke-key --id ID
       Revokes an API key (a key already revoked keeps its revocation time). Prints the id.
+  create-org --name N --owner-email E [--owner-name N] --timezone IANA --locale en|sk
+      Creates an organization with its first Owner, as POST /v1/platform/orgs does: the slug comes
+      from the name (with a number when taken); --locale is the language of its new accounts. An
+      account with the e-mail (any letter case) becomes Owner unchanged; an unknown e-mail gets a new
+      account, as create-user makes one, named --owner-name (default: the part before "@"). Prints
+      the organization's id; then create-key for the owner gives the first key.
   seed-demo
-      Fills an EMPTY database (no accounts) with the demo organization "Northwind Logistics":
-      teams Sales, Operations and Leadership Team, people in every role and a little content.
-      Prints one line per role, ROLE<TAB>email<TAB>key, with a new key for each person (write;
-      platform for the SUPERADMIN operator). These keys are the output: the last lines.
+      Fills an EMPTY database (no accounts) with the demo organization "Northwind Logistics": teams
+      Leadership Team, Operations and Sales with half a year of history counted back from today,
+      people in every role. Prints ORGANIZATION<TAB>id<TAB>name and TEAM<TAB>id<TAB>name (the team
+      GET /v1/orgs/{orgId}/teams lists first, with content in every area), then one line per role,
+      ROLE<TAB>email<TAB>key, with a new key for each person (write; platform for the SUPERADMIN
+      operator). These keys are the output: the last lines.
       Roles: ORG_OWNER, ORG_ADMIN, ORG_IMPLEMENTER (organization roles), TEAM_OWNER, TEAM_ADMIN,
       TEAM_MEMBER, TEAM_VIEWER (organization Members with that role in Sales), SUPERADMIN.
   help, --help, -h
@@ -148,329 +157,39 @@ async function revokeKey(db: Db, id: string): Promise<string> {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The demo organization
+// Organizations
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-const ORG_TIME_ZONE = 'Europe/Bratislava';
-
-function addDays(day: string, days: number): string {
-  return new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
-}
-
-function firstDayOfQuarter(quarter: string): string {
-  const year = quarter.slice(0, 4);
-  const month = (Number(quarter.slice(6)) - 1) * 3 + 1;
-  return `${year}-${String(month).padStart(2, '0')}-01`;
-}
-
-interface DemoPerson {
-  role: string;
-  email: string;
-  name: string;
-  timezone?: string;
-  superadmin?: boolean;
-}
-
-// Output order = this order: organization roles, team roles in Sales, the platform operator.
-const PEOPLE = {
-  owner: { role: 'ORG_OWNER', email: 'martina.kovacova@northwind.example', name: 'Martina Kováčová' },
-  admin: { role: 'ORG_ADMIN', email: 'peter.novak@northwind.example', name: 'Peter Novák' },
-  implementer: {
-    role: 'ORG_IMPLEMENTER',
-    email: 'jana.horvathova@tractioncoach.example',
-    name: 'Jana Horváthová',
-    timezone: 'Europe/Vienna',
-  },
-  salesOwner: { role: 'TEAM_OWNER', email: 'tomas.varga@northwind.example', name: 'Tomáš Varga' },
-  salesAdmin: { role: 'TEAM_ADMIN', email: 'lucia.bartosova@northwind.example', name: 'Lucia Bartošová' },
-  salesMember: { role: 'TEAM_MEMBER', email: 'marek.szabo@northwind.example', name: 'Marek Szabó' },
-  salesViewer: { role: 'TEAM_VIEWER', email: 'zuzana.tothova@northwind.example', name: 'Zuzana Tóthová' },
-  operator: { role: 'SUPERADMIN', email: 'operator@teamos.example', name: 'Platform Operator', superadmin: true },
-} satisfies Record<string, DemoPerson>;
-
-type PersonKey = keyof typeof PEOPLE;
-
-async function seedDemo(db: Db, now: Date): Promise<string[]> {
-  const { count } = await db
-    .selectFrom('users')
-    .select((eb) => eb.fn.countAll<string>().as('count'))
-    .executeTakeFirstOrThrow();
-  if (Number(count) > 0) {
-    throw new CommandError(`seed-demo needs an empty database, but it already has ${count} user(s).`);
-  }
-
-  const ids = {} as Record<PersonKey, string>;
-  for (const [key, person] of Object.entries(PEOPLE) as [PersonKey, DemoPerson][]) {
-    const { id } = await db
-      .insertInto('users')
-      .values({
-        email: person.email,
-        name: person.name,
-        timezone: person.timezone ?? null,
-        system_role: person.superadmin ? 'SUPERADMIN' : 'USER',
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    ids[key] = id;
-  }
-
-  const { id: orgId } = await db
-    .insertInto('organizations')
-    .values({ name: 'Northwind Logistics', slug: 'northwind-logistics', timezone: ORG_TIME_ZONE, default_locale: 'en' })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await db
-    .insertInto('organization_members')
-    .values([
-      { org_id: orgId, user_id: ids.owner, role: 'OWNER' },
-      { org_id: orgId, user_id: ids.admin, role: 'ADMIN' },
-      { org_id: orgId, user_id: ids.implementer, role: 'IMPLEMENTER' },
-      { org_id: orgId, user_id: ids.salesOwner, role: 'MEMBER' },
-      { org_id: orgId, user_id: ids.salesAdmin, role: 'MEMBER' },
-      { org_id: orgId, user_id: ids.salesMember, role: 'MEMBER' },
-      { org_id: orgId, user_id: ids.salesViewer, role: 'MEMBER' },
-    ])
-    .execute();
-
-  const team = async (name: string, slug: string, isLeadership: boolean, members: [PersonKey, TeamRole][]) => {
-    const { id } = await db
-      .insertInto('teams')
-      .values({ org_id: orgId, name, slug, is_leadership: isLeadership })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await db
-      .insertInto('team_members')
-      .values(members.map(([person, role]) => ({ team_id: id, user_id: ids[person], role })))
-      .execute();
-    return id;
+async function createOrganization(trx: Transaction<Database>, command: Extract<Command, { command: 'create-org' }>): Promise<string> {
+  // An unknown owner gets an account as create-user makes one, in the organization's language.
+  const owner: { id: string } | { account: NewUser } = (await findUserByEmail(trx, command.owner.email)) ?? {
+    account: { email: command.owner.email, name: command.owner.name, locale: command.locale },
   };
-  const leadershipId = await team('Leadership Team', 'leadership-team', true, [
-    ['owner', 'OWNER'],
-    ['admin', 'ADMIN'],
-    ['salesOwner', 'MEMBER'],
-  ]);
-  const salesId = await team('Sales', 'sales', false, [
-    ['salesOwner', 'OWNER'],
-    ['salesAdmin', 'ADMIN'],
-    ['salesMember', 'MEMBER'],
-    ['salesViewer', 'VIEWER'],
-  ]);
-  const operationsId = await team('Operations', 'operations', false, [
-    ['admin', 'OWNER'],
-    ['owner', 'MEMBER'],
-  ]);
+  try {
+    const organization = await createOrganizationWithOwner(
+      trx,
+      { name: command.name, timezone: command.timezone, defaultLocale: command.locale },
+      owner,
+    );
+    return organization.id;
+  } catch (error) {
+    // Another writer took the slug or created the owner's e-mail between the reads and the inserts.
+    if (isUniqueViolation(error)) {
+      throw new CommandError('Another process created the same organization slug or owner at the same moment; run the command again.');
+    }
+    throw error;
+  }
+}
 
-  // Dates relative to today in the organization's zone, so the demo always looks current.
-  const today = dayInTimeZone(now, ORG_TIME_ZONE);
-  const thisMonday = mondayOf(today);
-  const quarter = quarterOf(today);
-  const quarterStart = firstDayOfQuarter(quarter);
-
-  // Last week's Sales L10: Tuesday 09:00 to 10:30 in Bratislava (07:00 UTC is 08:00 or 09:00 there).
-  const meetingDay = addDays(thisMonday, -6);
-  const startedAt = new Date(`${meetingDay}T07:00:00Z`);
-  const endedAt = new Date(startedAt.getTime() + 90 * 60_000);
-  const { id: meetingId } = await db
-    .insertInto('meetings')
-    .values({
-      team_id: salesId,
-      date: meetingDay,
-      status: 'COMPLETED',
-      started_at: startedAt,
-      ended_at: endedAt,
-      duration_min: 90,
-      created_by_id: ids.salesOwner,
-      notes: 'Pipeline review: two enterprise quotes waiting for approval. Danubia Retail renewal at risk.',
-      ratings_revealed_at: endedAt,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await db
-    .insertInto('meeting_ratings')
-    .values([
-      { meeting_id: meetingId, user_id: ids.salesOwner, rating: 9 },
-      { meeting_id: meetingId, user_id: ids.salesAdmin, rating: 8 },
-      { meeting_id: meetingId, user_id: ids.salesMember, rating: 7 },
-    ])
-    .execute();
-  await db
-    .insertInto('segues')
-    .values({ meeting_id: meetingId, user_id: ids.salesAdmin, content: 'Signed the Vienna cross-dock contract on Friday.' })
-    .execute();
-  await db
-    .insertInto('headlines')
-    .values([
-      {
-        meeting_id: meetingId,
-        user_id: ids.salesOwner,
-        type: 'CUSTOMER',
-        content: 'Košice Freight praised the new live delivery tracking.',
-      },
-      {
-        meeting_id: meetingId,
-        user_id: ids.salesMember,
-        type: 'EMPLOYEE',
-        content: 'Marek finished the advanced negotiation course.',
-      },
-    ])
-    .execute();
-  await db
-    .insertInto('cascading_messages')
-    .values({
-      meeting_id: meetingId,
-      org_id: orgId,
-      user_id: ids.salesOwner,
-      content: 'From Monday all quotes use the new price list in the shared drive.',
-    })
-    .execute();
-
-  await db
-    .insertInto('tasks')
-    .values([
-      {
-        team_id: salesId,
-        title: 'Send the revised quote to Danubia Retail',
-        owner_id: ids.salesAdmin,
-        due_date: addDays(today, 3),
-        meeting_id: meetingId,
-      },
-      {
-        team_id: salesId,
-        title: 'Clean up the CRM pipeline stages',
-        owner_id: ids.salesMember,
-        due_date: addDays(today, 7),
-        meeting_id: meetingId,
-      },
-      {
-        team_id: salesId,
-        title: 'Plan the customer visits in Košice',
-        owner_id: ids.salesOwner,
-        due_date: addDays(today, -2),
-        completed: true,
-        completed_at: new Date(now.getTime() - 2 * DAY_MS),
-        meeting_id: meetingId,
-      },
-      {
-        team_id: operationsId,
-        title: 'Renew the forklift maintenance contract',
-        owner_id: ids.admin,
-        due_date: addDays(today, 14),
-      },
-    ])
-    .execute();
-
-  await db
-    .insertInto('issues')
-    .values([
-      {
-        team_id: salesId,
-        title: 'Late deliveries to Danubia Retail put the renewal at risk',
-        description: 'Three late deliveries in the last month; their buyer asked for a call.',
-        priority: 'HIGH',
-        meeting_id: meetingId,
-        created_by_id: ids.salesAdmin,
-      },
-      {
-        team_id: salesId,
-        title: 'Quote approval takes three days',
-        priority: 'MEDIUM',
-        status: 'SOLVED',
-        meeting_id: meetingId,
-        created_by_id: ids.salesOwner,
-        resolved_at: new Date(endedAt.getTime() - 15 * 60_000),
-      },
-      {
-        team_id: leadershipId,
-        title: 'Second warehouse shift is not fully staffed',
-        priority: 'HIGH',
-        created_by_id: ids.admin,
-      },
-    ])
-    .execute();
-
-  const { id: goalId } = await db
-    .insertInto('goals')
-    .values({
-      team_id: leadershipId,
-      org_id: orgId,
-      title: 'Win 5 new enterprise logistics accounts',
-      description: 'Focus on retail and automotive customers between Bratislava and Vienna.',
-      owner_id: ids.salesOwner,
-      quarter,
-      level: 'COMPANY',
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await db
-    .insertInto('milestones')
-    .values([
-      { goal_id: goalId, title: 'Shortlist 20 target accounts', due_date: addDays(quarterStart, 20), completed: true },
-      { goal_id: goalId, title: 'Hold 10 discovery meetings', due_date: addDays(quarterStart, 50) },
-      { goal_id: goalId, title: 'Sign 5 contracts', due_date: addDays(quarterStart, 85) },
-    ])
-    .execute();
-
-  const metric = async (
-    position: number,
-    values: { title: string; goal: string; unit: string | null; owner: PersonKey; description: string },
-    weekly: [string, boolean][],
-  ) => {
-    const { id } = await db
-      .insertInto('metrics')
-      .values({
-        team_id: salesId,
-        title: values.title,
-        goal: values.goal,
-        owner_id: ids[values.owner],
-        unit: values.unit,
-        description: values.description,
-        position,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await db
-      .insertInto('metric_values')
-      .values(
-        weekly.map(([value, onTrack], index) => ({
-          metric_id: id,
-          week: addDays(thisMonday, -7 * (weekly.length - index)),
-          value,
-          on_track: onTrack,
-          entered_by_id: ids[values.owner],
-        })),
-      )
-      .execute();
-  };
-  await metric(
-    1,
-    { title: 'New qualified leads', goal: '>=25', unit: null, owner: 'salesMember', description: 'Leads accepted by sales this week.' },
-    [
-      ['27', true],
-      ['22', false],
-      ['31', true],
-      ['26', true],
-    ],
-  );
-  await metric(
-    2,
-    { title: 'Quoted revenue', goal: '>=120000', unit: 'EUR', owner: 'salesAdmin', description: 'Value of quotes sent this week.' },
-    [
-      ['134500', true],
-      ['118000', false],
-      ['126250', true],
-      ['141000', true],
-    ],
-  );
-
-  const lines: string[] = [];
-  for (const [key, person] of Object.entries(PEOPLE) as [PersonKey, DemoPerson][]) {
+/**
+ * The demo organization and a new key for each demo person: first the organization's id and the id of
+ * the team to start from, then ROLE<TAB>email<TAB>key per role (the last lines).
+ */
+async function seedDemoWithKeys(trx: Transaction<Database>, now: Date): Promise<string[]> {
+  const demo = await seedDemo(trx, now);
+  const lines = [`ORGANIZATION\t${demo.organizationId}\t${DEMO_ORGANIZATION_NAME}`, `TEAM\t${demo.firstTeam.id}\t${demo.firstTeam.name}`];
+  for (const person of demo.people) {
     const scopes: ApiKeyScope[] = person.superadmin ? ['platform'] : ['write'];
-    const apiKey = await insertKey(db, {
-      userId: ids[key],
-      name: 'Demo key',
-      scopes,
-      expiresAt: keyExpiry(scopes, undefined, now),
-    });
+    const apiKey = await insertKey(trx, { userId: person.userId, name: 'Demo key', scopes, expiresAt: keyExpiry(scopes, undefined, now) });
     lines.push(`${person.role}\t${person.email}\t${apiKey}`);
   }
   return lines;
@@ -490,8 +209,10 @@ async function execute(db: Kysely<Database>, command: Exclude<Command, { command
         return [await createKey(trx, command)];
       case 'revoke-key':
         return [await revokeKey(trx, command.id)];
+      case 'create-org':
+        return [await createOrganization(trx, command)];
       case 'seed-demo':
-        return seedDemo(trx, now);
+        return seedDemoWithKeys(trx, now);
     }
   });
 }

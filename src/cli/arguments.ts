@@ -5,7 +5,7 @@
  * for a platform key) are made by the command itself.
  */
 import { parseArgs } from 'node:util';
-import type { ApiKeyScope } from '../db/database.js';
+import type { ApiKeyScope, Locale } from '../db/database.js';
 import { canonicalTimeZone } from '../time.js';
 
 /** Wrong use of the command line: shown as one line on stderr, exit code 1. */
@@ -49,11 +49,20 @@ export function nameFromEmail(email: string): string {
   return email.slice(0, email.indexOf('@'));
 }
 
-export function parseName(raw: string): string {
+export function parseName(raw: string, option = '--name'): string {
   const name = raw.trim();
-  if (name === '') throw new UsageError('--name must not be empty.');
-  if (name.length > NAME_MAX_LENGTH) throw new UsageError(`--name must be at most ${NAME_MAX_LENGTH} characters.`);
+  if (name === '') throw new UsageError(`${option} must not be empty.`);
+  if (name.length > NAME_MAX_LENGTH) throw new UsageError(`${option} must be at most ${NAME_MAX_LENGTH} characters.`);
   return name;
+}
+
+export const LOCALES: readonly Locale[] = ['en', 'sk'];
+
+/** The language of an organization's new accounts, as the API spells it. */
+export function parseLocale(raw: string): Locale {
+  const locale = LOCALES.find((known) => known === raw);
+  if (locale === undefined) throw new UsageError(`--locale takes ${LOCALES.join(' or ')}, not "${raw}".`);
+  return locale;
 }
 
 /** A time zone in any letter case, given back in the spelling the server stores (src/time.ts). */
@@ -162,9 +171,17 @@ export type Command =
     }
   | { command: 'create-key'; email: string; scopes: ApiKeyScope[]; name: string; expiresAt: Date }
   | { command: 'revoke-key'; id: string }
+  | {
+      command: 'create-org';
+      name: string;
+      timezone: string;
+      locale: Locale;
+      /** `name` is used only when no account has the e-mail yet. */
+      owner: { email: string; name: string };
+    }
   | { command: 'seed-demo' };
 
-export const COMMANDS = ['create-user', 'update-user', 'create-key', 'revoke-key', 'seed-demo'] as const;
+export const COMMANDS = ['create-user', 'update-user', 'create-key', 'revoke-key', 'create-org', 'seed-demo'] as const;
 
 type OptionSpec = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
 
@@ -194,6 +211,14 @@ const optionsOf = {
     'expires-at': { type: 'string' },
   },
   'revoke-key': { ...help, id: { type: 'string' } },
+  'create-org': {
+    ...help,
+    name: { type: 'string' },
+    'owner-email': { type: 'string' },
+    'owner-name': { type: 'string' },
+    timezone: { type: 'string' },
+    locale: { type: 'string' },
+  },
   'seed-demo': { ...help },
 } as const satisfies Record<(typeof COMMANDS)[number], OptionSpec>;
 
@@ -271,6 +296,15 @@ export function parseCommandLine(argv: readonly string[], now: Date): Command {
       const id = required(values.id, name, 'id').trim();
       if (!isUuid(id)) throw new UsageError(`"${id}" is not an API key id (a UUID).`);
       return { command: name, id: id.toLowerCase() };
+    }
+    case 'create-org': {
+      const values = parseOptions(name, args, optionsOf[name]);
+      const orgName = parseName(required(values.name, name, 'name'));
+      const email = parseEmail(required(values['owner-email'], name, 'owner-email'));
+      const timezone = parseTimeZone(required(values.timezone, name, 'timezone'));
+      const locale = parseLocale(required(values.locale, name, 'locale'));
+      const ownerName = values['owner-name'] === undefined ? nameFromEmail(email) : parseName(values['owner-name'], '--owner-name');
+      return { command: name, name: orgName, timezone, locale, owner: { email, name: ownerName } };
     }
     case 'seed-demo':
       parseOptions(name, args, optionsOf[name]);

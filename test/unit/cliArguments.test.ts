@@ -240,6 +240,38 @@ describe('parseCommandLine', () => {
     expect(refusal('revoke-key', '--id', 'ak_123')).toMatch(/not an API key id/);
   });
 
+  it('reads create-org, naming a new owner after the e-mail unless --owner-name is given', () => {
+    const required = ['--name', ' Danube Freight ', '--owner-email', ' Ivana.Mraz@Danube.example ', '--timezone', 'europe/vienna', '--locale', 'sk'];
+    expect(parse('create-org', ...required)).toEqual({
+      command: 'create-org',
+      name: 'Danube Freight',
+      timezone: 'Europe/Vienna',
+      locale: 'sk',
+      owner: { email: 'Ivana.Mraz@Danube.example', name: 'Ivana.Mraz' },
+    });
+    expect(parse('create-org', ...required, '--owner-name', ' Ivana Mráz ')).toMatchObject({ owner: { name: 'Ivana Mráz' } });
+    expect(parse('create-org', '--locale=en', '--timezone=UTC', '--owner-email=a@b.io', '--name=A')).toMatchObject({ locale: 'en', timezone: 'UTC' });
+  });
+
+  it('refuses a create-org without a required option or with a bad value, naming the problem', () => {
+    const valid = { '--name': 'Danube Freight', '--owner-email': 'a@b.io', '--timezone': 'UTC', '--locale': 'en' };
+    const withValues = (changes: Record<string, string | undefined>) =>
+      Object.entries({ ...valid, ...changes }).flatMap(([option, value]) => (value === undefined ? [] : [option, value]));
+    for (const option of Object.keys(valid)) {
+      expect(refusal('create-org', ...withValues({ [option]: undefined }))).toBe(`create-org needs ${option}.`);
+    }
+    expect(refusal('create-org', ...withValues({ '--name': '  ' }))).toBe('--name must not be empty.');
+    expect(refusal('create-org', ...withValues({ '--name': 'x'.repeat(201) }))).toBe('--name must be at most 200 characters.');
+    expect(refusal('create-org', ...withValues({ '--owner-name': ' ' }))).toBe('--owner-name must not be empty.');
+    expect(refusal('create-org', ...withValues({ '--owner-name': 'x'.repeat(201) }))).toBe('--owner-name must be at most 200 characters.');
+    expect(refusal('create-org', ...withValues({ '--owner-email': 'ivana' }))).toMatch(/does not look like an e-mail/);
+    expect(refusal('create-org', ...withValues({ '--timezone': 'Mars/Olympus' }))).toMatch(/not an IANA time zone/);
+    expect(refusal('create-org', ...withValues({ '--locale': 'EN' }))).toBe('--locale takes en or sk, not "EN".');
+    expect(refusal('create-org', ...withValues({ '--locale': 'de' }))).toBe('--locale takes en or sk, not "de".');
+    expect(refusal('create-org', ...withValues({}), '--email', 'a@b.io')).toMatch(/Unknown option '--email'/);
+    expect(refusal('create-org', ...withValues({}), 'extra')).toMatch(/extra/);
+  });
+
   it('reads seed-demo and refuses options for it', () => {
     expect(parse('seed-demo')).toEqual({ command: 'seed-demo' });
     expect(refusal('seed-demo', '--force')).toMatch(/Unknown option '--force'/);

@@ -4,6 +4,7 @@ import type {
   AiInputType,
   AiProviderType,
   Database,
+  Locale,
   NewAiPrompt,
   NewAiProvider,
   NewOrganization,
@@ -12,6 +13,7 @@ import type {
   OrganizationStatus,
   UserRow,
 } from '../database.js';
+import { nextFreeSlug, slugify } from '../../rules/slug.js';
 import type { JsonShape } from '../json.js';
 import { preparedJsonPages } from '../pagination.js';
 
@@ -142,6 +144,29 @@ export function insertOrganization(db: Kysely<Database>, organization: NewOrgani
 
 export async function insertOwner(db: Kysely<Database>, orgId: string, userId: string): Promise<void> {
   await db.insertInto('organization_members').values({ org_id: orgId, user_id: userId, role: 'OWNER' }).execute();
+}
+
+/**
+ * A new organization with its first Owner, inside the caller's transaction: the first free slug made
+ * from its name, and the owner's account when it is given as one to create. Shared by
+ * `POST /platform/orgs` and the operator command line. A unique violation means another writer took
+ * the slug or the e-mail in the meantime.
+ */
+export async function createOrganizationWithOwner(
+  trx: Transaction<Database>,
+  organization: { name: string; timezone: string; defaultLocale: Locale },
+  owner: { id: string } | { account: NewUser },
+) {
+  const base = slugify(organization.name, 'organization');
+  const created = await insertOrganization(trx, {
+    name: organization.name,
+    slug: nextFreeSlug(base, await takenOrganizationSlugs(trx, base)),
+    timezone: organization.timezone,
+    default_locale: organization.defaultLocale,
+  });
+  const ownerId = 'id' in owner ? owner.id : await insertUser(trx, owner.account);
+  await insertOwner(trx, created.id, ownerId);
+  return created;
 }
 
 /** Writes only when the status differs, so setting the current status changes nothing. */

@@ -1,3 +1,4 @@
+import { EventEmitter, once } from 'node:events';
 import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { pino } from 'pino';
@@ -7,12 +8,23 @@ import { createCaller } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
 const lines: Record<string, unknown>[] = [];
+const written = new EventEmitter();
 const sink = new Writable({
   write(chunk, _encoding, done) {
     for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+    written.emit('lines');
     done();
   },
 });
+
+/** The first line that `matches`, once it is written (a request's line comes when its answer has been sent, maybe after the client read it). */
+async function lineWhere(matches: (line: Record<string, unknown>) => boolean) {
+  for (;;) {
+    const line = lines.find(matches);
+    if (line) return line;
+    await once(written, 'lines');
+  }
+}
 
 let app: TestApp;
 beforeAll(async () => {
@@ -24,12 +36,11 @@ describe(`the request log (${databaseLabel})`, () => {
   it('writes one line per request with method, route template, status, duration, request id and key id — never the key', async () => {
     const { key, keyRow } = await createCaller(app.db, { scopes: ['read'] });
     const response = await app.request('GET', '/v1/orgs/some-organization', { key, headers: { 'x-request-id': 'log-test-1' } });
-    await new Promise((settle) => setImmediate(settle));
 
-    const line = lines.find((entry) => entry.requestId === 'log-test-1');
+    const line = await lineWhere((entry) => entry.requestId === 'log-test-1');
     expect(response.status).toBe(404);
     expect(line).toMatchObject({ method: 'GET', route: '/v1/orgs/{orgId}', status: 404, keyId: keyRow.id });
-    expect(typeof line!.durationMs).toBe('number');
+    expect(typeof line.durationMs).toBe('number');
     expect(JSON.stringify(lines)).not.toContain(key);
     expect(JSON.stringify(lines)).not.toContain(keyRow.key_hash);
   });

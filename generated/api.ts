@@ -1505,7 +1505,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key
-         * @description Revokes any user's API key at once: integrations that use it get 401 unauthenticated on their very next request. The key stays in its owner's list with status `revoked` and cannot be restored; its owner can create a new key in the web application (nobody can create keys for others). Revoking a key that is already revoked or expired changes nothing and also answers 204. Only for a key with scope `platform` whose owner is a platform operator (SUPERADMIN) at the time of the request; any other key gets 403 insufficientScope. An unknown key gives 404.
+         * @description Revokes any user's API key at once: integrations that use it get 401 unauthenticated on their very next request. The key stays in its owner's list with status `revoked` and cannot be restored; a new key comes from the operator's command line (`create-key`), and for end users later from the web application: no operation of this API creates keys (see Authentication). Revoking a key that is already revoked or expired changes nothing and also answers 204. Only for a key with scope `platform` whose owner is a platform operator (SUPERADMIN) at the time of the request; any other key gets 403 insufficientScope. An unknown key gives 404.
          */
         delete: operations["revokePlatformApiKey"];
         options?: never;

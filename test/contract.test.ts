@@ -130,6 +130,24 @@ describe('the contract', () => {
     }
   });
 
+  it('names first the server that serves the contract (relative /v1), and describes every server in plain text, as Redoc shows it', () => {
+    expect(contract.servers?.[0]?.url).toBe('/v1');
+    for (const server of contract.servers ?? []) expect(server.description, server.url).toMatch(/^[^`*_[\]]+$/);
+  });
+
+  it('gives every const the type of its value, so that generators do not read `const: true` as a text', () => {
+    const untyped: string[] = [];
+    const visit = (node: unknown, pointer: string) => {
+      if (Array.isArray(node)) return node.forEach((item, index) => visit(item, `${pointer}/${index}`));
+      if (!node || typeof node !== 'object') return;
+      const schema = node as { const?: unknown; type?: unknown };
+      if ('const' in schema && schema.type !== typeof schema.const) untyped.push(pointer);
+      for (const [key, value] of Object.entries(node)) if (key !== 'examples' && key !== 'example') visit(value, `${pointer}/${key}`);
+    };
+    visit(contract, '#');
+    expect(untyped).toEqual([]);
+  });
+
   it('names every event of the webhooks section in WebhookEvent, told apart by its type', () => {
     const eventSchemas = Object.entries(contract.webhooks ?? {}).map(([type, pathItem]) => {
       const body = (pathItem as OpenAPIV3_1.PathItemObject).post!.requestBody as OpenAPIV3_1.RequestBodyObject;

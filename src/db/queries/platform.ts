@@ -75,7 +75,7 @@ export async function userExists(db: Kysely<Database>, id: string): Promise<bool
   return (await db.selectFrom('users').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 }
 
-export async function insertUser(db: Kysely<Database>, user: NewUser): Promise<string> {
+async function insertUser(db: Kysely<Database>, user: NewUser): Promise<string> {
   return (await db.insertInto('users').values(user).returning('id').executeTakeFirstOrThrow()).id;
 }
 
@@ -124,7 +124,7 @@ export function findOrganization(db: Kysely<Database>, id: string) {
 }
 
 /** Slugs already taken by `base` and its numbered forms (`base-2`, `base-3`, …). */
-export async function takenOrganizationSlugs(db: Kysely<Database>, base: string): Promise<string[]> {
+async function takenOrganizationSlugs(db: Kysely<Database>, base: string): Promise<string[]> {
   // A slug holds only [a-z0-9-], so it is safe inside the pattern.
   const rows = await db
     .selectFrom('organizations')
@@ -134,7 +134,7 @@ export async function takenOrganizationSlugs(db: Kysely<Database>, base: string)
   return rows.map((row) => row.slug);
 }
 
-export function insertOrganization(db: Kysely<Database>, organization: NewOrganization) {
+function insertOrganization(db: Kysely<Database>, organization: NewOrganization) {
   return db
     .insertInto('organizations')
     .values(organization)
@@ -142,7 +142,7 @@ export function insertOrganization(db: Kysely<Database>, organization: NewOrgani
     .executeTakeFirstOrThrow();
 }
 
-export async function insertOwner(db: Kysely<Database>, orgId: string, userId: string): Promise<void> {
+async function insertOwner(db: Kysely<Database>, orgId: string, userId: string): Promise<void> {
   await db.insertInto('organization_members').values({ org_id: orgId, user_id: userId, role: 'OWNER' }).execute();
 }
 

@@ -1,8 +1,9 @@
 /**
- * The Express application: security headers, request id and log line → the operation found in the
- * contract's route table (a public one answered at once) → authentication → rate limit → 404/405 or
- * media type and body (64 KB) → scope → validation → typed handler → response, with one error
- * handler for every error. The body is read only for a routed, authenticated request.
+ * The Express application: security headers, request id and log line → CORS (a preflight answered
+ * at once) → the operation found in the contract's route table (a public one answered at once) →
+ * authentication → rate limit → 404/405 or media type and body (64 KB) → scope → validation → typed
+ * handler → response, with one error handler for every error. The body is read only for a routed,
+ * authenticated request.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -17,6 +18,7 @@ import { purgeOutcomes } from './db/queries/idempotency.js';
 import { NotFound } from './errors.js';
 import { handlers } from './handlers/index.js';
 import type { HandlerMap, PublicOperationId } from './handlers/types.js';
+import { crossOrigin } from './http/cors.js';
 import { errorHandler } from './http/errorHandler.js';
 import { idempotencyKeyLifetimeMs } from './http/idempotency.js';
 import { createRateLimiter } from './http/rateLimit.js';
@@ -44,7 +46,8 @@ export interface App {
 
 export async function createApp(options: {
   db: Kysely<Database>;
-  config: Pick<Config, 'rateLimitPerMinute' | 'redisUrl'>;
+  /** CORS origins: none unless given. */
+  config: Pick<Config, 'rateLimitPerMinute' | 'redisUrl'> & Partial<Pick<Config, 'corsOrigins'>>;
   logger: Logger;
   /** Seals the secrets handlers store (AI provider keys). */
   secrets: SecretBox;
@@ -69,6 +72,8 @@ export async function createApp(options: {
   app.use(securityHeaders());
   app.use(requestId);
   app.use(requestLog(logger));
+  // Before /v1: a preflight carries no key, and must neither be refused by authentication nor counted.
+  app.use(crossOrigin(config.corsOrigins ?? []));
 
   const operations = operationRoutes(routes, publicOperations);
   const v1 = express.Router();

@@ -15,6 +15,8 @@ export interface Config {
   webhooksAllowPrivateTargets: boolean;
   /** How long a worker holds a claimed delivery before another process may take it (a process that died); the worker's default unless set. */
   webhooksLeaseMs: number | undefined;
+  /** Origins whose browser pages may call the API (CORS), as browsers send them in `Origin`; none unless listed. */
+  corsOrigins: string[];
 }
 
 function positiveInteger(name: string, raw: string | undefined, fallback: number): number {
@@ -30,6 +32,24 @@ function booleanSetting(name: string, raw: string | undefined): boolean {
   throw new Error(`${name} must be true or false, not "${raw}"`);
 }
 
+/**
+ * A comma-separated list of origins (`https://app.example.com,http://localhost:5173`). Each is kept
+ * as a browser writes its `Origin` (lowercase host, no default port, no trailing slash), so that a
+ * listed origin cannot silently fail to match. Anything that is not only a scheme, host and port is
+ * refused, `*` and `null` included: each origin that may call the API is named.
+ */
+function originList(name: string, raw: string | undefined): string[] {
+  const origins = new Set<string>();
+  for (const entry of (raw ?? '').split(',').map((part) => part.trim())) {
+    if (entry === '') continue;
+    const url = URL.canParse(entry) ? new URL(entry) : undefined;
+    const onlyOrigin = url && (url.protocol === 'http:' || url.protocol === 'https:') && url.href === `${url.origin}/`;
+    if (!onlyOrigin) throw new Error(`${name} must list origins such as https://app.example.com or http://localhost:5173, separated by commas, not "${entry}"`);
+    origins.add(url.origin);
+  }
+  return [...origins];
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: positiveInteger('PORT', env.PORT, 3000),
@@ -42,5 +62,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKey: env.SECRETS_KEY ? parseSecretsKey(env.SECRETS_KEY, 'SECRETS_KEY') : undefined,
     webhooksAllowPrivateTargets: booleanSetting('WEBHOOKS_ALLOW_PRIVATE_TARGETS', env.WEBHOOKS_ALLOW_PRIVATE_TARGETS),
     webhooksLeaseMs: env.WEBHOOKS_LEASE_MS ? positiveInteger('WEBHOOKS_LEASE_MS', env.WEBHOOKS_LEASE_MS, 0) : undefined,
+    corsOrigins: originList('CORS_ORIGINS', env.CORS_ORIGINS),
   };
 }

@@ -14,6 +14,10 @@ const docsPath = '/v1/docs';
 /** Kept from helmet's defaults for every response (HSTS: one year with subdomains; browsers ignore it over plain HTTP). */
 const common = {
   crossOriginOpenerPolicy: { policy: 'same-origin' },
+  // Same-origin also for the pages CORS_ORIGINS allows (src/http/cors.ts): browsers apply this policy
+  // only to loads without CORS (an <img>, a <script>, fetch with mode 'no-cors'), never to a fetch in
+  // CORS mode, whose answer the page reads through Access-Control-Allow-Origin. So it blocks no page
+  // the API allows, and still keeps every other page from pulling an answer into its own process.
   crossOriginResourcePolicy: { policy: 'same-origin' },
   referrerPolicy: { policy: 'no-referrer' },
   strictTransportSecurity: true,

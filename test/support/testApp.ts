@@ -95,6 +95,8 @@ export async function startTestApp(
   options: {
     rateLimitPerMinute?: number;
     redisUrl?: string;
+    /** CORS_ORIGINS: none unless given. */
+    corsOrigins?: string[];
     handlers?: Partial<HandlerMap>;
     database?: TestDatabase;
     logger?: Logger;
@@ -113,7 +115,7 @@ export async function startTestApp(
   const secrets = options.secrets ?? createSecretBox(randomBytes(32));
   const { app, close, worker } = await createApp({
     db: database.db,
-    config: { rateLimitPerMinute: options.rateLimitPerMinute ?? 10_000, redisUrl: options.redisUrl },
+    config: { rateLimitPerMinute: options.rateLimitPerMinute ?? 10_000, redisUrl: options.redisUrl, corsOrigins: options.corsOrigins },
     logger,
     secrets,
     handlers: options.handlers,

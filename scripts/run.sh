@@ -11,6 +11,8 @@ data_dir=${DATA_DIR:-./data}
 port=${PORT:-3000}
 host=${HOST:-127.0.0.1}
 keys_file="$data_dir/demo-keys.txt"
+# Without a colon: CORS_ORIGINS= (empty) turns CORS off.
+cors_origins=${CORS_ORIGINS-http://localhost:5173,http://127.0.0.1:5173}
 
 if [ -z "${DATABASE_URL:-}" ] && [ ! -e "$data_dir" ]; then
   echo "First start: creating the embedded database in $data_dir with the demo organization…"
@@ -40,5 +42,8 @@ if [ -f "$keys_file" ]; then
 else
   echo "  Keys     stop the server, then: npm run --silent admin -- create-key --email YOU --scopes write"
 fi
+if [ -n "$cors_origins" ]; then
+  echo "  CORS     browser pages on ${cors_origins//,/ and } may call the API (CORS_ORIGINS)"
+fi
 echo
-exec env DATA_DIR="$data_dir" PORT="$port" HOST="$host" LOG_PRETTY=1 WEBHOOKS_ALLOW_PRIVATE_TARGETS="${WEBHOOKS_ALLOW_PRIVATE_TARGETS:-true}" npm run --silent serve
+exec env DATA_DIR="$data_dir" PORT="$port" HOST="$host" LOG_PRETTY=1 CORS_ORIGINS="$cors_origins" WEBHOOKS_ALLOW_PRIVATE_TARGETS="${WEBHOOKS_ALLOW_PRIVATE_TARGETS:-true}" npm run --silent serve

@@ -512,12 +512,34 @@ describe(`the other error classes (${databaseLabel})`, () => {
     expectError(response, 413, 'payloadTooLarge');
   });
 
-  it('a JSON body of exactly 64 KB is not too large (the title rule answers instead)', async () => {
-    const overhead = JSON.stringify({ ...validTask, title: '' }).length;
-    const body = { ...validTask, title: 'x'.repeat(64 * 1024 - overhead) };
-    expect(Buffer.byteLength(JSON.stringify(body))).toBe(64 * 1024);
-    const response = await app.request('POST', tasksPath, { key: writeKey, body });
-    expectRuleViolation(response);
+  describe('the limit to the byte: 64 KB is 65,536 bytes', () => {
+    /** A member of a real team and the JSON text of a valid task, padded with trailing blanks to exactly `bytes` bytes. */
+    async function paddedTask(bytes: number) {
+      const { user, key } = await createCaller(app.db);
+      const org = await createOrganization(app.db);
+      const team = await createTeam(app.db, org.id);
+      await addOrganizationMember(app.db, org.id, user.id, 'MEMBER');
+      await addTeamMember(app.db, team.id, user.id, 'MEMBER');
+      const text = JSON.stringify({ ...validTask, ownerId: user.id });
+      const rawBody = text + ' '.repeat(bytes - Buffer.byteLength(text));
+      expect(Buffer.byteLength(rawBody)).toBe(bytes);
+      const tasks = () => app.db.selectFrom('tasks').select('title').where('team_id', '=', team.id).execute();
+      return { key, path: `/v1/teams/${team.id}/tasks`, rawBody, tasks };
+    }
+
+    it('a valid JSON body of exactly 65,536 bytes is read and answered as any other: the task is created', async () => {
+      const { key, path, rawBody, tasks } = await paddedTask(65_536);
+      const response = await sendChecked('POST', path, { key, rawBody, headers: { 'content-type': 'application/json' } });
+      expect(response.status).toBe(201);
+      expect(await tasks()).toEqual([{ title: validTask.title }]);
+    });
+
+    it('a valid JSON body of 65,537 bytes gets 413 payloadTooLarge and creates nothing', async () => {
+      const { key, path, rawBody, tasks } = await paddedTask(65_537);
+      const response = await sendChecked('POST', path, { key, rawBody, headers: { 'content-type': 'application/json' } });
+      expectError(response, 413, 'payloadTooLarge');
+      expect(await tasks()).toEqual([]);
+    });
   });
 
   it('a text/plain body on an operation that takes a body gets 415 unsupportedMediaType', async () => {

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseLabel } from './support/database.js';
 import { createMeeting, createTask } from './support/executionFactories.js';
+import { expectReplayOf } from './support/expectations.js';
 import { createTeamWorld } from './support/factories.js';
 import { purgeOutcomes } from '../src/db/queries/idempotency.js';
 import { startTestApp, type ApiResponse, type TestApp } from './support/testApp.js';
@@ -41,7 +42,7 @@ function postTask(teamId: string, key: string, idempotencyKey: string | undefine
 const taskBody = (ownerId: string, title = 'Send the revised freight quote') => ({ title, ownerId, dueDate: '2026-11-27' });
 
 describe(`Idempotency-Key: a retry never makes a change twice (${databaseLabel})`, () => {
-  it('a POST sent twice with one key makes one task, and the retry gets the first answer byte for byte, marked as replayed', async () => {
+  it('a POST sent twice with one key makes one task, and the retry gets the first answer byte for byte, headers included, marked as replayed', async () => {
     const { team, member } = await setup();
     const idempotencyKey = newKey();
     const first = await postTask(team.id, member.key, idempotencyKey, taskBody(member.user.id));
@@ -49,9 +50,22 @@ describe(`Idempotency-Key: a retry never makes a change twice (${databaseLabel})
 
     expect(first.status).toBe(201);
     expect(first.headers.get('idempotent-replayed')).toBeNull();
-    expect([retry.status, retry.text, retry.headers.get('content-type')]).toEqual([201, first.text, first.headers.get('content-type')]);
-    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expectReplayOf(retry, first);
     expect(await tasksOf(team.id)).toHaveLength(1);
+  });
+
+  it('a PATCH retried gets the first answer\'s ETag, the tag its next If-Match needs', async () => {
+    const { team, member } = await setup();
+    const task = await createTask(app.db, team.id, member.user.id);
+    const headers = { 'idempotency-key': newKey() };
+    const first = await app.request('PATCH', `/v1/tasks/${task.id}`, { key: member.key, body: { title: 'Send the signed freight quote' }, headers });
+    const retry = await app.request('PATCH', `/v1/tasks/${task.id}`, { key: member.key, body: { title: 'Send the signed freight quote' }, headers });
+
+    expect(first.status).toBe(200);
+    expect(first.headers.get('etag')).toMatch(/^"/);
+    expectReplayOf(retry, first);
+    const next = await app.request('PATCH', `/v1/tasks/${task.id}`, { key: member.key, body: { completed: true }, headers: { 'if-match': retry.headers.get('etag')! } });
+    expect(next.status).toBe(200);
   });
 
   it('ten parallel requests with one key make one task: one runs, the others get 409 idempotencyKeyInUse or the replay', async () => {
@@ -76,9 +90,8 @@ describe(`Idempotency-Key: a retry never makes a change twice (${databaseLabel})
     const first = await postTask(team.id, member.key, idempotencyKey, taskBody(member.user.id));
     const retries = await Promise.all(Array.from({ length: 10 }, () => postTask(team.id, member.key, idempotencyKey, taskBody(member.user.id))));
 
-    expect(retries.map((retry) => [retry.status, retry.text, retry.headers.get('idempotent-replayed')])).toEqual(
-      retries.map(() => [201, first.text, 'true']),
-    );
+    expect(first.status).toBe(201);
+    for (const retry of retries) expectReplayOf(retry, first);
     expect(await tasksOf(team.id)).toHaveLength(1);
   });
 
@@ -176,8 +189,8 @@ describe(`Idempotency-Key: a retry never makes a change twice (${databaseLabel})
     const first = await app.request('DELETE', `/v1/tasks/${task.id}`, { key: admin.key, headers });
     const retry = await app.request('DELETE', `/v1/tasks/${task.id}`, { key: admin.key, headers });
 
-    expect([first.status, retry.status, retry.text]).toEqual([204, 204, '']);
-    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect([first.status, first.text]).toEqual([204, '']);
+    expectReplayOf(retry, first);
   });
 
   it('a change that runs in a transaction of its own (a meeting status step) joins the transaction of its stored answer', async () => {
@@ -187,8 +200,8 @@ describe(`Idempotency-Key: a retry never makes a change twice (${databaseLabel})
     const first = await app.request('PATCH', `/v1/meetings/${meeting.id}`, { key: admin.key, body: { status: 'IN_PROGRESS' }, headers });
     const retry = await app.request('PATCH', `/v1/meetings/${meeting.id}`, { key: admin.key, body: { status: 'IN_PROGRESS' }, headers });
 
-    expect([first.status, retry.status]).toEqual([200, 200]);
-    expect(retry.text).toBe(first.text);
+    expect(first.status).toBe(200);
+    expectReplayOf(retry, first);
   });
 
   it('a quoted key (a structured-field string) is the same key as the bare one', async () => {
@@ -212,7 +225,7 @@ describe(`Idempotency-Key: which answers are stored (${databaseLabel})`, () => {
     const retry = await postTask(team.id, member.key, idempotencyKey, taskBody(outsider.user.id));
 
     expect(first.status).toBe(422);
-    expect([retry.status, retry.text, retry.headers.get('idempotent-replayed')]).toEqual([422, first.text, 'true']);
+    expectReplayOf(retry, first);
     expect(await tasksOf(team.id)).toHaveLength(0);
   });
 

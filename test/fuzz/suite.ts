@@ -2,7 +2,9 @@
  * The contract-driven fuzzer: for every operation of generated/openapi.json, seeded and bounded runs
  * of requests built from its schemas (valid and hostile), sent by callers of every role at real items
  * of the permission matrix's world. On every response: no 5xx; an answer within 5 s; the status is
- * declared for the operation and the body matches the contract; X-Request-Id is present; a 4xx
+ * declared for the operation and the body matches the contract; where one check decides the answer
+ * (a body not sent as JSON, a JSON body over 64 KB, an undeclared query parameter), exactly that
+ * answer, and never 413 for a body within 64 KB; X-Request-Id is present; a 4xx
  * leaves every table exactly as it was (`api_keys.last_used_at` aside, which authentication writes
  * at most once a minute per key); no error body and no log line holds an API key, a password, a
  * provider key or SQL.
@@ -20,7 +22,7 @@ import { databaseLabel } from '../support/database.js';
 import { operations, type ContractOperation } from '../support/contract.js';
 import { assertMatchesContract, send, startTestApp, type TestApp } from '../support/testApp.js';
 import { createFuzzWorld, emptyDatabase, type FuzzWorld } from './fixtures.js';
-import { materialize, requestArbitrary, type FuzzRequest } from './requests.js';
+import { bodySchemaOf, materialize, requestArbitrary, type FuzzRequest } from './requests.js';
 
 const runs = Number(process.env.FUZZ_RUNS || 30);
 const seed = Number(process.env.FUZZ_SEED || 20261123);
@@ -81,6 +83,37 @@ function expectNoLeak(where: string, text: string, secrets: string[]) {
   expect(text, `${where} holds SQL`).not.toMatch(sqlFragments);
 }
 
+/** The contract's limit on a request body: 64 KB. */
+const bodyLimitBytes = 64 * 1024;
+
+/** Media types that are not `application/json` in any spelling: the contract answers them 415. */
+const notJson = /^(text\/plain|application\/x-www-form-urlencoded|multipart\/form-data|application\/xml|application\/merge-patch\+json|application\/vnd\.api\+json)(;|$)/;
+
+interface DecidedAnswer {
+  status: number;
+  code: string;
+  /** A format error, which lists its issues. */
+  issues?: true;
+}
+
+/**
+ * The one answer the contract gives a request, where one check decides it whatever the rest of the
+ * request holds: from a caller with a key, to a path that names an operation, a body not sent as
+ * JSON gets 415, a JSON body larger than 64 KB 413, and an undeclared query parameter (with all
+ * else valid) a format error. Undefined elsewhere, where only a declared status is asked for: "any
+ * declared status" cannot see a limit that is too loose, nor a check that is missing.
+ */
+function decidedAnswer(op: ContractOperation, request: FuzzRequest, key: string | undefined, headers: Record<string, string>, body: string | undefined): DecidedAnswer | undefined {
+  const routed = Object.values(request.path).every((value) => !('segment' in value) || value.valid);
+  if (key === undefined || !routed) return undefined;
+  if (request.mutation === 'unknownQuery') return { status: 422, code: 'invalid', issues: true };
+  if (!bodySchemaOf(op) || body === undefined) return undefined;
+  const contentType = headers['content-type'];
+  if (contentType !== undefined && notJson.test(contentType)) return { status: 415, code: 'unsupportedMediaType' };
+  if (contentType === 'application/json' && Buffer.byteLength(body, 'utf8') > bodyLimitBytes) return { status: 413, code: 'payloadTooLarge' };
+  return undefined;
+}
+
 /** One request: its items made, sent, and its response checked; a failure shows the request as sent. */
 async function check(op: ContractOperation, fuzz: FuzzWorld, request: FuzzRequest) {
   const existing = await fuzz.existing(op.path, op.method, request.variant);
@@ -103,6 +136,15 @@ async function check(op: ContractOperation, fuzz: FuzzWorld, request: FuzzReques
     assertMatchesContract(op.method.toUpperCase(), url, response);
   } catch (error) {
     throw new Error(`${(error as Error).message}\n${shown}`);
+  }
+  const decided = decidedAnswer(op, request, key, headers, body);
+  if (decided) {
+    const error = response.body?.error as { code?: string; issues?: unknown[] } | undefined;
+    const answered: DecidedAnswer = { status: response.status, code: String(error?.code), ...(error?.issues ? { issues: true } : {}) };
+    expect(answered, `the contract's one answer\n${shown}\n→ ${response.text.slice(0, 300)}`).toEqual(decided);
+  }
+  if (response.status === 413) {
+    expect(Buffer.byteLength(body ?? '', 'utf8'), `a body within ${bodyLimitBytes} bytes is never too large\n${shown}`).toBeGreaterThan(bodyLimitBytes);
   }
   if (request.mutation === 'valid' && response.status === 422) {
     expect(response.body?.error?.issues, `a valid request got a format error\n${shown}\n→ ${response.text}`).toBeUndefined();

@@ -22,10 +22,22 @@ export const trickyTexts = [
   '  spaced  ',
 ];
 
-/** Instants with every count of trailing zeros in their milliseconds, and a year of fewer than four digits. */
-export const trickyInstants = ['2026-11-24T08:00:00.000Z', '2026-11-24T08:00:00.100Z', '2026-11-24T08:00:00.120Z', '2026-11-24T08:00:00.123Z', '0999-01-02T03:04:05.006Z'].map(
-  (text) => new Date(text),
-);
+/**
+ * Instants with every count of trailing zeros in their milliseconds, at the hours a 12-hour clock
+ * writes otherwise (midnight and its first millisecond, the afternoon, the day's last millisecond)
+ * and one it writes alike, and a year of fewer than four digits. The first four hold both kinds of
+ * hour, for the lists that take only those: whether a list's test sees a wrong hour must not depend
+ * on the hour the suite runs, which stamps the rows a test leaves to the database.
+ */
+export const trickyInstants = [
+  '2026-11-24T00:00:00.000Z',
+  '2026-11-24T13:00:00.100Z',
+  '2026-11-24T08:00:00.120Z',
+  '2026-11-24T23:59:59.999Z',
+  '2026-11-25T00:00:00.001Z',
+  '2026-11-24T12:30:00.123Z',
+  '0999-01-02T03:04:05.006Z',
+].map((text) => new Date(text));
 
 export interface MappedList<Row> {
   /** The list's path, with a query string of its own if any. */

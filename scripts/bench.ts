@@ -1112,7 +1112,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
     const routed = express();
     routed.use((req, _res, next) => {
       req.requestId = 'bench';
-      req.caller = { keyId: 'k', keyName: 'bench', keyExpiresAt: new Date(), scopes: ['read'], userId: world.userId, email: 'bench@example.com', name: 'Bench Person', timezone: null, systemRole: 'USER', organizations: [], webhookOrgIds: [] };
+      req.caller = { keyId: 'k', keyName: 'bench', keyExpiresAt: new Date(), scopes: ['read'], userId: world.userId, email: 'bench@example.com', name: 'Bench Person', timezone: null, systemRole: 'USER', organizations: [] };
       next();
     });
     const constant: HandlerMap['getMe'] = async () => ({ status: 200, body: answer });

@@ -58,7 +58,7 @@ export async function createApp(options: {
   /** Webhooks: whether they may target non-public addresses, and the delivery worker's settings when it runs in this app. */
   webhooks?: {
     allowPrivateTargets: boolean;
-    deliver?: Pick<WorkerOptions, 'listen' | 'pollMs' | 'concurrency' | 'leaseMs'>;
+    deliver?: Pick<WorkerOptions, 'listen' | 'pollMs' | 'concurrency' | 'leaseMs' | 'retentionDays'>;
   };
 }): Promise<App> {
   const { db, config, logger, secrets } = options;

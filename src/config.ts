@@ -17,6 +17,8 @@ export interface Config {
   webhooksLeaseMs: number | undefined;
   /** Origins whose browser pages may call the API (CORS), as browsers send them in `Origin`; none unless listed. */
   corsOrigins: string[];
+  /** How many days the event log keeps an event (the worker purges older ones); the worker's default unless set. */
+  eventsRetentionDays: number | undefined;
 }
 
 function positiveInteger(name: string, raw: string | undefined, fallback: number): number {
@@ -63,5 +65,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooksAllowPrivateTargets: booleanSetting('WEBHOOKS_ALLOW_PRIVATE_TARGETS', env.WEBHOOKS_ALLOW_PRIVATE_TARGETS),
     webhooksLeaseMs: env.WEBHOOKS_LEASE_MS ? positiveInteger('WEBHOOKS_LEASE_MS', env.WEBHOOKS_LEASE_MS, 0) : undefined,
     corsOrigins: originList('CORS_ORIGINS', env.CORS_ORIGINS),
+    eventsRetentionDays: env.EVENTS_RETENTION_DAYS ? positiveInteger('EVENTS_RETENTION_DAYS', env.EVENTS_RETENTION_DAYS, 0) : undefined,
   };
 }

@@ -27,7 +27,7 @@ async function main() {
     config,
     logger,
     secrets,
-    webhooks: { allowPrivateTargets: config.webhooksAllowPrivateTargets, deliver: { listen: database.listen, leaseMs: config.webhooksLeaseMs } },
+    webhooks: { allowPrivateTargets: config.webhooksAllowPrivateTargets, deliver: { listen: database.listen, leaseMs: config.webhooksLeaseMs, retentionDays: config.eventsRetentionDays } },
   });
   const server: Server = createHttpServer(app).listen(config.port, config.host);
   await new Promise<void>((listening, failed) => {

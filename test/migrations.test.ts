@@ -93,7 +93,7 @@ type SqlTypeOf<S> = [S] extends [Date]
       : [S] extends [string[]]
         ? 'text[]'
         : [S] extends [string]
-          ? 'text' | 'date'
+          ? 'text' | 'date' | 'bigint' | 'xid8' | 'pg_snapshot'
           : 'jsonb';
 type ColumnFact<C> = `${SqlTypeOf<NonNullable<SelectType<C>>>} ${Presence<C>}`;
 type SchemaFacts = { [T in keyof Database]: { [C in keyof Database[T]]-?: ColumnFact<Database[T][C]> } };
@@ -352,6 +352,7 @@ const schema: SchemaFacts = {
     previous_secret: 'text nullable',
     previous_secret_expires_at: 'timestamptz nullable',
     failing_since: 'timestamptz nullable',
+    created_snapshot: 'pg_snapshot defaulted',
     created_at: 'timestamptz defaulted',
     updated_at: 'timestamptz defaulted',
   },
@@ -361,6 +362,14 @@ const schema: SchemaFacts = {
     type: 'text required',
     body: 'text required',
     created_at: 'timestamptz defaulted',
+    team_id: 'text nullable',
+    txid: 'xid8 defaulted',
+    position: 'bigint required',
+  },
+  webhook_fanout: {
+    id: 'integer required',
+    last_txid: 'xid8 required',
+    last_position: 'bigint required',
   },
   webhook_deliveries: {
     id: 'text defaulted',
@@ -520,14 +529,16 @@ const indexes = [
   'webhook_attempts(delivery_id, attempted_at, id)',
   'webhook_attempts(id) unique',
   'webhook_deliveries(created_at)',
-  'webhook_deliveries(event_id)',
+  'webhook_deliveries(event_id, subscription_id) unique',
   'webhook_deliveries(id) unique',
   "webhook_deliveries(next_attempt_at) where state = 'PENDING'",
   'webhook_deliveries(subscription_id, created_at DESC, id DESC)',
   'webhook_deliveries(subscription_id, state, created_at DESC, id DESC)',
   'webhook_events(created_at)',
   'webhook_events(id) unique',
-  'webhook_events(org_id)',
+  'webhook_events(org_id, txid, "position")',
+  'webhook_events(txid, "position")',
+  'webhook_fanout(id) unique',
   'webhook_subscriptions(id) unique',
   'webhook_subscriptions(org_id, created_at, id)',
 ];
@@ -550,6 +561,7 @@ const sqlTypes: Record<string, string> = {
   date: 'date',
   timestamptz: 'timestamptz',
   int4: 'integer',
+  int8: 'bigint',
   bool: 'boolean',
   _text: 'text[]',
   jsonb: 'jsonb',

@@ -24,6 +24,7 @@ import { expectPagesAsMapped, trickyInstants, trickyTexts } from './support/json
 import { createMeetingIn, createMessage } from './support/meetingFactories.js';
 import { checkWebhookEvent, contract, operations } from './support/contract.js';
 import { createTestDatabase, databaseLabel, type TestDatabase } from './support/database.js';
+import { fannedOut } from './support/eventLog.js';
 import { waitFor } from './support/processes.js';
 import { startReceiver, type Received, type Receiver } from './support/receiver.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
@@ -102,7 +103,8 @@ const methodOf = (operationId: string) => operations.find((op) => op.operationId
  * all of its own among them.
  */
 async function sent(subscriptionId: string) {
-  await waitFor('every due delivery sent and its answer recorded', async () => {
+  await waitFor('every event fanned out, every due delivery sent and its answer recorded', async () => {
+    if (!(await fannedOut(app.db))) return false;
     const due = await app.db
       .selectFrom('webhook_deliveries')
       .select('id')

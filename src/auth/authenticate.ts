@@ -30,8 +30,6 @@ export interface Caller {
   systemRole: SystemRole;
   /** The caller's organizations, by name. */
   organizations: Membership[];
-  /** Those of the caller's organizations with an active webhook subscription: only their changes look for subscribers. */
-  webhookOrgIds: string[];
 }
 
 const touchEveryMs = 60_000;
@@ -64,13 +62,6 @@ function keyQuery(db: Kysely<Database> | Transaction<Database>, keyHash: string)
           ) order by organizations.name, organizations.id), '[]'::json)`.as('organizations'),
         )
         .as('organizations'),
-      eb
-        .selectFrom('webhook_subscriptions')
-        .innerJoin('organization_members', 'organization_members.org_id', 'webhook_subscriptions.org_id')
-        .whereRef('organization_members.user_id', '=', 'users.id')
-        .where('webhook_subscriptions.is_active', '=', sql<boolean>`true`)
-        .select(sql<string[]>`coalesce(array_agg(distinct webhook_subscriptions.org_id), '{}')`.as('org_ids'))
-        .as('webhook_org_ids'),
     ])
     .where('api_keys.key_hash', '=', keyHash);
 }
@@ -118,7 +109,6 @@ export function authenticate(db: Kysely<Database>, logger: Logger) {
       timezone: row.timezone,
       systemRole: row.system_role,
       organizations: row.organizations ?? [],
-      webhookOrgIds: row.webhook_org_ids ?? [],
     };
     next();
   };

@@ -91,6 +91,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_events: WebhookEventsTable;
+  webhook_fanout: WebhookFanoutTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
 }
@@ -523,19 +524,32 @@ export interface WebhookSubscriptionsTable {
   previous_secret_expires_at: NullableTimestamp;
   /** The first failed attempt since the last success. */
   failing_since: NullableTimestamp;
+  /** The snapshot (`pg_snapshot` as text) of the creating transaction: events not yet committed in it are the subscription's. */
+  created_snapshot: Generated<string>;
   created_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
 }
 export type WebhookSubscriptionRow = Selectable<WebhookSubscriptionsTable>;
 export type WebhookSubscriptionUpdate = Updateable<WebhookSubscriptionsTable>;
 
-/** One event of the outbox: the exact JSON text every delivery of it sends and signs. */
+/** One event of the log: the exact JSON text every delivery of it sends and signs. */
 export interface WebhookEventsTable {
   id: Generated<string>;
   org_id: string;
+  team_id: string | null;
   type: string;
   body: string;
+  /** The writing transaction's id (`xid8`, as text): with `position`, the log's order. */
+  txid: Generated<string>;
+  position: ColumnType<string, never, never>;
   created_at: GeneratedTimestamp;
+}
+
+/** How far the worker has fanned the log out into deliveries (one row). */
+export interface WebhookFanoutTable {
+  id: number;
+  last_txid: string;
+  last_position: string;
 }
 
 /** One event to one subscription, until it is delivered or given up. */

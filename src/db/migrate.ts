@@ -4,6 +4,7 @@ import * as initial from './migrations/0001_initial.js';
 import * as canonicalTimeZones from './migrations/0002_canonical_time_zones.js';
 import * as idempotencyKeys from './migrations/0003_idempotency_keys.js';
 import * as webhooks from './migrations/0004_webhooks.js';
+import * as eventLog from './migrations/0005_event_log.js';
 
 // Listed here rather than read from the file system so the set is fixed at build time.
 export const migrations: Record<string, Migration> = {
@@ -11,6 +12,7 @@ export const migrations: Record<string, Migration> = {
   '0002_canonical_time_zones': canonicalTimeZones,
   '0003_idempotency_keys': idempotencyKeys,
   '0004_webhooks': webhooks,
+  '0005_event_log': eventLog,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -249,7 +249,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
           return result;
         });
       const change = async (database: Kysely<Database>): Promise<Outcome> => {
-        const input = { params, body, userId: req.caller!.userId, subscribedOrgIds: req.caller!.webhookOrgIds };
+        const input = { params, body, userId: req.caller!.userId };
         const result = await withEvents(database, operationId, input, now, (target) =>
           ifMatch === undefined ? handler(request, { ...context, db: target }) : conditionally(target),
         );

@@ -18,8 +18,8 @@ export const maxAttempts = retryDelaysMs.length + 1;
 /** A subscription whose every attempt has failed for this long is disabled. */
 export const failingLimitMs = 5 * 24 * hour;
 
-/** How long delivery records and events are kept. */
-export const deliveryRetentionMs = 30 * 24 * hour;
+/** How long the event log keeps an event, with its deliveries and attempts, unless EVENTS_RETENTION_DAYS says otherwise. */
+export const defaultEventRetentionDays = 30;
 
 /** A receiver's Retry-After never holds a delivery back longer than the longest step of the schedule. */
 const longestRetryAfterMs = 24 * hour;

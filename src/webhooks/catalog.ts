@@ -4,8 +4,8 @@
  * the change answered it (the same shape a GET answers); a deletion carries the deleted id, and a
  * meeting rating only who rated which meeting, because a rating may still be hidden.
  *
- * `subject` says where the resource lives, looked up before the change runs (a deleted row cannot be
- * found after it): the organization and team that subscriptions are matched on.
+ * `subject` says where the resource lives: the organization and team the event belongs to, which the
+ * feed filters on and subscriptions are matched on.
  */
 import type { OperationId } from '../api/operations.js';
 import type { SubjectKind } from '../db/queries/webhooks.js';
@@ -15,8 +15,6 @@ export interface ChangeInput {
   body: unknown;
   /** The caller's user id. */
   userId: string;
-  /** The caller's organizations that have an active subscription (read with the key). */
-  subscribedOrgIds: readonly string[];
 }
 
 export interface ChangeResult {
@@ -25,7 +23,7 @@ export interface ChangeResult {
 }
 
 export interface EventSpec {
-  /** Every type the operation can emit; a change is prepared for events only when one is wanted. */
+  /** Every type the operation can emit. */
   types: readonly string[];
   /** Where the resource lives: a kind of lookup and the parameter (or body field) it starts from. */
   subject: { kind: SubjectKind; from: (input: ChangeInput) => string | readonly string[] };
@@ -135,6 +133,3 @@ export const eventCatalog: Partial<Record<OperationId, EventSpec>> = {
   createDocument: answered('document.created', 'team', 'teamId'),
   deleteDocument: deleted('document.deleted', 'document', 'id'),
 };
-
-/** Sent to one subscription when it is created and on request; never matched against subscriptions. */
-export const pingEventType = 'webhook.ping';

@@ -1,12 +1,14 @@
 /**
- * The delivery worker inside every server process. It claims due deliveries in one short statement
+ * The delivery worker inside every server process. It fans the event log out into deliveries (one
+ * process at a time, in log order: `fanOut`), then claims due deliveries in one short statement
  * (`FOR UPDATE SKIP LOCKED` with a lease, so several processes on one PostgreSQL never take the same
  * one and a process killed mid-delivery only delays it until the lease runs out), sends each outside
  * any transaction, and records the attempt and what follows from it (src/rules/webhookDelivery.ts).
  *
- * It wakes on PostgreSQL's NOTIFY, sent when a change with events commits, so a delivery leaves
- * within moments; it also polls, which is all the embedded database needs and what finds retries
- * coming due. Signatures follow Standard Webhooks, made by the `standardwebhooks` package.
+ * It polls the log every `pollMs` (a change pays nothing to wake it: NOTIFY would add a lock at
+ * every commit) and wakes on PostgreSQL's NOTIFY for a ping or a redelivery. It also purges the log
+ * past its retention in small batches. Signatures follow Standard Webhooks, made by the
+ * `standardwebhooks` package.
  */
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
@@ -17,14 +19,16 @@ import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { SecretBox } from '../auth/secrets.js';
 import type { Database } from '../db/database.js';
-import { claimDue, deliveriesChannel, purgeEvents, recordAttempt, releaseClaim, type ClaimedDelivery } from '../db/queries/webhooks.js';
+import { claimDue, deliveriesChannel, fanOut, purgeEvents, recordAttempt, releaseClaim, type ClaimedDelivery } from '../db/queries/webhooks.js';
 import { loggableError } from '../logger.js';
-import { afterAttempt, deliveryRetentionMs, resultOfStatus, type AttemptResult } from '../rules/webhookDelivery.js';
+import { afterAttempt, defaultEventRetentionDays, resultOfStatus, type AttemptResult } from '../rules/webhookDelivery.js';
 import { guardedLookup, isPublicAddress, TargetRefused } from './targets.js';
 
 export const deliveryTimeoutMs = 15_000;
 const responseBodyBytes = 1024;
 const purgeEveryMs = 10 * 60 * 1000;
+const purgeBatch = 500;
+const fanOutBatch = 500;
 
 export interface WorkerOptions {
   db: Kysely<Database>;
@@ -40,6 +44,8 @@ export interface WorkerOptions {
   concurrency?: number;
   /** How long a claim holds a delivery: longer than a delivery can take (60 s unless given). */
   leaseMs?: number | undefined;
+  /** How long the log keeps an event (EVENTS_RETENTION_DAYS; 30 days unless given). */
+  retentionDays?: number | undefined;
 }
 
 export interface DeliveryWorker {
@@ -184,6 +190,11 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
 
   async function claim(): Promise<void> {
     try {
+      while (!closed && (await fanOut(db, now(), fanOutBatch)) === fanOutBatch);
+    } catch (error) {
+      if (!closed) logger.warn({ err: loggableError(error) }, 'could not fan webhook events out');
+    }
+    try {
       do {
         again = false;
         const room = concurrency - inFlight.size;
@@ -222,10 +233,12 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     schedule(pollMs);
   }
 
+  const purgeOld = async () => {
+    const before = new Date(now().getTime() - (options.retentionDays ?? defaultEventRetentionDays) * 24 * 60 * 60 * 1000);
+    while (!closed && (await purgeEvents(db, before, purgeBatch)) === purgeBatch);
+  };
   const purge = setInterval(() => {
-    purgeEvents(db, new Date(now().getTime() - deliveryRetentionMs)).catch((error: unknown) =>
-      logger.warn({ err: loggableError(error) }, 'could not purge old webhook events'),
-    );
+    purgeOld().catch((error: unknown) => logger.warn({ err: loggableError(error) }, 'could not purge old events'));
   }, purgeEveryMs);
   purge.unref();
 

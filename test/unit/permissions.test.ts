@@ -28,7 +28,6 @@ function callerIn(role?: OrganizationRole, status: OrganizationStatus = 'ACTIVE'
     timezone: null,
     systemRole: 'USER',
     organizations: role ? [{ id: 'org', name: 'Org', status, role, timezone: 'Europe/Bratislava', defaultLocale: 'en' }] : [],
-    webhookOrgIds: [],
   };
 }
 

@@ -9,8 +9,11 @@ import { preparedJsonPages } from '../pagination.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** Channel of PostgreSQL's NOTIFY that wakes the workers of every server process. */
+/** Channel of PostgreSQL's NOTIFY that wakes the workers of every server process (a ping or a redelivery). */
 export const deliveriesChannel = 'webhook_deliveries';
+
+/** A ping describes no change: it is sent to one subscription and stays out of the feed and the fan-out. */
+export const pingType = 'webhook.ping';
 
 // ---------------------------------------------------------------------------------------------------
 // Subscriptions
@@ -76,6 +79,7 @@ export async function deleteSubscription(db: Db, id: string): Promise<boolean> {
 export interface NewEvent {
   id: string;
   orgId: string;
+  teamId: string | null;
   type: string;
   body: string;
 }
@@ -130,80 +134,46 @@ function subjectsOf(kind: SubjectKind, keys: readonly string[], userId: string) 
   }
 }
 
-/**
- * The subjects of a change whose events some active subscription wants, in one statement; none when
- * nobody wants them, so that such a change writes nothing and needs no transaction of its own.
- */
-export async function wantedSubjects(
-  db: Db,
-  kind: SubjectKind,
-  keys: readonly string[],
-  types: readonly string[],
-  userId: string,
-): Promise<Subject[]> {
+/** The subjects of a change, looked up before it runs (a row it deletes, or what it alters), in one statement. */
+export async function subjectsBefore(db: Db, kind: SubjectKind, keys: readonly string[], userId: string): Promise<Subject[]> {
   const { rows } = await sql<Subject>`
-    select subject.id, subject.org_id, subject.team_id from (${subjectsOf(kind, keys, userId)}) subject
-    where exists (
-      select 1 from webhook_subscriptions s
-      where s.org_id = subject.org_id and s.is_active and s.events && (${[...types, '*']}::text[])
-    )
-    order by subject.id
+    select subject.id, subject.org_id, subject.team_id from (${subjectsOf(kind, keys, userId)}) subject order by subject.id
   `.execute(db);
   return rows;
 }
 
-/**
- * Writes the events of `sent` (rows of id, org_id, type, body) and one delivery for each active
- * subscription of the event's organization that wants its type, due at once, in one statement of the
- * change's transaction; PostgreSQL's NOTIFY (sent at commit) wakes the workers. An event no
- * subscription wants is not written.
- */
-async function writeEvents(trx: Transaction<Database>, sent: RawBuilder<unknown>, now: Date): Promise<number> {
-  const { rows } = await sql<{ deliveries: number }>`
-    with sent (id, org_id, type, body) as (${sent}),
-    wanted as (
-      select sent.id as event_id, s.id as subscription_id
-      from sent join webhook_subscriptions s on s.org_id = sent.org_id and s.is_active and s.events && array[sent.type, '*']
-    ),
-    events as (
-      insert into webhook_events (id, org_id, type, body, created_at)
-      select id, org_id, type, body, ${now} from sent where id in (select event_id from wanted)
-      returning id
-    ),
-    deliveries as (
-      insert into webhook_deliveries (event_id, subscription_id, next_attempt_at, created_at)
-      select wanted.event_id, wanted.subscription_id, ${now}, ${now} from wanted join events on events.id = wanted.event_id
-      returning id
-    )
-    select count(*)::int as deliveries, pg_notify(${deliveriesChannel}, '') is null as notified from deliveries
+/** Writes the events of `sent` (rows of id, org_id, team_id, type, body) into the log, in one statement of the change's transaction. */
+async function writeEvents(trx: Transaction<Database>, sent: RawBuilder<unknown>, now: Date): Promise<void> {
+  await sql`
+    insert into webhook_events (id, org_id, team_id, type, body, created_at)
+    select sent.id, sent.org_id, sent.team_id, sent.type, sent.body, ${now} from (${sent}) sent (id, org_id, team_id, type, body)
   `.execute(trx);
-  return rows[0]?.deliveries ?? 0;
 }
 
 /** Writes events whose organization is known (their subjects were looked up before the change). */
-export function insertEvents(trx: Transaction<Database>, events: readonly NewEvent[], now: Date): Promise<number> {
-  if (events.length === 0) return Promise.resolve(0);
-  return writeEvents(
+export async function insertEvents(trx: Transaction<Database>, events: readonly NewEvent[], now: Date): Promise<void> {
+  if (events.length === 0) return;
+  await writeEvents(
     trx,
-    sql`select * from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.orgId)}::text[], ${events.map((e) => e.type)}::text[], ${events.map((e) => e.body)}::text[])`,
+    sql`select * from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.orgId)}::text[], ${events.map((e) => e.teamId)}::text[],
+      ${events.map((e) => e.type)}::text[], ${events.map((e) => e.body)}::text[])`,
     now,
   );
 }
 
 /**
  * Writes the event of a change whose subject still exists after it, finding the subject's
- * organization and team in the same statement: a change with events then costs one statement more.
- * The body is the text `eventBody` writes — `{"type","timestamp","data":{"orgId","teamId","object"}}`,
- * compact — with `object` the JSON text given.
+ * organization and team in the same statement. The body is the text `eventBody` writes —
+ * `{"type","timestamp","data":{"orgId","teamId","object"}}`, compact — with `object` the JSON text given.
  */
 export function insertEventOf(
   trx: Transaction<Database>,
-  event: { kind: SubjectKind; key: string; userId: string; type: string; teamId?: string | undefined; object: string; at: Date },
-): Promise<number> {
+  event: { id: string; kind: SubjectKind; key: string; userId: string; type: string; teamId?: string | undefined; object: string; at: Date },
+): Promise<void> {
   const teamId = event.teamId === undefined ? sql`subject.team_id` : sql`${event.teamId}::text`;
   return writeEvents(
     trx,
-    sql`select gen_random_uuid()::text, subject.org_id, ${event.type}::text,
+    sql`select ${event.id}::text, subject.org_id, ${teamId}, ${event.type}::text,
       '{"type":' || to_json(${event.type}::text)::text || ',"timestamp":' || to_json(${event.at.toISOString()}::text)::text
       || ',"data":{"orgId":' || to_json(subject.org_id)::text || ',"teamId":' || coalesce(to_json(${teamId})::text, 'null')
       || ',"object":' || ${event.object}::text || '}}'
@@ -212,8 +182,8 @@ export function insertEventOf(
   );
 }
 
-/** One event to one subscription only (a ping): the delivery's id. */
-export async function insertEventFor(db: Db, subscriptionId: string, event: NewEvent, now: Date): Promise<string> {
+/** One event to one subscription only (a ping, which is no change: outside the feed and the fan-out): the delivery's id. */
+export async function insertEventFor(db: Db, subscriptionId: string, event: Omit<NewEvent, 'teamId'>, now: Date): Promise<string> {
   const { rows } = await sql<{ id: string }>`
     with event as (
       insert into webhook_events (id, org_id, type, body, created_at) values (${event.id}, ${event.orgId}, ${event.type}, ${event.body}, ${now})
@@ -224,6 +194,45 @@ export async function insertEventFor(db: Db, subscriptionId: string, event: NewE
     returning id, pg_notify(${deliveriesChannel}, '') is null as notified
   `.execute(db);
   return rows[0]!.id;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The fan-out
+
+/** The log's horizon: only events of transactions below the oldest one still running are read (see 0005_event_log). */
+export const belowHorizon = (txid: RawBuilder<unknown>) => sql`${txid} < pg_snapshot_xmin(pg_current_snapshot())`;
+
+/**
+ * Writes the deliveries of the next `limit` events of the log, in log order, to the active
+ * subscriptions that want them and were created before the event committed, and moves the fan-out's
+ * position past them — one statement. The position's row is taken with `SKIP LOCKED`: while one
+ * process fans out, the others find nothing to do; a delivery written twice is refused by its
+ * unique index. Answers how many events it passed.
+ */
+export async function fanOut(db: Db, now: Date, limit: number): Promise<number> {
+  const { rows } = await sql<{ events: number }>`
+    with fanout as (
+      select last_txid, last_position from webhook_fanout where id = 1 for update skip locked
+    ),
+    batch as (
+      select e.id, e.org_id, e.type, e.txid, e.position from webhook_events e, fanout f
+      where (e.txid, e.position) > (f.last_txid, f.last_position) and ${belowHorizon(sql`e.txid`)}
+      order by e.txid, e.position
+      limit ${limit}
+    ),
+    delivered as (
+      insert into webhook_deliveries (event_id, subscription_id, next_attempt_at, created_at)
+      select b.id, s.id, ${now}, ${now} from batch b
+      join webhook_subscriptions s on s.org_id = b.org_id and s.is_active and s.events && array[b.type, '*']
+        and not pg_visible_in_snapshot(b.txid, s.created_snapshot)
+      where b.type <> ${pingType}
+      on conflict (event_id, subscription_id) do nothing
+    ),
+    last as (select txid, position from batch order by txid desc, position desc limit 1),
+    moved as (update webhook_fanout f set last_txid = last.txid, last_position = last.position from last where f.id = 1)
+    select count(*)::int as events from batch
+  `.execute(db);
+  return rows[0]?.events ?? 0;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -398,8 +407,15 @@ export async function recordAttempt(db: Db, attempt: Attempt): Promise<void> {
   `.execute(db);
 }
 
-/** Deletes events (and with them their deliveries and attempts) older than `before`. */
-export async function purgeEvents(db: Db, before: Date): Promise<number> {
-  const result = await db.deleteFrom('webhook_events').where('created_at', '<', before).executeTakeFirst();
-  return Number(result.numDeletedRows);
+/**
+ * Deletes up to `batch` events older than `before` (and with them their deliveries and attempts),
+ * oldest first: a short statement that holds its locks only on the rows it deletes.
+ */
+export async function purgeEvents(db: Db, before: Date, batch: number): Promise<number> {
+  const result = await sql`
+    delete from webhook_events where id in (
+      select id from webhook_events where created_at < ${before} order by created_at limit ${batch}
+    )
+  `.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
 }

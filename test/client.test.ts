@@ -24,7 +24,7 @@ import { createMetricValues } from './support/scorecardFactories.js';
 import { createTeamWorld } from './support/factories.js';
 import { freePort } from './support/ports.js';
 import { startProxy, useProxiedApp, type Proxy } from './support/proxy.js';
-import { startReceiver } from './support/receiver.js';
+import { startReceiver, type Receiver } from './support/receiver.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
 const run = promisify(execFile);
@@ -242,66 +242,67 @@ describe(`the typed client against the server (${databaseLabel})`, () => {
 });
 
 describe(`the typed client waiting out the rate limit (${databaseLabel})`, () => {
+  // The app's clock stands 3 s before a minute's end while the app starts and the budget is spent,
+  // and runs from the moment the 429 comes back: the budget renews 3 s of real time after it.
+  const minuteEnd = (Math.floor(Date.now() / 60_000) + 1) * 60_000;
+  let clock = () => minuteEnd - 3_000;
+  const started = useProxiedApp({ rateLimitPerMinute: 2, now: () => new Date(clock()) });
+
   it('waits out a 429 until the next minute, as Retry-After says, and then gets its answer', async () => {
-    // The app's clock stands 3 s before a minute's end while the app starts and the budget is spent,
-    // and runs from the moment the 429 comes back: the budget renews 3 s of real time after it.
-    const minuteEnd = (Math.floor(Date.now() / 60_000) + 1) * 60_000;
-    let clock = () => minuteEnd - 3_000;
-    const app = await startTestApp({ rateLimitPerMinute: 2, now: () => new Date(clock()) });
-    const proxy = await startProxy(app.url);
-    try {
-      const { person } = await createTeamWorld(app.db);
-      const member = await person('MEMBER', 'MEMBER');
-      const send = async (request: Request) => {
-        const response = await fetch(request);
-        if (response.status === 429) {
-          const limitedAt = Date.now();
-          clock = () => minuteEnd - 3_000 + (Date.now() - limitedAt);
-        }
-        return response;
-      };
-      const client = createTeamOsClient({ baseUrl: `${proxy.url}/v1`, apiKey: member.key, retry: { baseDelayMs: 10 }, fetch: send });
-      for (let spent = 0; spent < 2; spent += 1) unwrap(await client.GET('/me'));
-      const started = Date.now();
+    const { app, proxy } = started;
+    const { person } = await createTeamWorld(app.db);
+    const member = await person('MEMBER', 'MEMBER');
+    const send = async (request: Request) => {
+      const response = await fetch(request);
+      if (response.status === 429) {
+        const limitedAt = Date.now();
+        clock = () => minuteEnd - 3_000 + (Date.now() - limitedAt);
+      }
+      return response;
+    };
+    const client = createTeamOsClient({ baseUrl: `${proxy.url}/v1`, apiKey: member.key, retry: { baseDelayMs: 10 }, fetch: send });
+    for (let spent = 0; spent < 2; spent += 1) unwrap(await client.GET('/me'));
+    const waitedFrom = Date.now();
 
-      const me = unwrap(await client.GET('/me'));
+    const me = unwrap(await client.GET('/me'));
 
-      expect(me.user.id).toBe(member.user.id);
-      expect(proxy.passed.map((request) => request.status).slice(2)).toEqual([429, 200]);
-      expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
-      expect(proxy.violations).toEqual([]);
-    } finally {
-      await proxy.close();
-      await app.close();
-    }
+    expect(me.user.id).toBe(member.user.id);
+    expect(proxy.passed.map((request) => request.status).slice(2)).toEqual([429, 200]);
+    expect(Date.now() - waitedFrom).toBeGreaterThanOrEqual(1_000);
+    expect(proxy.violations).toEqual([]);
   });
 });
 
 describe(`the typed client verifying webhooks (${databaseLabel})`, () => {
+  let app: TestApp;
+  let receiver: Receiver;
+  // Started before the test, under the hooks' longer limit: the embedded database opens slowly on a busy machine.
+  beforeAll(async () => {
+    app = await startTestApp({ webhooks: { allowPrivateTargets: true, deliver: { pollMs: 50 } } });
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await app?.close();
+  });
+
   it('verifies a delivery with the secret it was created with and returns the typed event; a changed body or another secret fails', async () => {
-    const app = await startTestApp({ webhooks: { allowPrivateTargets: true, deliver: { pollMs: 50 } } });
-    const receiver = await startReceiver();
-    try {
-      const { org, team, person } = await createTeamWorld(app.db);
-      const owner = await person('OWNER', 'MEMBER');
-      const client = createTeamOsClient({ baseUrl: `${app.url}/v1`, apiKey: owner.key });
-      const { secret } = unwrap(await client.POST('/orgs/{orgId}/webhooks', { params: { path: { orgId: org.id } }, body: { url: receiver.url, events: ['task.created'] } }));
-      const task = unwrap(await client.POST('/teams/{teamId}/tasks', { params: { path: { teamId: team.id } }, body: { title: 'Check the Hamburg manifest', ownerId: owner.user.id, dueDate: '2026-12-03' } }));
-      const received = (await receiver.waitFor(2)).find((delivery) => delivery.event.type === 'task.created')!;
-      const other = `whsec_${Buffer.from('another secret of 24 bytes').toString('base64')}`;
+    const { org, team, person } = await createTeamWorld(app.db);
+    const owner = await person('OWNER', 'MEMBER');
+    const client = createTeamOsClient({ baseUrl: `${app.url}/v1`, apiKey: owner.key });
+    const { secret } = unwrap(await client.POST('/orgs/{orgId}/webhooks', { params: { path: { orgId: org.id } }, body: { url: receiver.url, events: ['task.created'] } }));
+    const task = unwrap(await client.POST('/teams/{teamId}/tasks', { params: { path: { teamId: team.id } }, body: { title: 'Check the Hamburg manifest', ownerId: owner.user.id, dueDate: '2026-12-03' } }));
+    const received = (await receiver.waitFor(2)).find((delivery) => delivery.event.type === 'task.created')!;
+    const other = `whsec_${Buffer.from('another secret of 24 bytes').toString('base64')}`;
 
-      const event = verifyWebhook(secret, received.headers, received.raw);
+    const event = verifyWebhook(secret, received.headers, received.raw);
 
-      expect(event.type).toBe('task.created');
-      if (event.type !== 'task.created') return;
-      expect(event.data.object).toEqual(task);
-      expect(verifyWebhook([other, secret], received.headers, new TextEncoder().encode(received.raw)).type).toBe('task.created');
-      expect(() => verifyWebhook(secret, received.headers, received.raw.replace('Hamburg', 'Hamburk'))).toThrow();
-      expect(() => verifyWebhook(other, received.headers, received.raw)).toThrow();
-    } finally {
-      await receiver.close();
-      await app.close();
-    }
+    expect(event.type).toBe('task.created');
+    if (event.type !== 'task.created') return;
+    expect(event.data.object).toEqual(task);
+    expect(verifyWebhook([other, secret], received.headers, new TextEncoder().encode(received.raw)).type).toBe('task.created');
+    expect(() => verifyWebhook(secret, received.headers, received.raw.replace('Hamburg', 'Hamburk'))).toThrow();
+    expect(() => verifyWebhook(other, received.headers, received.raw)).toThrow();
   });
 });
 

@@ -1391,6 +1391,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the organization.
+                 * @example 0a0a0000-0000-4000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the events of an organization
+         * @description Returns the organization's event log, oldest first, one page at a time: every change made in the organization, recorded once, whether or not any webhook subscription exists. Each event is exactly the body its webhook deliveries carry (`type`, `timestamp`, `data` with `orgId`, `teamId` and the record in `object`) with its `id` in front, the `webhook-id` of those deliveries. `webhook.ping` is no change and never appears.
+         *
+         *     **Following the feed.** Keep the `id` of the last event you processed and ask again later with `after` set to it: the answer starts right after that event. The order never changes and a new event always comes after every event already shown, so a consumer that follows the feed this way sees every event once, none missed, even of changes that were running while it read. The events of one change are consecutive. The order is the feed's, not that of `timestamp`: two changes that ran at the same time may be listed in the other order of their timestamps. An event appears once every change that began before it has ended, which is usually at once.
+         *
+         *     **Paging.** `limit` and `cursor` work as in every list: pass `nextCursor` back as `cursor` until it is `null` (the end of the log as it is now). With a `cursor` the page continues where the previous one ended and `after` is not read again, so a client may keep it in the query on every page. Filters (`types`, `teamId`) combine with both.
+         *
+         *     **Retention.** Events are kept 30 days (the operator may choose another number). An `after` that names no event the organization's log still keeps — removed after that time, or never an event of this organization: the server cannot tell them apart — is answered with 410 `eventsExpired`, and so is a `cursor` whose position is no longer kept: events after it may be gone, so instead of a shorter page the answer says that a full resync is needed (read the current records with the lists, then follow the feed again from its start, without `after`).
+         *
+         *     Allowed only for organization Owners and Admins; organization Members (even team Owners and Admins), Implementers and people outside the organization get 403 forbidden. An unknown organization gives 404.
+         */
+        get: operations["listOrganizationEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{eventId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the event (the `webhook-id` of its deliveries).
+                 * @example 4c4c0000-0000-4000-8000-000000000001
+                 */
+                eventId: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an event
+         * @description Returns one event of an organization's log by its id (the `webhook-id` of its deliveries), exactly as `GET /orgs/{orgId}/events` lists it, as long as the log keeps it (30 days unless the operator chose another number). Allowed only for the Owners and Admins of the event's organization: anyone else, an event no longer kept, a `webhook.ping` (which is no change) and an id that does not exist all get the same 404 notFound.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/platform/orgs": {
         parameters: {
             query?: never;
@@ -4156,6 +4216,7 @@ export interface components {
          *     - `orgSuspended` (409): the organization is suspended; every change is refused.
          *     - `ratingClosed` (409): the meeting cannot be rated now.
          *     - `idempotencyKeyInUse` (409): a request with the same `Idempotency-Key` is still running; retry when it has finished.
+         *     - `eventsExpired` (410): the event log no longer holds the event the feed was asked to resume after (`after`, or the `cursor`'s position): it was removed after the retention period, or was never an event of this organization. Events may have been missed: resync in full.
          *     - `preconditionFailed` (412): the `If-Match` tag is no longer the resource's current tag; nothing was changed.
          *     - `payloadTooLarge` (413): the request body is larger than 64 KB.
          *     - `unsupportedMediaType` (415): a request body that is not `application/json`.
@@ -4165,7 +4226,7 @@ export interface components {
          *     - `internal` (500): unexpected error; no details are given.
          * @enum {string}
          */
-        ErrorCode: "badRequest" | "unauthenticated" | "forbidden" | "insufficientScope" | "notFound" | "methodNotAllowed" | "orgSuspended" | "ratingClosed" | "idempotencyKeyInUse" | "preconditionFailed" | "payloadTooLarge" | "unsupportedMediaType" | "invalid" | "idempotencyKeyReused" | "rateLimited" | "internal";
+        ErrorCode: "badRequest" | "unauthenticated" | "forbidden" | "insufficientScope" | "notFound" | "methodNotAllowed" | "orgSuspended" | "ratingClosed" | "idempotencyKeyInUse" | "eventsExpired" | "preconditionFailed" | "payloadTooLarge" | "unsupportedMediaType" | "invalid" | "idempotencyKeyReused" | "rateLimited" | "internal";
         /**
          * @description One problem with the shape of a request. `origin` says where the value came
          *     from, `path` names the field (array items by their index, as a string),
@@ -5036,141 +5097,14 @@ export interface components {
             data: components["schemas"]["WebhookDelivery"][];
             nextCursor: components["schemas"]["NextCursor"];
         };
-        /** @description An organization as the platform sees it; names and counts only. */
-        PlatformOrganization: {
-            id: components["schemas"]["Id"];
-            name: string;
-            slug: string;
-            status: components["schemas"]["OrganizationStatus"];
-            /** @description Number of organization members. */
-            members: number;
-            /** @description Number of teams. */
-            teams: number;
-            createdAt: components["schemas"]["Instant"];
-        };
-        /** @description A page of organizations; `nextCursor` leads to the next page and is `null` on the last one. */
-        PlatformOrganizationPage: {
-            data: components["schemas"]["PlatformOrganization"][];
-            nextCursor: components["schemas"]["NextCursor"];
-        };
-        CreatePlatformOrganizationRequest: {
-            /** @description The slug is generated from it. */
-            name: string;
-            /** @description A name of the IANA tz database, in any letter case; stored in the tz database's spelling, every name of UTC as `UTC`. An unknown zone is a rule violation (422 invalid). */
-            timezone: string;
-            defaultLocale: components["schemas"]["Locale"];
-            /** @description The first Owner. An existing account with this e-mail becomes Owner unchanged (name and password are ignored). An unknown e-mail needs either `password` (8-200 characters) or `externalOnly: true`, not both. */
-            owner: {
-                /** Format: email */
-                email: string;
-                name?: string;
-                /** @description Stored only as an argon2id hash; never returned or logged. Not trimmed. */
-                password?: string;
-                externalOnly?: boolean;
-            };
-        };
-        UpdatePlatformOrganizationRequest: {
-            status: components["schemas"]["OrganizationStatus"];
-        };
         /**
-         * @description Platform role of an account.
+         * @description The type of an event of the organization's log, as `GET /orgs/{orgId}/events`
+         *     filters on it: every type of `WebhookEventType` but `webhook.ping`, which
+         *     is a test delivery to one subscription and no change of the organization.
+         *     New types may be added within v1; consumers must ignore types they do not know.
          * @enum {string}
          */
-        SystemRole: "SUPERADMIN" | "USER";
-        PlatformUser: {
-            id: components["schemas"]["Id"];
-            /** Format: email */
-            email: string;
-            name: string;
-            systemRole: components["schemas"]["SystemRole"];
-            orgCount: number;
-            /** @description Keys that are neither expired nor revoked. */
-            activeApiKeys: number;
-            createdAt: components["schemas"]["Instant"];
-        };
-        /** @description A page of accounts; `nextCursor` leads to the next page and is `null` on the last one. */
-        PlatformUserPage: {
-            data: components["schemas"]["PlatformUser"][];
-            nextCursor: components["schemas"]["NextCursor"];
-        };
-        /**
-         * @description active until it expires or is revoked (lowercase, as in the web application).
-         * @enum {string}
-         */
-        ApiKeyStatus: "active" | "expired" | "revoked";
-        /** @description What is known of an API key; never the key itself. A key is active until its `expiresAt` passes (then expired) or it is revoked; revoked wins over expired. */
-        ApiKeyInfo: {
-            id: components["schemas"]["Id"];
-            name: string;
-            /**
-             * @description The visible beginning of the key.
-             * @example ak_7Hq2
-             */
-            prefix: string;
-            scopes: components["schemas"]["Scope"][];
-            status: components["schemas"]["ApiKeyStatus"];
-            expiresAt: components["schemas"]["Instant"];
-            /** @description Last use, recorded at most about once a minute; `null` if never used. */
-            lastUsedAt: components["schemas"]["Instant"] | null;
-            createdAt: components["schemas"]["Instant"];
-        };
-        /** @description All keys at once; `nextCursor` is always `null`. */
-        ApiKeyInfoList: {
-            data: components["schemas"]["ApiKeyInfo"][];
-            nextCursor: components["schemas"]["NoNextCursor"];
-        };
-        /**
-         * @description The two supported AI providers.
-         * @enum {string}
-         */
-        AiProviderType: "OPENAI" | "ANTHROPIC";
-        AiProvider: {
-            id: components["schemas"]["Id"];
-            type: components["schemas"]["AiProviderType"];
-            defaultModel: string;
-            isActive: boolean;
-            /**
-             * @description The stored key masked: `****` followed by its last 4 characters, or only `********` for keys shorter than 12 characters. The key itself is never returned.
-             * @example ****9f3a
-             */
-            apiKeyMasked: string;
-        };
-        /**
-         * @description Kind of text an AI prompt helps to write.
-         * @enum {string}
-         */
-        AiInputType: "TODO_TITLE" | "ISSUE_TITLE" | "ISSUE_DESCRIPTION" | "ROCK_TITLE" | "ROCK_DESCRIPTION" | "MEASURABLE_TITLE" | "HEADLINE" | "CASCADING_MESSAGE" | "VTO_CONTENT";
-        /** @description A custom system prompt for one input type. `providerId` is the provider the prompt uses (`null` when no provider is enabled); `modelOverride` `null` means the provider's default model. */
-        AiPrompt: {
-            id: components["schemas"]["Id"];
-            inputType: components["schemas"]["AiInputType"];
-            systemPrompt: string;
-            providerId: components["schemas"]["Id"] | null;
-            modelOverride: string | null;
-            /** @description Whether the prompt is in use; prompts saved through the API are active. */
-            isActive: boolean;
-        };
-        AiConfig: {
-            /** @description Configured providers, in the order they were added; keys masked. */
-            providers: components["schemas"]["AiProvider"][];
-            /** @description Custom prompts only, ordered by input type; input types without one use a built-in default. */
-            prompts: components["schemas"]["AiPrompt"][];
-        };
-        PutAiProviderRequest: {
-            /** @description Stored encrypted; never returned, only masked. */
-            apiKey: string;
-            defaultModel: string;
-        };
-        UpdateAiProviderRequest: {
-            isActive: boolean;
-        };
-        PutAiPromptRequest: {
-            systemPrompt: string;
-            /** @description Id of a provider from GET /platform/ai (unknown is 422 invalid). When omitted, `null`, or the provider is disabled, the first enabled provider is stored instead. */
-            providerId?: components["schemas"]["Id"] | null;
-            /** @description When omitted, `null` or empty, the provider's default model is used. */
-            modelOverride?: string | null;
-        };
+        EventType: "organization.updated" | "organization_member.added" | "organization_member.updated" | "organization_member.removed" | "team.created" | "team.updated" | "team.deleted" | "team_member.added" | "team_member.updated" | "team_member.removed" | "task.created" | "task.updated" | "task.deleted" | "issue.created" | "issue.updated" | "issue.deleted" | "goal.created" | "goal.updated" | "goal.deleted" | "milestone.created" | "milestone.updated" | "milestone.deleted" | "metric.created" | "metric.updated" | "metric.deleted" | "metric_value.set" | "meeting.created" | "meeting.updated" | "meeting.status_changed" | "meeting.ratings_revealed" | "meeting_rating.set" | "meeting_rating.deleted" | "segue.created" | "headline.created" | "cascading_message.created" | "cascading_message.deleted" | "cascading_message.acknowledged" | "vision.created" | "vision.updated" | "seat.created" | "seat.updated" | "seat.deleted" | "people_review.set" | "document.created" | "document.deleted";
         /** @description Body of every `organization.updated` delivery. */
         OrganizationUpdatedEvent: {
             /**
@@ -5189,6 +5123,11 @@ export interface components {
                 /** @description The organization as the change answered it; `role` is the role of the person who made the change. */
                 object: components["schemas"]["Organization"];
             };
+        };
+        /** @description What the log adds to a delivery's body to make it an event of the feed. */
+        EventIdentity: {
+            /** @description The event's id: the `webhook-id` header of its deliveries, and what `after` takes to resume the feed right after this event. */
+            id: components["schemas"]["Id"];
         };
         /** @description Body of every `organization_member.added` delivery. */
         OrganizationMemberAddedEvent: {
@@ -6050,6 +5989,148 @@ export interface components {
                 object: components["schemas"]["DeletedObject"];
             };
         };
+        /** @description One event of the organization's log: exactly the body its webhook deliveries carry (one of the events of the `webhooks` section but `webhook.ping`, which is no change, told apart by `type`) with the event's `id` in front. Consumers must ignore types they do not know: new ones may be added within v1. */
+        Event: (components["schemas"]["OrganizationUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["OrganizationMemberAddedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["OrganizationMemberUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["OrganizationMemberRemovedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamMemberAddedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamMemberUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamMemberRemovedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TaskCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TaskUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TaskDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["IssueCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["IssueUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["IssueDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["GoalCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["GoalUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["GoalDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MilestoneCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MilestoneUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MilestoneDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricValueSetEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingStatusChangedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingRatingsRevealedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingRatingSetEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingRatingDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SegueCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["HeadlineCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CascadingMessageCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CascadingMessageDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CascadingMessageAcknowledgedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["VisionCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["VisionUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SeatCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SeatUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SeatDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["PeopleReviewSetEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["DocumentCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["DocumentDeletedEvent"] & components["schemas"]["EventIdentity"]);
+        /** @description A page of the event log, oldest first; `nextCursor` leads to the next page and is `null` on the last one. */
+        EventPage: {
+            data: components["schemas"]["Event"][];
+            nextCursor: components["schemas"]["NextCursor"];
+        };
+        /** @description An organization as the platform sees it; names and counts only. */
+        PlatformOrganization: {
+            id: components["schemas"]["Id"];
+            name: string;
+            slug: string;
+            status: components["schemas"]["OrganizationStatus"];
+            /** @description Number of organization members. */
+            members: number;
+            /** @description Number of teams. */
+            teams: number;
+            createdAt: components["schemas"]["Instant"];
+        };
+        /** @description A page of organizations; `nextCursor` leads to the next page and is `null` on the last one. */
+        PlatformOrganizationPage: {
+            data: components["schemas"]["PlatformOrganization"][];
+            nextCursor: components["schemas"]["NextCursor"];
+        };
+        CreatePlatformOrganizationRequest: {
+            /** @description The slug is generated from it. */
+            name: string;
+            /** @description A name of the IANA tz database, in any letter case; stored in the tz database's spelling, every name of UTC as `UTC`. An unknown zone is a rule violation (422 invalid). */
+            timezone: string;
+            defaultLocale: components["schemas"]["Locale"];
+            /** @description The first Owner. An existing account with this e-mail becomes Owner unchanged (name and password are ignored). An unknown e-mail needs either `password` (8-200 characters) or `externalOnly: true`, not both. */
+            owner: {
+                /** Format: email */
+                email: string;
+                name?: string;
+                /** @description Stored only as an argon2id hash; never returned or logged. Not trimmed. */
+                password?: string;
+                externalOnly?: boolean;
+            };
+        };
+        UpdatePlatformOrganizationRequest: {
+            status: components["schemas"]["OrganizationStatus"];
+        };
+        /**
+         * @description Platform role of an account.
+         * @enum {string}
+         */
+        SystemRole: "SUPERADMIN" | "USER";
+        PlatformUser: {
+            id: components["schemas"]["Id"];
+            /** Format: email */
+            email: string;
+            name: string;
+            systemRole: components["schemas"]["SystemRole"];
+            orgCount: number;
+            /** @description Keys that are neither expired nor revoked. */
+            activeApiKeys: number;
+            createdAt: components["schemas"]["Instant"];
+        };
+        /** @description A page of accounts; `nextCursor` leads to the next page and is `null` on the last one. */
+        PlatformUserPage: {
+            data: components["schemas"]["PlatformUser"][];
+            nextCursor: components["schemas"]["NextCursor"];
+        };
+        /**
+         * @description active until it expires or is revoked (lowercase, as in the web application).
+         * @enum {string}
+         */
+        ApiKeyStatus: "active" | "expired" | "revoked";
+        /** @description What is known of an API key; never the key itself. A key is active until its `expiresAt` passes (then expired) or it is revoked; revoked wins over expired. */
+        ApiKeyInfo: {
+            id: components["schemas"]["Id"];
+            name: string;
+            /**
+             * @description The visible beginning of the key.
+             * @example ak_7Hq2
+             */
+            prefix: string;
+            scopes: components["schemas"]["Scope"][];
+            status: components["schemas"]["ApiKeyStatus"];
+            expiresAt: components["schemas"]["Instant"];
+            /** @description Last use, recorded at most about once a minute; `null` if never used. */
+            lastUsedAt: components["schemas"]["Instant"] | null;
+            createdAt: components["schemas"]["Instant"];
+        };
+        /** @description All keys at once; `nextCursor` is always `null`. */
+        ApiKeyInfoList: {
+            data: components["schemas"]["ApiKeyInfo"][];
+            nextCursor: components["schemas"]["NoNextCursor"];
+        };
+        /**
+         * @description The two supported AI providers.
+         * @enum {string}
+         */
+        AiProviderType: "OPENAI" | "ANTHROPIC";
+        AiProvider: {
+            id: components["schemas"]["Id"];
+            type: components["schemas"]["AiProviderType"];
+            defaultModel: string;
+            isActive: boolean;
+            /**
+             * @description The stored key masked: `****` followed by its last 4 characters, or only `********` for keys shorter than 12 characters. The key itself is never returned.
+             * @example ****9f3a
+             */
+            apiKeyMasked: string;
+        };
+        /**
+         * @description Kind of text an AI prompt helps to write.
+         * @enum {string}
+         */
+        AiInputType: "TODO_TITLE" | "ISSUE_TITLE" | "ISSUE_DESCRIPTION" | "ROCK_TITLE" | "ROCK_DESCRIPTION" | "MEASURABLE_TITLE" | "HEADLINE" | "CASCADING_MESSAGE" | "VTO_CONTENT";
+        /** @description A custom system prompt for one input type. `providerId` is the provider the prompt uses (`null` when no provider is enabled); `modelOverride` `null` means the provider's default model. */
+        AiPrompt: {
+            id: components["schemas"]["Id"];
+            inputType: components["schemas"]["AiInputType"];
+            systemPrompt: string;
+            providerId: components["schemas"]["Id"] | null;
+            modelOverride: string | null;
+            /** @description Whether the prompt is in use; prompts saved through the API are active. */
+            isActive: boolean;
+        };
+        AiConfig: {
+            /** @description Configured providers, in the order they were added; keys masked. */
+            providers: components["schemas"]["AiProvider"][];
+            /** @description Custom prompts only, ordered by input type; input types without one use a built-in default. */
+            prompts: components["schemas"]["AiPrompt"][];
+        };
+        PutAiProviderRequest: {
+            /** @description Stored encrypted; never returned, only masked. */
+            apiKey: string;
+            defaultModel: string;
+        };
+        UpdateAiProviderRequest: {
+            isActive: boolean;
+        };
+        PutAiPromptRequest: {
+            systemPrompt: string;
+            /** @description Id of a provider from GET /platform/ai (unknown is 422 invalid). When omitted, `null`, or the provider is disabled, the first enabled provider is stored instead. */
+            providerId?: components["schemas"]["Id"] | null;
+            /** @description When omitted, `null` or empty, the provider's default model is used. */
+            modelOverride?: string | null;
+        };
         /** @description What a `webhook.ping` test delivery names: the subscription it was sent for. */
         WebhookPingObject: {
             /** @description Id of the webhook subscription. */
@@ -6227,6 +6308,18 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
+        /** @description The event log no longer reaches back to where the request asks to resume (`eventsExpired`): `after` (or the position of `cursor`) names no event the organization's log still keeps — removed after the retention period, or never an event of this organization; the server cannot tell which. Events after it may be gone, so a full resync is needed. */
+        EventsExpired: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
         /** @description A request with the same `Idempotency-Key` is still running (`idempotencyKeyInUse`); nothing was changed by this one. Retry after a moment: once the first has finished, the retry gets its answer. */
         IdempotencyKeyInUse: {
             headers: {
@@ -6301,6 +6394,11 @@ export interface components {
          * @example 4a4a0000-0000-4000-8000-000000000001
          */
         WebhookId: components["schemas"]["Id"];
+        /**
+         * @description Id of the event (the `webhook-id` of its deliveries).
+         * @example 4c4c0000-0000-4000-8000-000000000001
+         */
+        EventId: components["schemas"]["Id"];
         /**
          * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
          * @example 4c4c0000-0000-4000-8000-000000000001
@@ -10174,6 +10272,106 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listOrganizationEvents: {
+        parameters: {
+            query?: {
+                /** @description The id of the last event you processed: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. */
+                after?: components["schemas"]["Id"];
+                /** @description Only events of these types, comma separated (`types=task.created,task.updated`). */
+                types?: components["schemas"]["EventType"][];
+                /** @description Only events of this team. Events of the organization itself (`organization.*`, `organization_member.*`) belong to no team and are left out. */
+                teamId?: components["schemas"]["Id"];
+                /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
+                limit?: components["parameters"]["Limit"];
+                /** @description `nextCursor` of the previous page; omit for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Id of the organization.
+                 * @example 0a0a0000-0000-4000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the event log, oldest first. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["EventsExpired"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Id of the event (the `webhook-id` of its deliveries).
+                 * @example 4c4c0000-0000-4000-8000-000000000001
+                 */
+                eventId: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];

@@ -80,6 +80,18 @@ export class IdempotencyKeyInUse extends ApiError {
   }
 }
 
+/**
+ * The event feed was asked to resume after an event its organization's log no longer keeps (purged
+ * after the retention period, or never its event: the two look alike). Events after it may be gone,
+ * so the consumer must resync in full rather than get a page that silently lacks them.
+ */
+export class EventsExpired extends ApiError {
+  readonly code = 'eventsExpired';
+  constructor(message = 'The event log no longer reaches back to this event; read the current state again (a full resync), then follow the feed anew.') {
+    super(message);
+  }
+}
+
 /** The Idempotency-Key was used before for another request (another path or body). */
 export class IdempotencyKeyReused extends ApiError {
   readonly code = 'idempotencyKeyReused';
@@ -154,6 +166,7 @@ export const errorTable: Record<AnyErrorCode, number> = {
   orgSuspended: 409,
   ratingClosed: 409,
   idempotencyKeyInUse: 409,
+  eventsExpired: 410,
   preconditionFailed: 412,
   payloadTooLarge: 413,
   unsupportedMediaType: 415,

@@ -112,6 +112,8 @@ const budget: Record<Exclude<OperationId, 'getOpenApiDocument' | 'getApiDocs'>, 
   rotateWebhookSecret: 3,
   listWebhookDeliveries: 3,
   redeliverWebhookDelivery: 4,
+  listOrganizationEvents: 2,
+  getEvent: 2,
 };
 
 let statements: string[] | undefined;

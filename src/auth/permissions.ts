@@ -100,6 +100,18 @@ export function webhookAccess(caller: Caller, orgId: string | undefined): Organi
   return access;
 }
 
+/**
+ * The caller's access to one event of the log by id, whose organization is `orgId` (undefined: no
+ * such event in the feed). The feed's audience is that of webhook subscriptions, the organization's
+ * Owners and Admins; to anyone else an event is hidden (404), its organization's other members
+ * included, as an id of the log tells them nothing they may read.
+ */
+export function eventAccess(caller: Caller, orgId: string | undefined): OrganizationAccess {
+  const membership = orgId === undefined ? undefined : membershipIn(caller, orgId);
+  if (!membership || !administersOrganization(membership.role)) throw new NotFound();
+  return { orgId: membership.id, role: membership.role, suspended: membership.status === 'SUSPENDED' };
+}
+
 /** The caller's access to a team; `facts` undefined means the team (or item) does not exist. */
 export function teamAccess(caller: Caller, facts: TeamFacts | undefined, target: Target): TeamAccess {
   if (!facts) throw new NotFound();

@@ -15,7 +15,11 @@ import { factColumns, factsOf, jsonRecord, type JsonShape } from './json.js';
 import { prepared } from './prepared.js';
 import { FormatError } from '../errors.js';
 
-export type SortKeyType = 'string' | 'number' | 'instant' | 'day';
+/**
+ * How a sort key's values are held in a cursor: `bigint` is a 64-bit integer column (`bigint`,
+ * `xid8`) as its decimal text, which JavaScript's numbers cannot hold exactly past 2^53.
+ */
+export type SortKeyType = 'string' | 'number' | 'instant' | 'day' | 'bigint';
 export type SortValue = string | number | Date;
 
 export interface SortKey {
@@ -33,6 +37,9 @@ export const pageLimit = (limit: number | undefined): number => limit ?? DEFAULT
 const INSTANT_PATTERN = /^(?!0000)\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const DAY_PATTERN = /^(?!0000)\d{4}-\d{2}-\d{2}$/;
 const BASE64URL_PATTERN = /^[A-Za-z0-9_-]+$/;
+// Unsigned, as `xid8` is: up to 2^64 - 1 (20 digits), without leading zeros.
+const BIGINT_PATTERN = /^(0|[1-9]\d{0,19})$/;
+const BIGINT_LIMIT = 2n ** 64n;
 
 // A round trip through toISOString rejects values Date.parse would roll over (2026-02-30).
 const isIsoInstant = (value: string): boolean =>
@@ -54,6 +61,8 @@ function isSortValue(type: SortKeyType, value: unknown): value is SortValue {
       return value instanceof Date && !Number.isNaN(value.getTime());
     case 'day':
       return typeof value === 'string' && isIsoDay(value);
+    case 'bigint':
+      return typeof value === 'string' && BIGINT_PATTERN.test(value) && BigInt(value) < BIGINT_LIMIT;
   }
 }
 
@@ -97,7 +106,9 @@ export function decodeCursor(cursor: string, types: readonly SortKeyType[]): Sor
  * column fails on the first page instead of producing a cursor the next request rejects.
  */
 function cursorValue(key: SortKey, value: unknown): SortValue {
-  if (isSortValue(key.type, value)) return value;
+  // Drivers differ on 64-bit integers: pg reads them as text, PGlite as numbers.
+  const held = key.type === 'bigint' && (typeof value === 'bigint' || (typeof value === 'number' && Number.isSafeInteger(value))) ? String(value) : value;
+  if (isSortValue(key.type, held)) return held;
   throw new TypeError(`Sort key ${key.column} is declared ${key.type} but the row holds ${String(value)}`);
 }
 

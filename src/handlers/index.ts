@@ -1,6 +1,7 @@
 // Written by `npm run stubs`: every area's handlers, checked against the contract by `satisfies`.
 import * as account from './account.js';
 import * as documents from './documents.js';
+import * as events from './events.js';
 import * as goals from './goals.js';
 import * as issues from './issues.js';
 import * as meetings from './meetings.js';
@@ -19,6 +20,7 @@ import type { HandlerMap } from './types.js';
 export const handlers = {
   ...account,
   ...documents,
+  ...events,
   ...goals,
   ...issues,
   ...meetings,

@@ -1,0 +1,22 @@
+/** Handlers of the event feed: an organization's event log, read by its Owners and Admins. */
+import { loadOrganizationAccess } from '../auth/access.js';
+import { eventAccess } from '../auth/permissions.js';
+import { JsonText, pageText } from '../api/jsonText.js';
+import type { Schemas } from '../api/operations.js';
+import { pageLimit } from '../db/pagination.js';
+import { eventPage, findEvent } from '../db/queries/events.js';
+import { EventsExpired } from '../errors.js';
+import type { Handler } from './types.js';
+
+export const listOrganizationEvents: Handler<'listOrganizationEvents'> = async ({ params, query }, { db, caller }) => {
+  await loadOrganizationAccess(db, caller, params.orgId, 'administration');
+  const page = await eventPage(db, params.orgId, { after: query.after, types: query.types, teamId: query.teamId }, { limit: pageLimit(query.limit), cursor: query.cursor });
+  if (!page) throw new EventsExpired();
+  return { status: 200, body: pageText<Schemas['Event']>(page) };
+};
+
+export const getEvent: Handler<'getEvent'> = async ({ params }, { db, caller }) => {
+  const found = await findEvent(db, params.eventId);
+  eventAccess(caller, found?.org_id);
+  return { status: 200, body: new JsonText<Schemas['Event']>(found!.event) };
+};

@@ -52,7 +52,8 @@ describe(`clients that disconnect mid-request (${databaseLabel})`, () => {
         await closed;
       }),
     );
-    // The server finishes or rolls back what it started; then it serves on.
+    // The server finishes or rolls back what it started; then it serves on. Too short a wait could
+    // only hide a half-done write of a server still at work: it never fails a sound one.
     await sleep(500);
     expect((await app.request('GET', '/v1/me', { key: owner.key })).status).toBe(200);
 

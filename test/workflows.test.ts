@@ -30,8 +30,10 @@ beforeAll(async () => {
     platformKey,
     teamId: team.id,
     ownerId: member.user.id,
+    colleagueKey: member.key,
     operatorEmail: owner.user.email,
     newMemberEmail: `new-member-${randomUUID()}@example.test`,
+    idempotencyKey: randomUUID(),
   };
 });
 afterAll(() => app.close());

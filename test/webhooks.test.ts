@@ -96,11 +96,14 @@ let webhookId: string;
 
 const methodOf = (operationId: string) => operations.find((op) => op.operationId === operationId)!.method.toUpperCase();
 
+/** The suite's limit for a test (vitest.config.ts): a wait for the worker ends with the test, not before. */
+const testMs = 30_000;
+
 /**
- * Resolves once no delivery of the subscription is due: each was sent and its answer recorded (the
- * receiver keeps a delivery before it answers), so the receiver has everything it will get until the
- * clock moves. Deliveries are written in the change's transaction, so a change already answered has
- * all of its own among them.
+ * Resolves once the worker has fanned every committed event of the log out into deliveries (a change
+ * already answered has its events committed) and no delivery of the subscription is due: each was
+ * sent and its answer recorded (the receiver keeps a delivery before it answers), so the receiver has
+ * everything it will get until the clock moves.
  */
 async function sent(subscriptionId: string) {
   await waitFor('every event fanned out, every due delivery sent and its answer recorded', async () => {
@@ -113,7 +116,7 @@ async function sent(subscriptionId: string) {
       .where('next_attempt_at', '<=', now())
       .executeTakeFirst();
     return due === undefined;
-  });
+  }, testMs);
 }
 
 /** Verifies a delivery's signature with the secret, as a receiver would: on the raw body. */

@@ -33,9 +33,12 @@ async function lastUsedAt(keyId: string): Promise<Date | null> {
   return row.last_used_at;
 }
 
-/** The server records a key's use without awaiting it: poll the row for up to about a second. */
+/**
+ * The server records a key's use without awaiting it: poll the row until it is accepted, or for as long
+ * as a busy machine may take to write it (a test that expects no write passes on the unchanged value).
+ */
 async function waitForLastUsedAt(keyId: string, accept: (value: Date | null) => boolean): Promise<Date | null> {
-  const deadline = Date.now() + 1_000;
+  const deadline = Date.now() + 20_000;
   for (;;) {
     const value = await lastUsedAt(keyId);
     if (accept(value) || Date.now() > deadline) return value;

@@ -48,7 +48,8 @@ describe.skipIf(!existsSync(compiled))('the compiled server (dist/, built by npm
       child.kill('SIGKILL');
       await rm(dataDir, { recursive: true, force: true });
     }
-  });
+    // The start alone may take a minute on a busy machine (the wait above).
+  }, 120_000);
 });
 
 /**

@@ -102,7 +102,6 @@ function admin(args: string[], env: { DATA_DIR?: string; DATABASE_URL?: string }
       {
         cwd: root,
         env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: databaseUrl ?? '', ...env },
-        timeout: 60_000,
       },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number') {

@@ -75,7 +75,7 @@ describe('the packed client', () => {
       expect(JSON.parse(stdout)).toEqual({ id: user.id, scopes: ['read'] });
       expect(started.proxy.passed.map((request) => `${request.method} ${request.path} ${request.status}`)).toEqual(['GET /v1/me 200']);
       expect(started.proxy.violations).toEqual([]);
-    });
+    }, 120_000);
 
     it('verifies a webhook through @team-os/client/webhooks once standardwebhooks is installed beside it', async () => {
       await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', 'standardwebhooks@^1.1.1'], { cwd: project });
@@ -98,6 +98,6 @@ if (event.type === 'webhook.ping') {
       const { stdout } = await run(process.execPath, ['receiver.js'], { cwd: project });
 
       expect(stdout.trim()).toBe('webhook.ping w');
-    });
+    }, 120_000);
   });
 });

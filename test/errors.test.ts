@@ -133,11 +133,13 @@ describe(`format errors: 422 invalid with issues (${databaseLabel})`, () => {
     ]);
   });
 
-  it('30,000 wrong items of a list are 30,000 issues, listed within two seconds', async () => {
+  it('30,000 wrong items of a list are 30,000 issues, listed within two seconds of CPU time', async () => {
     const body = `{"ids":[${Array<string>(30_000).fill('1').join(',')}]}`;
-    const started = performance.now();
+    // CPU time, not elapsed time: a busy machine makes the answer wait without costing it more.
+    const started = process.cpuUsage();
     const response = await send(app.url, 'POST', '/v1/messages/acknowledge', { key: writeKey, rawBody: body, headers: { 'content-type': 'application/json' } });
-    const took = performance.now() - started;
+    const spent = process.cpuUsage(started);
+    const took = (spent.user + spent.system) / 1000;
     assertMatchesContract('POST', '/v1/messages/acknowledge', response);
     expect(response.status).toBe(422);
     expect(response.body.error.issues.filter((found: { code: string }) => found.code === 'invalid_type')).toHaveLength(30_000);

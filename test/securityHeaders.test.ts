@@ -5,13 +5,14 @@
  * (`chromium`, `chromium-browser`, `google-chrome` or CHROMIUM_BIN) the browser checks are skipped
  * with a message; `.ci/run` installs Chromium, so CI runs them.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findChromium } from './browser/chromium.js';
 import { inlineScriptHashes } from '../src/http/securityHeaders.js';
 import { databaseLabel } from './support/database.js';
 import { createCaller } from './support/factories.js';
@@ -112,19 +113,6 @@ describe(`security headers on the docs page (${databaseLabel})`, () => {
   });
 });
 
-/** The Chromium binary, or undefined when the machine has none. */
-function findChromium(): string | undefined {
-  for (const candidate of [process.env.CHROMIUM_BIN, 'chromium', 'chromium-browser', 'google-chrome'].filter(Boolean)) {
-    try {
-      execFileSync(candidate!, ['--version'], { stdio: 'ignore', timeout: 10_000 });
-      return candidate;
-    } catch {
-      // not installed under this name
-    }
-  }
-  return undefined;
-}
-
 const chromium = findChromium();
 if (!chromium) {
   console.warn('securityHeaders.test.ts: no Chromium binary (chromium, chromium-browser, google-chrome or CHROMIUM_BIN): the docs page is not checked in a browser');
@@ -160,7 +148,7 @@ async function render(url: string): Promise<Rendered> {
           '--dump-dom',
           url,
         ],
-        { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
+        { timeout: 150_000, maxBuffer: 64 * 1024 * 1024 },
         (error, out, err) => (error ? fail(error) : done({ stdout: out, stderr: err })),
       );
     });
@@ -189,7 +177,7 @@ describe.skipIf(!chromium)(`the docs page in headless Chromium, offline (${datab
     const page = await render(`${app.url}/v1/docs#tag/Tasks`);
     for (const summary of tasksSummaries) expect(page.text).toContain(summary);
     expect(page.console.filter((message) => /Content Security Policy/i.test(message))).toEqual([]);
-  }, 90_000);
+  }, 180_000);
 
   it('the check can fail: the same page under a policy without the script hashes neither renders nor stays quiet', async () => {
     const strict: Server = createServer((_req, res) => {

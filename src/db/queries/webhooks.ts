@@ -18,11 +18,19 @@ export const pingType = 'webhook.ping';
 // ---------------------------------------------------------------------------------------------------
 // Subscriptions
 
+/**
+ * Creates a subscription; `trx` must be the creating transaction. It first takes the fan-out's row in
+ * share mode, in a statement of its own: while the subscription is not committed the fan-out cannot
+ * pass any event (it skips a locked row), so an event committed after the subscription's snapshot is
+ * never passed before the subscription can be seen; and a fan-out already running is waited for, so
+ * the snapshot taken next sees every event it passed as committed (not the subscription's).
+ */
 export async function insertSubscription(
-  db: Db,
+  trx: Transaction<Database>,
   values: { orgId: string; url: string; events: string[]; description: string | null; secret: string },
 ): Promise<WebhookSubscriptionRow> {
-  return db
+  await sql`select 1 from webhook_fanout where id = 1 for share`.execute(trx);
+  return trx
     .insertInto('webhook_subscriptions')
     .values({ org_id: values.orgId, url: values.url, events: values.events, description: values.description, secret: values.secret })
     .returningAll()
@@ -205,34 +213,41 @@ export const belowHorizon = (txid: RawBuilder<unknown>) => sql`${txid} < pg_snap
 /**
  * Writes the deliveries of the next `limit` events of the log, in log order, to the active
  * subscriptions that want them and were created before the event committed, and moves the fan-out's
- * position past them — one statement. The position's row is taken with `SKIP LOCKED`: while one
- * process fans out, the others find nothing to do; a delivery written twice is refused by its
- * unique index. Answers how many events it passed.
+ * position past them: one statement, after the position's row is taken with `SKIP LOCKED` in a
+ * transaction — while one process fans out (or a subscription is being created) the others find
+ * nothing to do; a delivery written twice is refused by its unique index. Answers how many events
+ * it passed.
  */
-export async function fanOut(db: Db, now: Date, limit: number): Promise<number> {
-  const { rows } = await sql<{ events: number }>`
-    with fanout as (
+export async function fanOut(db: Kysely<Database>, now: Date, limit: number): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    // The row first, in a statement of its own: the statement that reads the events then takes its
+    // snapshot after the lock, so it sees every subscription whose creation held the row (insertSubscription).
+    const { rows: positions } = await sql<{ last_txid: string; last_position: string }>`
       select last_txid, last_position from webhook_fanout where id = 1 for update skip locked
-    ),
-    batch as (
-      select e.id, e.org_id, e.type, e.txid, e.position from webhook_events e, fanout f
-      where (e.txid, e.position) > (f.last_txid, f.last_position) and ${belowHorizon(sql`e.txid`)}
-      order by e.txid, e.position
-      limit ${limit}
-    ),
-    delivered as (
-      insert into webhook_deliveries (event_id, subscription_id, next_attempt_at, created_at)
-      select b.id, s.id, ${now}, ${now} from batch b
-      join webhook_subscriptions s on s.org_id = b.org_id and s.is_active and s.events && array[b.type, '*']
-        and not pg_visible_in_snapshot(b.txid, s.created_snapshot)
-      where b.type <> ${pingType}
-      on conflict (event_id, subscription_id) do nothing
-    ),
-    last as (select txid, position from batch order by txid desc, position desc limit 1),
-    moved as (update webhook_fanout f set last_txid = last.txid, last_position = last.position from last where f.id = 1)
-    select count(*)::int as events from batch
-  `.execute(db);
-  return rows[0]?.events ?? 0;
+    `.execute(trx);
+    const position = positions[0];
+    if (!position) return 0;
+    const { rows } = await sql<{ events: number }>`
+      with batch as (
+        select e.id, e.org_id, e.type, e.txid, e.position from webhook_events e
+        where (e.txid, e.position) > (${position.last_txid}::xid8, ${position.last_position}::bigint) and ${belowHorizon(sql`e.txid`)}
+        order by e.txid, e.position
+        limit ${limit}
+      ),
+      delivered as (
+        insert into webhook_deliveries (event_id, subscription_id, next_attempt_at, created_at)
+        select b.id, s.id, ${now}, ${now} from batch b
+        join webhook_subscriptions s on s.org_id = b.org_id and s.is_active and s.events && array[b.type, '*']
+          and not pg_visible_in_snapshot(b.txid, s.created_snapshot)
+        where b.type <> ${pingType}
+        on conflict (event_id, subscription_id) do nothing
+      ),
+      last as (select txid, position from batch order by txid desc, position desc limit 1),
+      moved as (update webhook_fanout f set last_txid = last.txid, last_position = last.position from last where f.id = 1)
+      select count(*)::int as events from batch
+    `.execute(trx);
+    return rows[0]?.events ?? 0;
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import { callerNames, createWorld, type World } from './permissions/world.js';
 import { deref, operations, type ContractOperation } from './support/contract.js';
 import { databaseLabel } from './support/database.js';
 import { createDocuments, createPeopleReview, createWebhook, createWebhookWithDelivery } from './support/areaFactories.js';
+import { createEvents } from './support/eventFactories.js';
 import { createGoals, createIssues, createTask, createTasks } from './support/executionFactories.js';
 import { createMeetingIn } from './support/meetingFactories.js';
 import { createMetricValues } from './support/scorecardFactories.js';
@@ -94,6 +95,7 @@ const moreItems: Partial<Record<string, (world: World, target: any) => Promise<u
   listTeamPeopleReviews: (w) => Promise.all([w.users.teamMember, w.users.teamViewer].map((user) => createPeopleReview(w.db, w.team.id, user.id, w.users.teamOwner.id))),
   listTeamDocuments: (w) => createDocuments(w.db, w.team.id, w.users.teamMember.id, 2),
   listWebhooks: (w) => Promise.all([createWebhook(w.db, w.org.id), createWebhook(w.db, w.org.id)]),
+  listOrganizationEvents: (w) => createEvents(w.db, w.team, 2),
   listWebhookDeliveries: async (w, { webhook }: { webhook: { id: string } }) => {
     const { deliveryId } = await createWebhookWithDelivery(w.db, w.org.id);
     await w.db.updateTable('webhook_deliveries').set({ subscription_id: webhook.id }).where('id', '=', deliveryId).execute();

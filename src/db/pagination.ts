@@ -106,9 +106,7 @@ export function decodeCursor(cursor: string, types: readonly SortKeyType[]): Sor
  * column fails on the first page instead of producing a cursor the next request rejects.
  */
 function cursorValue(key: SortKey, value: unknown): SortValue {
-  // Drivers differ on 64-bit integers: pg reads them as text, PGlite as numbers.
-  const held = key.type === 'bigint' && (typeof value === 'bigint' || (typeof value === 'number' && Number.isSafeInteger(value))) ? String(value) : value;
-  if (isSortValue(key.type, held)) return held;
+  if (isSortValue(key.type, value)) return value;
   throw new TypeError(`Sort key ${key.column} is declared ${key.type} but the row holds ${String(value)}`);
 }
 
@@ -171,7 +169,8 @@ export function preparedJsonPages<A extends Record<string, unknown>, TB extends 
     const orderBy = sql.join(order.map((key) => sql`${sql.ref(key.column)} ${sql.raw(key.direction)}`));
     let numbered = rows.select([
       sql<number>`row_number() over (order by ${orderBy})`.as('__n'),
-      ...order.map((key, index) => sql.ref(key.column).as(keyAlias(index))),
+      // A 64-bit integer is read as its text: drivers differ (pg gives text, PGlite a number that rounds past 2^53).
+      ...order.map((key, index) => (key.type === 'bigint' ? sql`${sql.ref(key.column)}::text` : sql.ref(key.column)).as(keyAlias(index))),
     ]);
     for (const key of order) numbered = numbered.orderBy(sql.ref(key.column), key.direction);
     const last = sql`p.__n = ${args.limit}`;

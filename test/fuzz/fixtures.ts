@@ -7,6 +7,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database, MeetingStatus } from '../../src/db/database.js';
 import { createDocument, createDocuments, createPeopleReview, createSeat, createWebhook, createWebhookWithDelivery } from '../support/areaFactories.js';
+import { createEvents } from '../support/eventFactories.js';
 import { createGoal, createGoals, createIssue, createIssues, createMilestone, createTask, createTasks } from '../support/executionFactories.js';
 import { createCaller, createOrganization } from '../support/factories.js';
 import { createMeetingIn, createMessage, createRating } from '../support/meetingFactories.js';
@@ -64,6 +65,7 @@ export async function createFuzzWorld(db: Kysely<Database>): Promise<FuzzWorld> 
   await createPeopleReview(db, team.id, users.teamViewer.id, users.teamAdmin.id, { quarter: '2026-Q4' });
   await createWebhook(db, org.id, { isActive: false });
   await createWebhook(db, org.id, { isActive: false });
+  await createEvents(db, team, 2);
 
   const pool: IdPool = {
     any: [...members, meeting.id, message.id, seat.id, team.id, org.id],
@@ -125,6 +127,7 @@ export async function createFuzzWorld(db: Kysely<Database>): Promise<FuzzWorld> 
     '/webhooks/{webhookId}/ping': async () => ({ webhookId: (await createWebhook(db, org.id, { isActive: false })).id }),
     '/webhooks/{webhookId}/rotate-secret': async () => ({ webhookId: (await createWebhook(db, org.id, { isActive: false })).id }),
     '/webhooks/{webhookId}/deliveries': async () => ({ webhookId: (await createWebhookWithDelivery(db, org.id, 2)).webhook.id }),
+    '/events/{eventId}': async () => ({ eventId: (await createEvents(db, team))[0]! }),
     '/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver': async () => {
       const { webhook, deliveryId } = await createWebhookWithDelivery(db, org.id);
       return { webhookId: webhook.id, deliveryId };

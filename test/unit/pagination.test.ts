@@ -15,8 +15,15 @@ interface ItemsTable {
   flag: boolean;
 }
 
+/** Rows ordered by a 64-bit key (`bigint`, as the event log's `txid` and `position`). */
+interface TicksTable {
+  id: number;
+  tick: string;
+}
+
 interface TestDatabase {
   items: ItemsTable;
+  ticks: TicksTable;
 }
 
 type Item = ItemsTable;
@@ -95,6 +102,11 @@ function sorted(rows: Item[], order: ItemKey[]): number[] {
     .map((row) => row.id);
 }
 
+// Around 2^53, where neighbours share one JavaScript number, and up to bigint's largest value.
+const ticks: TicksTable[] = ['9007199254740991', '9007199254740992', '9007199254740993', '9007199254740994', '9223372036854775807', '1', '0'].map(
+  (tick, index) => ({ id: index + 1, tick }),
+);
+
 const invalidCursorIssues = [
   {
     origin: 'query',
@@ -129,6 +141,8 @@ beforeAll(async () => {
     )
   `.execute(db);
   await db.insertInto('items').values(items).execute();
+  await sql`create table ticks (id int primary key, tick bigint not null unique)`.execute(db);
+  await db.insertInto('ticks').values(ticks).execute();
 });
 
 afterAll(async () => {
@@ -288,6 +302,29 @@ describe('keyset pagination', () => {
   });
 });
 
+describe('keyset pagination on a 64-bit key', () => {
+  it('walks keys past 2^53 one at a time, exactly, whichever number type the driver reads them as', async () => {
+    const pages = preparedJsonPages(
+      (database: Kysely<TestDatabase>, _args: Record<string, never>) => database.selectFrom('ticks').selectAll('ticks'),
+      [{ column: 'ticks.tick', direction: 'asc', type: 'bigint' }],
+      { id: ['integer', 'id'] } as JsonShape<TicksTable, { id: number }>,
+    );
+    const ids: number[] = [];
+    const cursors: (string | null)[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await pages(db, {}, { limit: 1, cursor });
+      ids.push(...(JSON.parse(`[${page.records}]`) as { id: number }[]).map((row) => row.id));
+      cursors.push(page.nextCursor);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+
+    const byTick = [...ticks].sort((a, b) => (BigInt(a.tick) < BigInt(b.tick) ? -1 : 1));
+    expect(ids).toEqual(byTick.map((row) => row.id));
+    expect(cursors.slice(0, -1).map((next) => decodeCursor(next!, ['bigint']))).toEqual(byTick.slice(0, -1).map((row) => [row.tick]));
+  });
+});
+
 describe('cursors', () => {
   it('refuse text holding the character NUL, which no stored key holds and PostgreSQL cannot compare', () => {
     const cursor = Buffer.from(JSON.stringify(['2026-11-16T09:00:00.000Z', 'a\u0000'])).toString('base64url');
@@ -306,6 +343,18 @@ describe('cursors', () => {
     const cursor = encodeCursor(values);
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(decodeCursor(cursor, ['instant', 'string', 'number', 'day'])).toEqual(values);
+  });
+
+  it('hold a 64-bit integer as its decimal text, exactly, from 0 to 2^64 - 1 (xid8)', () => {
+    const values = ['0', '9007199254740993', '18446744073709551615'];
+    expect(decodeCursor(encodeCursor(values), ['bigint', 'bigint', 'bigint'])).toEqual(values);
+  });
+
+  it('refuse a 64-bit integer that is negative, too large, not plain decimal text, or a JSON number', () => {
+    const cursor = (values: unknown[]) => Buffer.from(JSON.stringify(values)).toString('base64url');
+    for (const value of ['18446744073709551616', '-1', '01', '1.5', '1e3', ' 1', '', 12]) {
+      expect(() => decodeCursor(cursor([value]), ['bigint']), JSON.stringify(value)).toThrow(FormatError);
+    }
   });
 
   it('refuses a day that does not exist and a number that is not finite', () => {

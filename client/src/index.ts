@@ -1,19 +1,22 @@
 /**
  * The Team OS API v1 client: openapi-fetch over the contract's own types (generated/api.ts), with
- * safe retries, page iteration, ETags kept with what was read and typed errors. Webhook verification
- * is the entry `@team-os/client/webhooks` (src/webhooks.ts).
+ * safe retries, page iteration, the event feed, ETags kept with what was read and typed errors.
+ * Webhook verification is the entry `@team-os/client/webhooks` (src/webhooks.ts).
  *
  *   const client = createTeamOsClient({ baseUrl: 'https://teamos.example.com/v1', apiKey });
  *   for await (const task of client.pages('/teams/{teamId}/tasks', { params: { path: { teamId }, query: { completed: false } } })) …
+ *   for await (const event of client.events(orgId, { after: lastEventId, follow: true })) …
  */
 import createClient, { type Client, type FetchOptions, type FetchResponse } from 'openapi-fetch';
 import type { components, paths } from '../../generated/api.js';
 import { unwrap } from './errors.js';
-import type { ItemOf, ListPath } from './pages.js';
+import { readEvents, type EventsOptions, type FeedEventOf, type FeedEventType } from './events.js';
+import type { ItemOf, ListPath, PageOf } from './pages.js';
 import { retryingFetch, type RetryOptions } from './retry.js';
 
 export type { components, operations, paths, webhooks } from '../../generated/api.js';
 export { TeamOsError, unwrap, type ErrorBody, type ErrorCode, type ValidationIssue } from './errors.js';
+export type { EventsOptions, FeedEvent, FeedEventOf, FeedEventType, FollowOptions } from './events.js';
 export type { ItemOf, ListPath, PageOf, ResponseOf, StatusOf } from './pages.js';
 export { retryAfterMs, rateLimitResetMs, retryDelayMs, type RetryOptions } from './retry.js';
 // verifyWebhook is `@team-os/client/webhooks`: only receivers need it and its `standardwebhooks`.
@@ -71,6 +74,15 @@ export interface TeamOsClient extends Omit<Client<paths>, Methods> {
     ...init: InitOf<paths[Path]['get']>
   ): AsyncGenerator<ItemOf<Path>, void, undefined>;
   /**
+   * The organization's event feed, oldest first, from right after `after` (an event id; else from the
+   * oldest event kept): without `follow` it ends at the end of the log, with `follow` it keeps polling
+   * and never ends. Items are the contract's `Event`, narrowed to `types` when given. Keep the `id` of
+   * each event processed to resume from it later. A failed page throws `TeamOsError`; 410
+   * `eventsExpired` means the log no longer reaches back to `after`: resync in full. Stop it by
+   * leaving the loop, or with `signal`, which also ends a wait (the loop then throws its reason).
+   */
+  events<Type extends FeedEventType = FeedEventType>(orgId: string, options?: EventsOptions<Type>): AsyncGenerator<FeedEventOf<Type>, void, undefined>;
+  /**
    * The `ETag` that came with `data` (a result's `data`, or what `unwrap` returned), for `If-Match`:
    * `params: { header: { 'If-Match': client.etagOf(task) } }`. Undefined for anything else.
    */
@@ -87,6 +99,8 @@ export function createTeamOsClient(options: TeamOsClientOptions): TeamOsClient {
     baseUrl: options.baseUrl,
     headers,
     fetch: options.retry === false ? send : retryingFetch(send, options.retry),
+    // The contract's one list parameter, the feed's `types`, is comma separated (form, explode: false).
+    querySerializer: { array: { style: 'form', explode: false } },
   });
 
   // Kept beside the object itself, so a tag lives exactly as long as what it describes.
@@ -121,5 +135,9 @@ export function createTeamOsClient(options: TeamOsClientOptions): TeamOsClient {
       }
     } while (cursor !== null);
   };
+  // Typed from the contract's schema: openapi-fetch's result type drops properties typed exactly `null`
+  // (`Readable` in openapi-typescript-helpers), such as `data.teamId` of the organization's own events.
+  client.events = (orgId, options = {}) =>
+    readEvents(async (query, signal) => unwrap(await inner.GET('/orgs/{orgId}/events', { params: { path: { orgId }, query }, signal })) as PageOf<'/orgs/{orgId}/events'>, options);
   return client;
 }

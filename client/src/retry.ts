@@ -57,7 +57,8 @@ async function isKeyInUse(response: Response): Promise<boolean> {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it is aborted. */
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((done, fail) => {
     if (signal?.aborted) return fail(signal.reason);
     const onAbort = () => {

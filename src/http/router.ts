@@ -69,6 +69,25 @@ function integerParameters(operation: Operation): IntegerParameter[] {
   });
 }
 
+/** Query parameters that hold a list as one comma-separated text (`types=a,b`: `style: form`, `explode: false`). */
+function listParameters(operation: Operation): string[] {
+  return (operation.parameters ?? []).flatMap((parameter) => {
+    const { name, in: location, explode, schema } = parameter as { name: string; in: string; explode?: boolean; schema?: { type?: unknown } };
+    return location === 'query' && explode === false && schema?.type === 'array' ? [name] : [];
+  });
+}
+
+/** The query with each list parameter split into its items, as the contract's array schema validates them. */
+function splitLists(query: Record<string, unknown>, names: readonly string[]): Record<string, unknown> {
+  if (names.length === 0) return query;
+  const split = { ...query };
+  for (const name of names) {
+    const value = split[name];
+    if (value !== undefined) split[name] = (Array.isArray(value) ? value : [value]).flatMap((item) => String(item).split(','));
+  }
+  return split;
+}
+
 function hasBody(req: Request): boolean {
   return Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
 }
@@ -196,6 +215,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
     ]?.schema;
     const mediaType = successMediaType(operation);
     const integers = integerParameters(operation);
+    const lists = listParameters(operation);
     const isChange = operation.method !== 'get';
     const read = reads.get(operationId);
     const readHandler = read && (handlers[read.operationId as OperationId] as unknown as AnyHandler);
@@ -212,7 +232,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
       const ifMatch = read ? ifMatchOf(req.get('if-match')) : undefined;
 
       const body = bodySchema ? prepareBody(bodySchema as never, req.body) : undefined;
-      const query = req.query as Record<string, unknown>;
+      const query = splitLists(req.query as Record<string, unknown>, lists);
       // The shape openapi-backend validates: its validators coerce `path` and `query` in place.
       const input = { path: { ...params }, query: { ...query }, header: req.headers, requestBody: body };
       const integerIssues = integers.length ? integerTextIssues(integers, { path: params, query }) : [];

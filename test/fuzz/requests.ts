@@ -110,7 +110,10 @@ function mutatedCursor(real: unknown[]): fc.Arbitrary<string> {
 /** A query parameter left out or sent valid (a cursor is opaque: none made up here is valid, so it is left out). */
 function validQuery(parameter: Parameter, pool: IdPool): fc.Arbitrary<[string, string] | undefined> {
   if (parameter.name === 'cursor') return fc.constant(undefined);
-  const value = validValue(resolve(parameter.schema), pool, parameter.name).map((valid) => [encoded(parameter.name), encoded(valid)] as [string, string]);
+  // A list goes as its items separated by commas, as its parameter's `style: form`, `explode: false` says.
+  const value = validValue(resolve(parameter.schema), pool, parameter.name).map(
+    (valid) => [encoded(parameter.name), Array.isArray(valid) ? valid.map(encoded).join(',') : encoded(valid)] as [string, string],
+  );
   return fc.oneof(fc.constant(undefined), value);
 }
 

@@ -5060,22 +5060,23 @@ export interface components {
          * @enum {string}
          */
         WebhookDeliveryState: "PENDING" | "DELIVERED" | "FAILED";
-        /** @description One attempt to deliver an event to the endpoint. */
+        /** @description One attempt to deliver an event to the endpoint, listed once its answer is recorded. An attempt whose sending server stopped before recording the answer (killed, for example) is listed once another attempt of the delivery has started, with `statusCode` and `responseBody` `null`, `latencyMs` 0 and `error` `outcome unknown: the sending server stopped before it recorded the answer`: the endpoint may or may not have received it, so the event may arrive twice, with the same `webhook-id`. */
         WebhookDeliveryAttempt: {
+            /** @description When the request was sent. */
             attemptedAt: components["schemas"]["Instant"];
             /**
-             * @description The HTTP status the endpoint answered; `null` when no HTTP answer came (timeout, refused connection, target refused).
+             * @description The HTTP status the endpoint answered; `null` when no HTTP answer came (timeout, refused connection, target refused) or none was recorded (outcome unknown).
              * @example 200
              */
             statusCode: number | null;
-            /** @description Milliseconds from sending the request to the answer or the failure. */
+            /** @description Milliseconds from sending the request to the answer or the failure; 0 when the outcome is unknown. */
             latencyMs: number;
             /**
-             * @description What went wrong, such as `timeout after 15 s`, `connection refused`, `redirect not followed` or `target refused: private address`; `null` when there is nothing to add to `statusCode`.
+             * @description What went wrong, such as `timeout after 15 s`, `connection refused`, `redirect not followed` or `target refused: private address`, or `outcome unknown: the sending server stopped before it recorded the answer`; `null` when there is nothing to add to `statusCode`.
              * @example timeout after 15 s
              */
             error: string | null;
-            /** @description The beginning of the endpoint's answer: its first 1 KB (1024 bytes, cut at a character boundary); `null` when no answer came. */
+            /** @description The beginning of the endpoint's answer: its first 1 KB (1024 bytes, cut at a character boundary); `null` when no answer came or none was recorded. */
             responseBody: string | null;
         };
         /** @description One event on its way to one subscription, with every attempt made so far. An attempt succeeds only with a 2xx answer within 15 seconds; redirects are not followed. A failed attempt is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (each ±10 %, and at least as long as a `Retry-After` of a 429 or 503 answer asks); after the last the delivery is FAILED. Deliveries are kept 30 days. */

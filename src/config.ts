@@ -13,7 +13,7 @@ export interface Config {
   secretsKey: Buffer | undefined;
   /** Webhooks may target private, loopback and link-local addresses and plain http (development and tests only). */
   webhooksAllowPrivateTargets: boolean;
-  /** How long a worker holds a claimed delivery before another process may take it (a process that died); the worker's default unless set. */
+  /** How long a claim holds a delivery unless its worker renews it (every third of it, while sending): how soon another process takes over from one that died; the worker's default (10 s) unless set. */
   webhooksLeaseMs: number | undefined;
   /** Origins whose browser pages may call the API (CORS), as browsers send them in `Origin`; none unless listed. */
   corsOrigins: string[];

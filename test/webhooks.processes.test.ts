@@ -22,6 +22,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { openPostgres, type OpenDatabase } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { checkResponse, operations } from './support/contract.js';
 import { createPostgresDatabase, postgresUrl } from './support/database.js';
 import { createTeamWorld } from './support/factories.js';
 import { waitFor } from './support/processes.js';
@@ -429,5 +430,187 @@ describe.skipIf(!postgresUrl)('webhook delivery across server processes on one P
         `(their retries were due ${Math.max(...dueAt.values()) - restartingAt} ms after it)`,
     );
     quietOutput(restarted);
+  }, testMs);
+});
+
+/**
+ * The takeover after a hard kill, on two server processes that both take a short lease
+ * (WEBHOOKS_LEASE_MS), renewed while a delivery is sent. The receiver holds the first request of
+ * every event unanswered, so the process that sent it (found from its connection) is mid-delivery
+ * for as long as the test wants: it is the holder, the other one the bystander.
+ *
+ * Nothing here is timed against the machine. A renewal that never came shows as a second request
+ * while the first is still open (the bystander, and the holder itself, claim a delivery whose lease
+ * ran out within a poll); a lease that outlived its process beyond one lease shows in the row the
+ * process died with; the takeover is only held to come no sooner than that lease's end.
+ */
+describe.skipIf(!postgresUrl)('a process killed mid-delivery: its claim is free again within one renewed lease, and the log says what it cut', () => {
+  /** Renewed every 2 s: a renewal may come 4 s late before the lease is lost. */
+  const renewedLeaseMs = 6_000;
+  /** The worker's timeout for an answer (src/webhooks/worker.ts), which the contract promises. */
+  const answerTimeoutMs = 15_000;
+  const outcomeUnknown = 'outcome unknown: the sending server stopped before it recorded the answer';
+  const listDeliveries = operations.find((op) => op.operationId === 'listWebhookDeliveries')!;
+  let database: { url: string; drop(): Promise<void> } | undefined;
+  let direct: OpenDatabase | undefined;
+  let receiver: ProcessReceiver | undefined;
+  const started: ServerProcess[] = [];
+  let secret: string;
+  let key: string;
+  let ownerId: string;
+  let teamId: string;
+  let webhookId: string;
+
+  const quietOutput = (server: ServerProcess) => expect(server.output(), server.name).not.toMatch(/could not|uncaught|unhandled|fatal/i);
+  const requestsFor = (webhookId: string) => receiver!.deliveries.filter((delivery) => delivery.webhookId === webhookId);
+
+  async function createTask(server: ServerProcess): Promise<string> {
+    const response = await fetch(`${server.url}/v1/teams/${teamId}/tasks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Held delivery', ownerId, dueDate: '2026-12-01' }),
+    });
+    const body = await response.json();
+    expect(response.status, JSON.stringify(body)).toBe(201);
+    return body.id as string;
+  }
+
+  /** A change made through one process and the first request of its event, held; who sent it holds the delivery. */
+  async function heldChange() {
+    const taskId = await createTask(started[0]!);
+    let first: Delivery | undefined;
+    await waitFor('the first request of the change’s event', () => {
+      first = receiver!.deliveries.find((delivery) => delivery.event.type === 'task.created' && delivery.event.data.object.id === taskId);
+      return first !== undefined;
+    }, testMs);
+    const holder = started.find((server) => server.name === first!.from);
+    const bystander = started.find((server) => server !== holder && server.running());
+    expect(holder, `the first request came from ${first!.from}`).toBeDefined();
+    return { first: first!, holder: holder!, bystander: bystander! };
+  }
+
+  async function deliveryRow(eventId: string) {
+    return direct!.db
+      .selectFrom('webhook_deliveries')
+      .select(['state', 'attempt_count', 'lease_until', 'lease_token'])
+      .where('event_id', '=', eventId)
+      .executeTakeFirstOrThrow();
+  }
+
+  /** The event's delivery as GET /webhooks/{webhookId}/deliveries lists it through `server`, checked against the contract. */
+  async function listed(server: ServerProcess, eventId: string) {
+    const response = await fetch(`${server.url}/v1/webhooks/${webhookId}/deliveries?limit=200`, { headers: { authorization: `Bearer ${key}` } });
+    const body = await response.json();
+    const check = checkResponse(listDeliveries, response.status, response.headers.get('content-type'), body);
+    expect(check.problems).toEqual([]);
+    expect(response.status).toBe(200);
+    return (body.data as { eventId: string; state: string; attempts: Record<string, unknown>[] }[]).find((delivery) => delivery.eventId === eventId)!;
+  }
+
+  beforeAll(async () => {
+    database = await createPostgresDatabase('teamos_webhook_takeover');
+    direct = await openPostgres(database.url);
+    await migrateToLatest(direct.db);
+    const world = await createTeamWorld(direct.db);
+    const owner = await world.person('OWNER', 'ADMIN');
+    key = owner.key;
+    ownerId = owner.user.id;
+    teamId = world.team.id;
+    const env = {
+      DATABASE_URL: database.url,
+      SECRETS_KEY: randomBytes(32).toString('hex'),
+      WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOKS_LEASE_MS: String(renewedLeaseMs),
+    };
+    const [p] = await Promise.all(
+      ['server P', 'server Q'].map((name) => startServerProcess(name, env, { onSpawn: (server) => started.push(server) })),
+    );
+    receiver = await startProcessReceiver(() => started);
+    // The first request of each event is held; any later one is answered 204 at once.
+    receiver.holdIf = (delivery) => delivery.event.type === 'task.created' && requestsFor(delivery.webhookId).length === 1;
+    const created = await fetch(`${p!.url}/v1/orgs/${world.org.id}/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url, events: ['task.created'] }),
+    });
+    const subscription = await created.json();
+    expect(created.status, JSON.stringify(subscription)).toBe(201);
+    ({ id: webhookId, secret } = subscription);
+    await waitFor('the webhook.ping', () => receiver!.deliveries.some((delivery) => delivery.event.type === 'webhook.ping' && delivered(delivery)), testMs);
+  }, testMs);
+
+  afterAll(async () => {
+    for (const delivery of receiver?.deliveries ?? []) delivery.release(204);
+    await Promise.all(started.map((server) => stopServerProcess(server, 5_000)));
+    for (const server of started) signalGroup(server, 'SIGKILL');
+    await receiver?.close();
+    await direct?.close();
+    await database?.drop();
+  }, 30_000);
+
+  it('a process whose endpoint never answers keeps the delivery until its 15 s timeout: it renews the lease, and no process sends it meanwhile', async () => {
+    const { first, holder, bystander } = await heldChange();
+    const claimed = await deliveryRow(first.webhookId);
+    // Being sent: not listed among the attempts yet.
+    expect(await listed(bystander, first.webhookId)).toMatchObject({ state: 'PENDING', attempts: [] });
+
+    await waitFor('the lease first taken to run out', () => Date.now() > claimed.lease_until!.getTime(), testMs);
+    const renewed = await deliveryRow(first.webhookId);
+    expect(renewed.lease_token, 'still the first claim').toBe(claimed.lease_token);
+    expect(renewed.lease_until!.getTime()).toBeGreaterThan(claimed.lease_until!.getTime());
+
+    await waitFor('the timed-out attempt and its retry', async () => (await deliveryRow(first.webhookId)).state === 'DELIVERED', testMs);
+    const requests = requestsFor(first.webhookId);
+    // One request until the holder gave up on it, then the retry of the schedule: nobody took it over.
+    expect(requests.map((request) => request.status)).toEqual([undefined, 204]);
+    expect(requests[1]!.raw).toBe(first.raw);
+    expect((await deliveryRow(first.webhookId)).attempt_count).toBe(2);
+    const { attempts } = await listed(bystander, first.webhookId);
+    expect(attempts).toMatchObject([
+      { statusCode: null, error: `timeout after ${answerTimeoutMs / 1000} s`, responseBody: null },
+      { statusCode: 204, error: null },
+    ]);
+    expect(requests[1]!.at).toBeGreaterThanOrEqual(Date.parse(String(attempts[0]!.attemptedAt)) + answerTimeoutMs);
+    // The one attempt lasted longer than two leases.
+    expect(attempts[0]!.latencyMs).toBeGreaterThan(2 * renewedLeaseMs);
+    log(`${holder.name} (lease ${renewedLeaseMs} ms) held a delivery ${requests[1]!.at - first.at} ms until its timeout and retry; nobody took it over`);
+    started.forEach(quietOutput);
+  }, testMs);
+
+  it('a process killed (SIGKILL) mid-delivery frees it within one lease: the other sends it again, same webhook-id, and the log shows the cut attempt as outcome unknown', async () => {
+    const { first, holder: victim, bystander: survivor } = await heldChange();
+    const claimed = await deliveryRow(first.webhookId);
+    // Killed once it has renewed its claim: it dies holding a lease it renewed, not the first one.
+    await waitFor('the lease to be renewed', async () => (await deliveryRow(first.webhookId)).lease_until!.getTime() > claimed.lease_until!.getTime(), testMs);
+    expect(await killServerProcess(victim)).toEqual({ code: null, signal: 'SIGKILL' });
+    const killedAt = Date.now();
+    const atDeath = await deliveryRow(first.webhookId);
+    expect(atDeath.lease_token).toBe(claimed.lease_token);
+    // The claim outlives its process by one lease at most, however long the delivery had been running.
+    const freeAt = atDeath.lease_until!.getTime();
+    expect(freeAt).toBeLessThanOrEqual(killedAt + renewedLeaseMs);
+
+    await waitFor('the killed process’s connection to close', () => first.dropped, testMs);
+    await waitFor('the survivor to deliver the event', () => requestsFor(first.webhookId).some(delivered), testMs);
+    const [, again, ...more] = requestsFor(first.webhookId);
+    expect(more).toEqual([]);
+    expect(again).toMatchObject({ from: survivor.name, status: 204, raw: first.raw });
+    expect(new Webhook(secret).verify(again!.raw, again!.headers as Record<string, string>)).toEqual(first.event);
+    // Not while the lease the killed process renewed still held.
+    expect(again!.at).toBeGreaterThanOrEqual(freeAt);
+
+    await waitFor('the survivor’s attempt to be recorded', async () => (await deliveryRow(first.webhookId)).state === 'DELIVERED', testMs);
+    const listing = await listed(survivor, first.webhookId);
+    expect(listing.attempts).toMatchObject([
+      { statusCode: null, latencyMs: 0, error: outcomeUnknown, responseBody: null },
+      { statusCode: 204, error: null },
+    ]);
+    expect(Date.parse(String(listing.attempts[0]!.attemptedAt))).toBeLessThanOrEqual(first.at);
+    expect(Date.parse(String(listing.attempts[1]!.attemptedAt))).toBeGreaterThanOrEqual(freeAt);
+    log(
+      `${victim.name} (lease ${renewedLeaseMs} ms, renewed) killed ${killedAt - first.at} ms into a delivery; its claim was free ${freeAt - killedAt} ms ` +
+        `after the kill and ${survivor.name} sent the event again ${again!.at - killedAt} ms after it`,
+    );
+    quietOutput(survivor);
   }, testMs);
 });

@@ -14,8 +14,10 @@ import { sql } from 'kysely';
 import type { OperationId } from '../src/api/operations.js';
 import { createTask as createTaskHandler } from '../src/handlers/tasks.js';
 import type { Handler } from '../src/handlers/types.js';
+import { claimDue } from '../src/db/queries/webhooks.js';
 import { toWebhook, toWebhookDelivery } from '../src/records/webhooks.js';
 import { retryDelaysMs } from '../src/rules/webhookDelivery.js';
+import { defaultLeaseMs } from '../src/webhooks/worker.js';
 import { matrixRows } from './permissions/rows.js';
 import { callerNames, createWorld, type World } from './permissions/world.js';
 import { createDelivery, createWebhook } from './support/areaFactories.js';
@@ -416,6 +418,60 @@ describe(`delivery (${databaseLabel})`, () => {
   });
 
   // Last: it stops the app's worker.
+  it('an attempt whose worker died before recording the answer is listed as outcome unknown once another worker takes the delivery over', async () => {
+    // A database of its own, so that the worker that dies (this test, claiming) takes this delivery and nothing else.
+    const own = await createTestDatabase();
+    const ownClock = { at: clock.at };
+    const ownReceiver = await startReceiver();
+    let survivor: TestApp | undefined;
+    try {
+      survivor = await startTestApp({
+        database: own,
+        now: () => new Date(ownClock.at),
+        webhooks: { allowPrivateTargets: true, deliver: { listen: own.listen, pollMs: 50 } },
+      });
+      const org = await createOrganization(own.db);
+      const owner = await createCaller(own.db);
+      await addOrganizationMember(own.db, org.id, owner.user.id, 'OWNER');
+      const subscription = await survivor.request('POST', `/v1/orgs/${org.id}/webhooks`, { key: owner.key, body: { url: ownReceiver.url, events: ['task.created'] } });
+      expect(subscription.status).toBe(201);
+      const listed = async () =>
+        (await survivor!.request('GET', `/v1/webhooks/${subscription.body.id}/deliveries`, { key: owner.key })).body.data as {
+          id: string;
+          state: string;
+          attempts: unknown[];
+        }[];
+      await waitFor('the ping delivered', async () => (await listed()).some((delivery) => delivery.state === 'DELIVERED'));
+      const hour = 60 * 60 * 1000;
+      const deliveryId = await createDelivery(own.db, { id: subscription.body.id, org_id: org.id }, { nextAttemptAt: new Date(ownClock.at + hour) });
+      const delivery = async () => (await listed()).find((listing) => listing.id === deliveryId)!;
+
+      // A worker claims it an hour ahead and dies before sending: its attempt is written, its answer never.
+      const claimedAt = new Date(ownClock.at + hour);
+      expect((await claimDue(own.db, { now: claimedAt, leaseMs: defaultLeaseMs, limit: 10 })).map((claimed) => claimed.id)).toEqual([deliveryId]);
+      expect(await delivery()).toMatchObject({ state: 'PENDING', attempts: [] });
+
+      ownClock.at += hour + defaultLeaseMs;
+      survivor.worker!.wake();
+      await waitFor('the delivery taken over, sent and recorded', async () => (await delivery()).state === 'DELIVERED');
+      expect(ownReceiver.received).toHaveLength(2);
+      expect((await delivery()).attempts).toEqual([
+        {
+          attemptedAt: claimedAt.toISOString(),
+          statusCode: null,
+          latencyMs: 0,
+          error: 'outcome unknown: the sending server stopped before it recorded the answer',
+          responseBody: null,
+        },
+        { attemptedAt: new Date(ownClock.at).toISOString(), statusCode: 204, latencyMs: expect.any(Number), error: null, responseBody: '' },
+      ]);
+    } finally {
+      await survivor?.close();
+      await ownReceiver.close();
+      await own.close();
+    }
+  });
+
   it('deliveries left when the worker stopped are sent when a server with a worker starts again', async () => {
     const { own, ownReceiver, sent } = await subscribedWorld();
     const quiet = await startTestApp({ database });

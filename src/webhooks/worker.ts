@@ -1,16 +1,20 @@
 /**
  * The delivery worker inside every server process. It fans the event log out into deliveries (one
- * process at a time, in log order: `fanOut`), then claims due deliveries in one short statement
- * (`FOR UPDATE SKIP LOCKED` with a lease, so several processes on one PostgreSQL never take the same
- * one and a process killed mid-delivery only delays it until the lease runs out), sends each outside
- * any transaction, and records the attempt and what follows from it (src/rules/webhookDelivery.ts).
+ * process at a time, in log order: `fanOut`), then claims due deliveries and records an attempt of
+ * each in one short statement (`FOR UPDATE SKIP LOCKED` with a lease, so several processes on one
+ * PostgreSQL never take the same one), sends each outside any transaction, and records the attempt's
+ * outcome and what follows from it (src/rules/webhookDelivery.ts).
+ *
+ * The lease is short and renewed while the deliveries are sent: every third of it, one statement
+ * extends the leases of all this worker's deliveries in flight. A live worker keeps a delivery
+ * however long its endpoint takes to answer; a process killed mid-delivery loses it within one lease,
+ * and the attempt it had recorded shows in the delivery log as of unknown outcome.
  *
  * It polls the log every `pollMs` (a change pays nothing to wake it: NOTIFY would add a lock at
  * every commit) and wakes on PostgreSQL's NOTIFY for a ping or a redelivery. It also purges the log
  * past its retention in small batches. Signatures follow Standard Webhooks, made by the
  * `standardwebhooks` package.
  */
-import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
@@ -19,12 +23,18 @@ import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { SecretBox } from '../auth/secrets.js';
 import type { Database } from '../db/database.js';
-import { claimDue, deliveriesChannel, fanOut, purgeEvents, recordAttempt, releaseClaim, type ClaimedDelivery } from '../db/queries/webhooks.js';
+import { claimDue, deliveriesChannel, fanOut, purgeEvents, recordAttempt, releaseClaims, renewLeases, type ClaimedDelivery } from '../db/queries/webhooks.js';
 import { loggableError } from '../logger.js';
 import { afterAttempt, defaultEventRetentionDays, resultOfStatus, type AttemptResult } from '../rules/webhookDelivery.js';
 import { guardedLookup, isPublicAddress, TargetRefused } from './targets.js';
 
 export const deliveryTimeoutMs = 15_000;
+/**
+ * How long a claim holds a delivery unless renewed (WEBHOOKS_LEASE_MS): how long a killed process's
+ * deliveries wait for another. Renewed every third of it, so a renewal may fail or come late and the
+ * lease still holds.
+ */
+export const defaultLeaseMs = 10_000;
 const responseBodyBytes = 1024;
 const purgeEveryMs = 10 * 60 * 1000;
 const purgeBatch = 500;
@@ -42,7 +52,7 @@ export interface WorkerOptions {
   pollMs?: number;
   /** Deliveries in flight at once. */
   concurrency?: number;
-  /** How long a claim holds a delivery: longer than a delivery can take (60 s unless given). */
+  /** How long a claim holds a delivery unless renewed (`defaultLeaseMs` unless given); renewed every third of it while the delivery is sent. */
   leaseMs?: number | undefined;
   /** How long the log keeps an event (EVENTS_RETENTION_DAYS; 30 days unless given). */
   retentionDays?: number | undefined;
@@ -131,9 +141,10 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
   const { db, secrets, logger, now, allowPrivateTargets } = options;
   const pollMs = options.pollMs ?? 250;
   const concurrency = options.concurrency ?? 32;
-  // Four times a delivery's longest wait: a live worker always records its attempt first.
-  const leaseMs = options.leaseMs ?? deliveryTimeoutMs * 4;
+  const leaseMs = options.leaseMs ?? defaultLeaseMs;
   const inFlight = new Set<Promise<void>>();
+  /** The lease tokens of the deliveries being sent, renewed together. */
+  const sending = new Set<string>();
   let closed = false;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
@@ -145,7 +156,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     return keys.map((sealed) => new Webhook(secrets.open(sealed)).sign(delivery.event_id, at, delivery.body)).join(' ');
   };
 
-  const deliver = async (delivery: ClaimedDelivery, token: string): Promise<void> => {
+  const deliver = async (delivery: ClaimedDelivery): Promise<void> => {
     // Receivers check the signature's time against their own clock: it is always the real time.
     const signedAt = new Date();
     const headers = {
@@ -158,15 +169,14 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     const started = performance.now();
     const sent = await post(new URL(delivery.url), headers, delivery.body, allowPrivateTargets);
     const latencyMs = Math.round(performance.now() - started);
-    const attemptedAt = now();
+    const answeredAt = now();
     const result: AttemptResult =
-      sent.statusCode === null ? { kind: 'failed' } : resultOfStatus(sent.statusCode, sent.retryAfter, attemptedAt);
-    const next = afterAttempt(delivery.attempt_count + 1, result, delivery.failing_since, attemptedAt);
+      sent.statusCode === null ? { kind: 'failed' } : resultOfStatus(sent.statusCode, sent.retryAfter, answeredAt);
+    const next = afterAttempt(delivery.attempt_count + 1, result, delivery.failing_since, answeredAt);
     await recordAttempt(db, {
       deliveryId: delivery.id,
-      leaseToken: token,
+      leaseToken: delivery.lease_token,
       subscriptionId: delivery.subscription_id,
-      attemptedAt,
       statusCode: sent.statusCode,
       latencyMs,
       error: sent.error,
@@ -199,16 +209,17 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
         again = false;
         const room = concurrency - inFlight.size;
         if (room <= 0) break;
-        const token = randomUUID();
-        const claimed = await claimDue(db, { now: now(), leaseMs, limit: room, token });
+        const claimed = await claimDue(db, { now: now(), leaseMs, limit: room });
         if (closed) {
-          if (claimed.length > 0) await releaseClaim(db, token);
+          if (claimed.length > 0) await releaseClaims(db, claimed.map((delivery) => delivery.lease_token));
           break;
         }
         for (const delivery of claimed) {
-          const running: Promise<void> = deliver(delivery, token)
+          sending.add(delivery.lease_token);
+          const running: Promise<void> = deliver(delivery)
             .catch((error: unknown) => logger.warn({ err: loggableError(error) }, 'could not record a webhook delivery'))
             .finally(() => {
+              sending.delete(delivery.lease_token);
               inFlight.delete(running);
               schedule(0);
             });
@@ -232,6 +243,16 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     claiming = undefined;
     schedule(pollMs);
   }
+
+  /** The renewal running now: one at a time, and `close` waits for it. */
+  let renewing: Promise<void> | undefined;
+  const renew = setInterval(() => {
+    if (renewing || sending.size === 0) return;
+    renewing = renewLeases(db, [...sending], new Date(now().getTime() + leaseMs))
+      .catch((error: unknown) => logger.warn({ err: loggableError(error) }, 'could not renew the leases of webhook deliveries'))
+      .finally(() => (renewing = undefined));
+  }, leaseMs / 3);
+  renew.unref();
 
   const purgeOld = async () => {
     const before = new Date(now().getTime() - (options.retentionDays ?? defaultEventRetentionDays) * 24 * 60 * 60 * 1000);
@@ -260,6 +281,8 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
       await stopListening?.();
       await claiming;
       await Promise.allSettled([...inFlight]);
+      clearInterval(renew);
+      await renewing;
     },
   };
 }

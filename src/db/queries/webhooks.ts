@@ -276,7 +276,11 @@ const attemptJson: JsonShape<Selectable<WebhookAttemptsTable>, DeliveryRow['atte
   responseBody: ['text', 'response_body'],
 };
 
-// Tables by their names, not aliases: the page builders (pagination.ts) take queries over `Database`.
+/**
+ * Deliveries with their attempts, oldest attempt first. The attempt being sent (the one its delivery's
+ * lease names, see `claimDue`) is left out until its answer is recorded or another claim takes over.
+ * Tables by their names, not aliases: the page builders (pagination.ts) take queries over `Database`.
+ */
 function deliveries(db: Db) {
   return db
     .selectFrom('webhook_deliveries')
@@ -291,7 +295,7 @@ function deliveries(db: Db) {
       'webhook_deliveries.next_attempt_at',
       sql<DeliveryRow['attempts']>`coalesce((
         select ('[' || string_agg(${jsonRecord(attemptJson, 'a')}, ',' order by a.attempted_at, a.id) || ']')::json
-        from webhook_attempts a where a.delivery_id = webhook_deliveries.id
+        from webhook_attempts a where a.delivery_id = webhook_deliveries.id and a.id is distinct from webhook_deliveries.lease_token
       ), '[]'::json)`.as('attempts'),
     ]);
 }
@@ -335,8 +339,16 @@ export async function redeliver(db: Db, subscriptionId: string, id: string, now:
 // ---------------------------------------------------------------------------------------------------
 // The worker
 
+/**
+ * What the delivery log says of an attempt whose sender stopped (killed, or cut off from the
+ * database) between claiming it and recording the answer: the endpoint may or may not have got it.
+ */
+export const outcomeUnknown = 'outcome unknown: the sending server stopped before it recorded the answer';
+
 export interface ClaimedDelivery {
   id: string;
+  /** The claim's own token, which is also the id of the attempt it recorded. */
+  lease_token: string;
   attempt_count: number;
   event_id: string;
   event_created_at: Date;
@@ -350,11 +362,16 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Claims up to `limit` due deliveries of active subscriptions for `leaseMs`, in one short statement:
- * `FOR UPDATE SKIP LOCKED` lets several processes claim side by side without taking the same one,
- * and a lease that ran out (its process died) makes a delivery claimable again.
+ * Claims up to `limit` due deliveries of active subscriptions for `leaseMs` and records an attempt of
+ * each, in one short statement. `FOR UPDATE SKIP LOCKED` lets several processes claim side by side
+ * without taking the same one; a lease that ran out (its process died: a live one renews it,
+ * `renewLeases`) makes a delivery claimable again. Each claim gets a token of its own, which is also
+ * the id of its attempt: the attempt is written as `outcomeUnknown` before anything is sent, the
+ * delivery log leaves it out while the delivery's lease names it, and `recordAttempt` writes what
+ * came of it. An attempt whose process died first thus shows as `outcomeUnknown` from the moment
+ * another claim takes its delivery over.
  */
-export async function claimDue(db: Db, claim: { now: Date; leaseMs: number; limit: number; token: string }): Promise<ClaimedDelivery[]> {
+export async function claimDue(db: Db, claim: { now: Date; leaseMs: number; limit: number }): Promise<ClaimedDelivery[]> {
   const leaseUntil = new Date(claim.now.getTime() + claim.leaseMs);
   const { rows } = await sql<ClaimedDelivery>`
     with due as (
@@ -364,26 +381,42 @@ export async function claimDue(db: Db, claim: { now: Date; leaseMs: number; limi
       order by d.next_attempt_at
       limit ${claim.limit}
       for update of d skip locked
+    ),
+    claimed as (
+      update webhook_deliveries d set lease_until = ${leaseUntil}, lease_token = gen_random_uuid()::text
+      from due, webhook_events e, webhook_subscriptions s
+      where d.id = due.id and e.id = d.event_id and s.id = d.subscription_id
+      returning d.id, d.lease_token, d.attempt_count, d.event_id, e.created_at as event_created_at, e.body, s.id as subscription_id, s.url,
+        s.secret, s.previous_secret, s.previous_secret_expires_at, s.failing_since
+    ),
+    attempts as (
+      insert into webhook_attempts (id, delivery_id, attempted_at, latency_ms, error)
+      select lease_token, id, ${claim.now}, 0, ${outcomeUnknown} from claimed
     )
-    update webhook_deliveries d set lease_until = ${leaseUntil}, lease_token = ${claim.token}
-    from due, webhook_events e, webhook_subscriptions s
-    where d.id = due.id and e.id = d.event_id and s.id = d.subscription_id
-    returning d.id, d.attempt_count, d.event_id, e.created_at as event_created_at, e.body, s.id as subscription_id, s.url,
-      s.secret, s.previous_secret, s.previous_secret_expires_at, s.failing_since
+    select * from claimed
   `.execute(db);
   return rows;
 }
 
-/** Gives claimed deliveries back at once (a worker that stopped before sending them). */
-export async function releaseClaim(db: Db, token: string): Promise<void> {
-  await db.updateTable('webhook_deliveries').set({ lease_until: null, lease_token: null }).where('lease_token', '=', token).execute();
+/** Extends the leases of the deliveries a worker is sending (by their tokens) to `until`, in one statement. */
+export async function renewLeases(db: Db, tokens: readonly string[], until: Date): Promise<void> {
+  await sql`update webhook_deliveries set lease_until = ${until} where lease_token = any(${tokens}::text[])`.execute(db);
+}
+
+/** Gives claimed deliveries back at once, with their attempts unmade (a worker that stopped before sending them). */
+export async function releaseClaims(db: Db, tokens: readonly string[]): Promise<void> {
+  await sql`
+    with released as (
+      update webhook_deliveries set lease_until = null, lease_token = null where lease_token = any(${tokens}::text[])
+    )
+    delete from webhook_attempts where id = any(${tokens}::text[])
+  `.execute(db);
 }
 
 export interface Attempt {
   deliveryId: string;
   leaseToken: string;
   subscriptionId: string;
-  attemptedAt: Date;
   statusCode: number | null;
   latencyMs: number;
   error: string | null;
@@ -395,29 +428,30 @@ export interface Attempt {
 }
 
 /**
- * Records an attempt and what follows from it in one statement: the attempt, the delivery's new state
- * (only while the lease is still this worker's), and the subscription's failure streak or disabling —
- * written only when it changes, so that deliveries of one subscription do not queue on its row.
+ * Records what came of an attempt and what follows from it in one statement: the attempt's outcome
+ * (always: it happened, even if the lease was lost meanwhile), the delivery's new state (only while
+ * the lease is still this worker's), and the subscription's failure streak or disabling — written
+ * only when it changes, so that deliveries of one subscription do not queue on its row.
  */
 export async function recordAttempt(db: Db, attempt: Attempt): Promise<void> {
   await sql`
-    with delivery as (
+    with outcome as (
+      update webhook_attempts set status_code = ${attempt.statusCode}, latency_ms = ${attempt.latencyMs}, error = ${attempt.error},
+        response_body = ${attempt.responseBody}
+      where id = ${attempt.leaseToken}
+    ),
+    delivery as (
       update webhook_deliveries set state = ${attempt.state}, attempt_count = attempt_count + 1,
         next_attempt_at = ${attempt.nextAttemptAt}, lease_until = null, lease_token = null
       where id = ${attempt.deliveryId} and lease_token = ${attempt.leaseToken}
       returning id
-    ),
-    logged as (
-      insert into webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, error, response_body)
-      select id, ${attempt.attemptedAt}, ${attempt.statusCode}, ${attempt.latencyMs}, ${attempt.error}, ${attempt.responseBody} from delivery
-      returning delivery_id
     )
     update webhook_subscriptions set
       failing_since = ${attempt.failingSince},
       is_active = case when ${attempt.disableReason ?? null}::text is null then is_active else false end,
       disabled_reason = coalesce(${attempt.disableReason ?? null}::text, disabled_reason),
       updated_at = case when ${attempt.disableReason ?? null}::text is null then updated_at else now() end
-    where id = ${attempt.subscriptionId} and exists (select 1 from logged)
+    where id = ${attempt.subscriptionId} and exists (select 1 from delivery)
       and (failing_since is distinct from ${attempt.failingSince}::timestamptz or ${attempt.disableReason ?? null}::text is not null)
   `.execute(db);
 }

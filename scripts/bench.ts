@@ -957,7 +957,7 @@ async function benchWebhooks(stack: WebhookStack, results: Result[]): Promise<Ch
       statements.all += 1;
       if (/webhook_fanout/i.test(text)) statements.fanOuts += 1;
       else if (/skip locked/i.test(text)) statements.claims += 1;
-      else if (/insert into webhook_attempts/i.test(text)) statements.attempts += 1;
+      else if (/update webhook_attempts/i.test(text)) statements.attempts += 1;
     });
     const settings = webhookWorkerSettings();
     const timeoutMs = Math.max(30, seconds * 3) * 1000;
@@ -969,7 +969,7 @@ async function benchWebhooks(stack: WebhookStack, results: Result[]): Promise<Ch
     await counted?.close();
     const backlog = await deliveriesByState();
     const throughput = arrived.count / elapsed;
-    const settingsText = `concurrency ${settings.concurrency ?? '32 (default)'}, poll ${settings.pollMs ?? '250 (default)'} ms, lease ${settings.leaseMs ?? '60,000 (default)'} ms`;
+    const settingsText = `concurrency ${settings.concurrency ?? '32 (default)'}, poll ${settings.pollMs ?? '250 (default)'} ms, lease ${settings.leaseMs ?? '10,000 (default)'} ms`;
     console.log(
       `${name(`worker: ${arrived.count.toLocaleString('en')} of ${stack.deliveryCount.toLocaleString('en')} backlog events fanned out and delivered in ${elapsed.toFixed(2)} s`).padEnd(58)} ${throughput.toFixed(0).padStart(7)} deliveries/s ` +
         `(first after ${(arrived.first - startedAt).toFixed(0)} ms; ${arrived.connections} new receiver connections; ${settingsText}; states ${JSON.stringify(backlog)}` +

@@ -1,20 +1,21 @@
 /**
- * The Express application: security headers, request id and log line → CORS (a preflight answered
- * at once) → the operation found in the contract's route table (a public one answered at once) →
- * authentication → rate limit → 404/405 or media type and body (64 KB) → scope → validation → typed
- * handler → response, with one error handler for every error. The body is read only for a routed,
- * authenticated request.
+ * The Express application: security headers, request id, trace context, log line and metrics → CORS
+ * (a preflight answered at once) → the operation found in the contract's route table (a public one
+ * answered at once) → authentication → rate limit → 404/405 or media type and body (64 KB) → scope →
+ * validation → typed handler → response, with one error handler for every error. The body is read
+ * only for a routed, authenticated request. The probes (/healthz, /readyz) sit outside /v1.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import express from 'express';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { authenticate } from './auth/authenticate.js';
 import type { SecretBox } from './auth/secrets.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { purgeOutcomes } from './db/queries/idempotency.js';
+import { dueBacklog } from './db/queries/webhooks.js';
 import { NotFound } from './errors.js';
 import { handlers } from './handlers/index.js';
 import type { HandlerMap, PublicOperationId } from './handlers/types.js';
@@ -27,6 +28,10 @@ import { requestLog } from './http/requestLog.js';
 import { securityHeaders } from './http/securityHeaders.js';
 import { loggableError } from './logger.js';
 import { loadContract, operationRoutes } from './http/router.js';
+import { countAttempt, createMetrics, observeWebhookBacklog, type Metrics } from './observability/metrics.js';
+import { probes, type Probes } from './observability/probes.js';
+import { requestMetrics } from './observability/requestMetrics.js';
+import { traceContext } from './observability/traceContext.js';
 import { startDeliveryWorker, type DeliveryWorker, type WorkerOptions } from './webhooks/worker.js';
 
 export const contractDocument = JSON.parse(
@@ -41,6 +46,10 @@ export interface App {
   app: express.Express;
   /** The webhook delivery worker, when this app runs one. */
   worker: DeliveryWorker | undefined;
+  /** What /metrics shows (served on a listener of its own: src/observability/metricsServer.ts). */
+  metrics: Metrics;
+  /** The probes: `stop()` turns /readyz to 503 when the process is asked to stop. */
+  probes: Pick<Probes, 'stop' | 'readinessAsked'>;
   close(): Promise<void>;
 }
 
@@ -55,6 +64,8 @@ export async function createApp(options: {
   handlers?: Partial<HandlerMap>;
   /** The clock handlers and the rate limit's minutes read "now" from; the real time unless given (tests move it across time windows). */
   now?: () => Date;
+  /** Where the app counts; a registry of its own unless given (the server gives the one its database also counts in). */
+  metrics?: Metrics;
   /** Webhooks: whether they may target non-public addresses, and the delivery worker's settings when it runs in this app. */
   webhooks?: {
     allowPrivateTargets: boolean;
@@ -62,16 +73,22 @@ export async function createApp(options: {
   };
 }): Promise<App> {
   const { db, config, logger, secrets } = options;
+  const now = options.now ?? (() => new Date());
+  const metrics = options.metrics ?? createMetrics();
   const contract = await loadContract(contractDocument);
-  const rateLimiter = createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger, now: options.now });
+  const rateLimiter = createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger, now: options.now, counts: metrics.rateLimit });
   const allowPrivateWebhookTargets = options.webhooks?.allowPrivateTargets ?? false;
-  const routes = { contract, handlers: { ...handlers, ...options.handlers } as HandlerMap, db, logger, secrets, now: options.now, allowPrivateWebhookTargets };
+  const routes = { contract, handlers: { ...handlers, ...options.handlers } as HandlerMap, db, logger, secrets, now: options.now, allowPrivateWebhookTargets, metrics };
+  const probe = probes(db);
+  observeWebhookBacklog(metrics, () => dueBacklog(db, now()), now);
 
   const app = express();
   app.set('etag', false);
   app.use(securityHeaders());
   app.use(requestId);
+  app.use(traceContext);
   app.use(requestLog(logger));
+  app.use(requestMetrics(metrics));
   // Before /v1: a preflight carries no key, and must neither be refused by authentication nor counted.
   app.use(crossOrigin(config.corsOrigins ?? []));
 
@@ -82,21 +99,14 @@ export async function createApp(options: {
   v1.use(rateLimiter.middleware);
   v1.use(operations.authenticated);
   app.use('/v1', v1);
-  // After /v1, whose requests never reach it: the API's requests do not pay for matching it.
-  app.get('/healthz', async (_req, res) => {
-    try {
-      await sql`select 1`.execute(db);
-      res.json({ status: 'ok' });
-    } catch {
-      res.status(503).json({ status: 'unavailable' });
-    }
-  });
+  // After /v1, whose requests never reach them: the API's requests do not pay for matching them.
+  app.get('/healthz', probe.liveness);
+  app.get('/readyz', probe.readiness);
 
   app.use((_req, _res, next) => next(new NotFound()));
   app.use(errorHandler(logger));
 
   // Outcomes older than 24 hours are never replayed; deleting them only keeps the table small.
-  const now = options.now ?? (() => new Date());
   const purge = setInterval(() => {
     purgeOutcomes(db, new Date(now().getTime() - idempotencyKeyLifetimeMs)).catch((error: unknown) =>
       logger.warn({ err: loggableError(error) }, 'could not purge old idempotency keys'),
@@ -105,11 +115,15 @@ export async function createApp(options: {
   purge.unref();
 
   const deliver = options.webhooks?.deliver;
-  const worker = deliver ? startDeliveryWorker({ db, secrets, logger, now, allowPrivateTargets: allowPrivateWebhookTargets, ...deliver }) : undefined;
+  const worker = deliver
+    ? startDeliveryWorker({ db, secrets, logger, now, allowPrivateTargets: allowPrivateWebhookTargets, onAttempt: (state) => countAttempt(metrics, state), ...deliver })
+    : undefined;
 
   return {
     app,
     worker,
+    metrics,
+    probes: probe,
     close: async () => {
       clearInterval(purge);
       await worker?.close();

@@ -19,6 +19,10 @@ export interface Config {
   corsOrigins: string[];
   /** How many days the event log keeps an event (the worker purges older ones); the worker's default unless set. */
   eventsRetentionDays: number | undefined;
+  /** The port of the Prometheus metrics' own listener (on `host`); no metrics listener unless set. */
+  metricsPort: number | undefined;
+  /** After SIGTERM, how long /readyz answers 503 while the server still serves, before it stops listening (when anyone asked /readyz). */
+  shutdownDrainMs: number;
 }
 
 function positiveInteger(name: string, raw: string | undefined, fallback: number): number {
@@ -52,9 +56,18 @@ function originList(name: string, raw: string | undefined): string[] {
   return [...origins];
 }
 
+function metricsPort(raw: string | undefined, port: number): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const value = positiveInteger('METRICS_PORT', raw, 0);
+  if (value === 0 || value > 65_535) throw new Error(`METRICS_PORT must be a port from 1 to 65535, not "${raw}"`);
+  if (value === port) throw new Error(`METRICS_PORT must differ from PORT (${port}): the metrics are never served on the API's port`);
+  return value;
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = positiveInteger('PORT', env.PORT, 3000);
   return {
-    port: positiveInteger('PORT', env.PORT, 3000),
+    port,
     host: env.HOST || '127.0.0.1',
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.DATA_DIR || './data',
@@ -66,5 +79,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooksLeaseMs: env.WEBHOOKS_LEASE_MS ? positiveInteger('WEBHOOKS_LEASE_MS', env.WEBHOOKS_LEASE_MS, 0) : undefined,
     corsOrigins: originList('CORS_ORIGINS', env.CORS_ORIGINS),
     eventsRetentionDays: env.EVENTS_RETENTION_DAYS ? positiveInteger('EVENTS_RETENTION_DAYS', env.EVENTS_RETENTION_DAYS, 0) : undefined,
+    metricsPort: metricsPort(env.METRICS_PORT, port),
+    shutdownDrainMs: positiveInteger('SHUTDOWN_DRAIN_MS', env.SHUTDOWN_DRAIN_MS, 5_000),
   };
 }

@@ -1,7 +1,12 @@
 /**
  * `npm start`: opens the database (PostgreSQL with DATABASE_URL, else the embedded PGlite in
- * DATA_DIR), migrates it to the newest schema, serves the API, and on SIGTERM/SIGINT stops
- * accepting, finishes the requests in flight, closes the database and releases its lock.
+ * DATA_DIR), migrates it to the newest schema, serves the API (and with METRICS_PORT the Prometheus
+ * metrics on a listener of their own), and stops gracefully:
+ *
+ * on SIGTERM, /readyz answers 503 at once; while anyone has asked /readyz since the start (a load
+ * balancer or an orchestrator), the server goes on serving for SHUTDOWN_DRAIN_MS so that the balancer
+ * notices and stops sending; then it stops accepting, finishes the requests in flight, closes the
+ * database and releases its lock. SIGINT (Ctrl-C) and a second signal skip the drain.
  */
 import type { Server } from 'node:http';
 import { createApp } from './app.js';
@@ -11,22 +16,33 @@ import { DataDirectoryLocked, openDatabase } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createHttpServer } from './http/httpServer.js';
 import { createLogger } from './logger.js';
+import { countStatementError, createMetrics, observePool } from './observability/metrics.js';
+import { startMetricsServer } from './observability/metricsServer.js';
 
 const config = readConfig();
 const logger = createLogger(config.logLevel);
 
+const closeServer = (server: Server) =>
+  new Promise<void>((closed) => {
+    server.close(() => closed());
+    server.closeIdleConnections();
+  });
+
 async function main() {
-  const database = await openDatabase(config);
+  const metrics = createMetrics();
+  const database = await openDatabase(config, { onError: (error) => countStatementError(metrics, error) });
+  if (database.poolStats) observePool(metrics, database.poolStats);
   // After opening: the embedded database's lock also guards the creation of its key file.
   const secrets = createSecretBox(await loadSecretsKey(config));
   const applied = await migrateToLatest(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
 
-  const { app, close } = await createApp({
+  const { app, probes, close } = await createApp({
     db: database.db,
     config,
     logger,
     secrets,
+    metrics,
     webhooks: { allowPrivateTargets: config.webhooksAllowPrivateTargets, deliver: { listen: database.listen, leaseMs: config.webhooksLeaseMs, retentionDays: config.eventsRetentionDays } },
   });
   const server: Server = createHttpServer(app).listen(config.port, config.host);
@@ -34,23 +50,39 @@ async function main() {
     server.once('listening', listening);
     server.once('error', failed);
   });
+  const metricsServer = config.metricsPort === undefined ? undefined : await startMetricsServer(metrics.registry, config.metricsPort, config.host);
   const base = `http://${config.host}:${config.port}`;
   logger.info(
-    { database: database.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}` },
+    {
+      database: database.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`,
+      ...(metricsServer ? { metrics: `http://${config.host}:${config.metricsPort}/metrics` } : {}),
+    },
     `Team OS API on ${base}/v1 — docs ${base}/v1/docs`,
   );
 
   let stopping = false;
+  let endDrain: (() => void) | undefined;
   const stop = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) return endDrain?.();
     stopping = true;
-    logger.info({ signal }, 'stopping: finishing requests in flight');
-    await new Promise<void>((closed) => {
-      server.close(() => closed());
-      server.closeIdleConnections();
-    });
+    probes.stop();
+    const drainMs = signal === 'SIGTERM' && probes.readinessAsked ? config.shutdownDrainMs : 0;
+    logger.info({ signal, drainMs }, drainMs > 0 ? '/readyz answers 503; serving until the balancer notices, then stopping' : 'stopping: finishing requests in flight');
+    if (drainMs > 0) {
+      await new Promise<void>((drained) => {
+        const timer = setTimeout(drained, drainMs);
+        endDrain = () => {
+          clearTimeout(timer);
+          drained();
+        };
+      });
+      logger.info('stopping: finishing requests in flight');
+    }
+    await closeServer(server);
     await close();
     await database.close();
+    // Last: the final scrapes see the stop.
+    if (metricsServer) await closeServer(metricsServer);
     logger.info('stopped');
     process.exit(0);
   };

@@ -365,6 +365,7 @@ const schema: SchemaFacts = {
     team_id: 'text nullable',
     txid: 'xid8 defaulted',
     position: 'bigint required',
+    traceparent: 'text nullable',
   },
   webhook_fanout: {
     id: 'integer required',

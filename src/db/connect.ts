@@ -17,19 +17,29 @@ const DATE_OID = 1082;
 // Days stay the `YYYY-MM-DD` text PostgreSQL sends, never a Date shifted by a time zone.
 const keepText = (value: string) => value;
 
-/** Told of every statement the database runs (`begin` and `commit` included): the round-trip budget test counts them. */
 export interface DatabaseOptions {
+  /** Told of every statement the database runs (`begin` and `commit` included): the round-trip budget test counts them. */
   onQuery?: (sql: string) => void;
+  /** Told of every statement that failed, with its error (the metrics count them by SQLSTATE class). */
+  onError?: (error: unknown) => void;
 }
 
 const logOf = (options: DatabaseOptions) => {
-  const { onQuery } = options;
-  return onQuery ? { log: (event: LogEvent) => onQuery(event.query.sql) } : {};
+  const { onQuery, onError } = options;
+  if (!onQuery && !onError) return {};
+  return {
+    log: (event: LogEvent) => {
+      onQuery?.(event.query.sql);
+      if (event.level === 'error') onError?.(event.error);
+    },
+  };
 };
 
 export interface OpenDatabase {
   db: Kysely<Database>;
   kind: 'postgres' | 'pglite';
+  /** The pool's connections now (PostgreSQL; PGlite is one connection inside the process, without a pool). */
+  poolStats?: () => { total: number; idle: number; waiting: number };
   /** Calls `onNotify` on every NOTIFY on `channel`, from any process of the database; resolves to a stop function. */
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
@@ -120,7 +130,13 @@ export async function openPostgres(databaseUrl: string, options: DatabaseOptions
   // to that request by its next statement; unheard, the client's error event would end the process.
   pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }), ...logOf(options) });
-  return { db, kind: 'postgres', listen: (channel, onNotify) => listenOnPostgres(databaseUrl, channel, onNotify), close: () => db.destroy() };
+  return {
+    db,
+    kind: 'postgres',
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    listen: (channel, onNotify) => listenOnPostgres(databaseUrl, channel, onNotify),
+    close: () => db.destroy(),
+  };
 }
 
 /**
@@ -196,6 +212,6 @@ export async function openPglite(dataDir: string, options: DatabaseOptions = {})
   }
 }
 
-export function openDatabase(options: { databaseUrl?: string | undefined; dataDir: string }): Promise<OpenDatabase> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(options.dataDir);
+export function openDatabase(options: { databaseUrl?: string | undefined; dataDir: string }, hooks: DatabaseOptions = {}): Promise<OpenDatabase> {
+  return options.databaseUrl ? openPostgres(options.databaseUrl, hooks) : openPglite(options.dataDir, hooks);
 }

@@ -543,6 +543,8 @@ export interface WebhookEventsTable {
   txid: Generated<string>;
   position: ColumnType<string, never, never>;
   created_at: GeneratedTimestamp;
+  /** The W3C `traceparent` of the request whose change wrote the event, sent with its deliveries; null outside a request. */
+  traceparent: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** How far the worker has fanned the log out into deliveries (one row). */

@@ -1,10 +1,11 @@
 /** Runs the migrations in src/db/migrations up to the newest; called on every start. */
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { DEFAULT_MIGRATION_TABLE, type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import * as initial from './migrations/0001_initial.js';
 import * as canonicalTimeZones from './migrations/0002_canonical_time_zones.js';
 import * as idempotencyKeys from './migrations/0003_idempotency_keys.js';
 import * as webhooks from './migrations/0004_webhooks.js';
 import * as eventLog from './migrations/0005_event_log.js';
+import * as eventTrace from './migrations/0006_event_trace.js';
 
 // Listed here rather than read from the file system so the set is fixed at build time.
 export const migrations: Record<string, Migration> = {
@@ -13,6 +14,7 @@ export const migrations: Record<string, Migration> = {
   '0003_idempotency_keys': idempotencyKeys,
   '0004_webhooks': webhooks,
   '0005_event_log': eventLog,
+  '0006_event_trace': eventTrace,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
@@ -22,4 +24,15 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
+}
+
+/**
+ * The migrations of this build that the database has not applied, in one statement on the
+ * migrator's own table (the readiness probe: an instance serves only a complete schema). Fails while
+ * the database does not answer, or before the first migration made the table.
+ */
+export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(db);
+  const applied = new Set(rows.map((row) => row.name));
+  return Object.keys(migrations).filter((name) => !applied.has(name));
 }

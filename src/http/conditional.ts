@@ -10,7 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Operation } from 'openapi-backend';
-import { FormatError } from '../errors.js';
+import { FormatError, PreconditionFailed } from '../errors.js';
+import type { Metrics } from '../observability/metrics.js';
 
 /** A strong tag: the same bytes always have the same tag, and any other bytes another one. */
 export function etagOf(body: string): string {
@@ -60,6 +61,13 @@ export function ifMatchOf(header: string | undefined): IfMatch | undefined {
 /** Strong comparison (RFC 9110 §13.1.1): a weak tag never matches; `*` matches any existing resource. */
 export function ifMatchHolds(condition: IfMatch, tag: string): boolean {
   return condition === '*' || condition.includes(tag);
+}
+
+/** A change goes on only while its resource has a tag the condition names: otherwise 412, counted in `counts`. */
+export function requireIfMatch(condition: IfMatch, tag: string, counts: Metrics['conditional']): void {
+  if (ifMatchHolds(condition, tag)) return;
+  counts.preconditionFailed.inc();
+  throw new PreconditionFailed();
 }
 
 /** The read that shows the resource a change acts on. */

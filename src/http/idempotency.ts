@@ -14,6 +14,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, IdempotencyKeyRow } from '../db/database.js';
 import { findOutcome, saveOutcome, tryLockKey, type OutcomeKey } from '../db/queries/idempotency.js';
 import { FormatError, IdempotencyKeyInUse, IdempotencyKeyReused, RatingClosed, RuleViolation, type ApiError } from '../errors.js';
+import type { Metrics } from '../observability/metrics.js';
 
 /** How long an outcome is kept and replayed. */
 export const idempotencyKeyLifetimeMs = 24 * 60 * 60 * 1000;
@@ -73,24 +74,33 @@ export interface IdempotentRequest extends OutcomeKey {
  * Runs `change` once for the key, in one transaction with the stored outcome, or answers the stored
  * outcome of an earlier run (`replayed`). `change` gets the transaction and must do all its work in
  * it; `answerError` turns an error `change` threw into the answer the error handler would give.
+ * Replays and 409s are counted in `counts`.
  */
 export async function runIdempotent(
   db: Kysely<Database>,
   request: IdempotentRequest,
   change: (trx: Transaction<Database>) => Promise<Outcome>,
   answerError: (error: ApiError) => Outcome,
+  counts: Metrics['idempotency'],
 ): Promise<{ outcome: Outcome; replayed: boolean }> {
   // A stored outcome never changes while it lives, so replays read it without the key's lock and
   // never wait for, or refuse, each other.
   const stored = storedOutcome(await findOutcome(db, request), request);
-  if (stored) return stored;
+  if (stored) {
+    counts.replays.inc();
+    return stored;
+  }
   const trx = await db.startTransaction().execute();
   try {
-    if (!(await tryLockKey(trx, request))) throw new IdempotencyKeyInUse();
+    if (!(await tryLockKey(trx, request))) {
+      counts.keyInUse.inc();
+      throw new IdempotencyKeyInUse();
+    }
     // Looked for again under the lock: a request with the key may have finished meanwhile.
     const finished = storedOutcome(await findOutcome(trx, request), request);
     if (finished) {
       await trx.rollback().execute();
+      counts.replays.inc();
       return finished;
     }
     // A rule answer is stored, but whatever the change wrote before it failed is undone.

@@ -7,6 +7,9 @@
  * Redis failing fails open: while it cannot be reached (within about a second per request), requests
  * pass without a limit and one warning is logged; when Redis answers again counting resumes and that
  * is logged too. An outage of the shared counter must not take the API down with it.
+ *
+ * Counted (src/observability/metrics.ts): each request refused with 429, and each request let
+ * through uncounted while Redis was away.
  */
 import type { Request } from 'express';
 import { MemoryStore, rateLimit, type IncrementResponse, type Options, type Store } from 'express-rate-limit';
@@ -14,6 +17,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import { RateLimited } from '../errors.js';
+import type { Metrics } from '../observability/metrics.js';
 
 const minuteMs = 60_000;
 
@@ -35,6 +39,7 @@ class MinuteAlignedStore implements Store {
     private readonly inner: Store,
     private readonly logger: Logger,
     private readonly clock: () => number,
+    private readonly counts: Metrics['rateLimit'],
   ) {
     this.localKeys = inner.localKeys ?? false;
     this.prefix = inner.prefix;
@@ -68,6 +73,8 @@ class MinuteAlignedStore implements Store {
       ({ totalHits } = await this.inner.increment(this.current(key, now)));
     } catch (error) {
       this.failed(error);
+      // express-rate-limit lets the request through (`passOnStoreError`).
+      this.counts.failedOpen.inc();
       throw new CountsUnavailable('rate limit counts unavailable', { cause: error });
     }
     if (this.unavailable) {
@@ -98,7 +105,13 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
-export function createRateLimiter(options: { perMinute: number; redisUrl: string | undefined; logger: Logger; now?: () => Date }): RateLimiter {
+export function createRateLimiter(options: {
+  perMinute: number;
+  redisUrl: string | undefined;
+  logger: Logger;
+  now?: () => Date;
+  counts: Metrics['rateLimit'];
+}): RateLimiter {
   const clock = options.now ? () => options.now!().getTime() : Date.now;
   // Bounded waits: a refused or silent Redis costs a request at most about a second, never a hang.
   const redis = options.redisUrl
@@ -117,7 +130,7 @@ export function createRateLimiter(options: { perMinute: number; redisUrl: string
           disconnected ? Promise.reject(new Error('Redis is not connected')) : (redis.call(command, ...args) as Promise<RedisReply>),
       })
     : new MemoryStore();
-  const store = new MinuteAlignedStore(inner, options.logger, clock);
+  const store = new MinuteAlignedStore(inner, options.logger, clock, options.counts);
   const middleware = rateLimit({
     windowMs: minuteMs,
     limit: options.perMinute,
@@ -137,7 +150,10 @@ export function createRateLimiter(options: { perMinute: number; redisUrl: string
       warn: (warning: unknown, message?: string) => options.logger.warn({ err: warning }, message ?? 'rate limit'),
     },
     // Retry-After is already set by express-rate-limit from the store's resetTime; the error repeats it.
-    handler: (_req, res, next) => next(new RateLimited(Number(res.getHeader('Retry-After')))),
+    handler: (_req, res, next) => {
+      options.counts.refused.inc();
+      next(new RateLimited(Number(res.getHeader('Retry-After'))));
+    },
   });
   return {
     middleware,

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 
-/** One log line per request: method, route template, status, duration, request id and key id — never the key. */
+/** One log line per request: method, route template, status, duration, request id, trace id and key id — never the key. */
 export function requestLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
     // A level above info (LOG_LEVEL=warn) writes no request lines: nothing to measure or listen for.
@@ -15,6 +15,7 @@ export function requestLog(logger: Logger) {
           status: res.statusCode,
           durationMs: Number(process.hrtime.bigint() - started) / 1e6,
           requestId: req.requestId,
+          traceId: req.trace.traceId,
           keyId: req.caller?.keyId ?? null,
         },
         'request',

@@ -17,12 +17,14 @@ import { bodyText } from '../api/jsonText.js';
 import type { SecretBox } from '../auth/secrets.js';
 import { scopeAllows, type Scope } from '../auth/scopes.js';
 import type { Database } from '../db/database.js';
-import { FormatError, InsufficientScope, MethodNotAllowed, NotFound, PayloadTooLarge, PreconditionFailed, UnsupportedMediaType } from '../errors.js';
+import { FormatError, InsufficientScope, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType } from '../errors.js';
 import type { HandlerMap, PublicOperationId } from '../handlers/types.js';
 import { lockResource } from '../db/queries/conditional.js';
 import { inTransaction } from '../db/transaction.js';
+import { traceparentOf } from '../observability/traceContext.js';
 import { withEvents } from '../webhooks/outbox.js';
-import { etagOf, ifMatchHolds, ifMatchOf, noneMatchHits, resourceReads } from './conditional.js';
+import { createMetrics, type Metrics } from '../observability/metrics.js';
+import { etagOf, ifMatchOf, noneMatchHits, requireIfMatch, resourceReads } from './conditional.js';
 import { errorAnswer } from './errorHandler.js';
 import { fingerprintOf, idempotencyKeyOf, runIdempotent, type Outcome } from './idempotency.js';
 import { maxBodyDepth, prepareBody, tooDeepAt } from './requestBody.js';
@@ -170,6 +172,8 @@ export interface RouterOptions {
   now?: () => Date;
   /** Whether webhooks may target non-public addresses and plain http (src/webhooks/targets.ts). */
   allowPrivateWebhookTargets?: boolean;
+  /** Where idempotency and If-Match count what they decide; counters nobody reads unless given. */
+  metrics?: Pick<Metrics, 'idempotency' | 'conditional'>;
 }
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -177,6 +181,7 @@ type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** An operation ready to serve: reads its body when it has one, checks the request, runs its handler. */
 interface Entry {
   isPublic: boolean;
+  operationId: OperationId;
   route: string;
   serve(params: Record<string, string>, req: Request, res: Response, next: NextFunction): void;
 }
@@ -199,6 +204,7 @@ interface Found {
  */
 export function operationRoutes(options: RouterOptions, publicOperations: readonly PublicOperationId[]) {
   const { contract, handlers, db, logger, secrets } = options;
+  const metrics = options.metrics ?? createMetrics({ processMetrics: false });
   const now = options.now ?? (() => new Date());
   const allowPrivateWebhookTargets = options.allowPrivateWebhookTargets ?? false;
   const table = FindMyWay({ caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 16_384 });
@@ -265,12 +271,12 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
           await lockResource(trx, `${read!.operationId}\n${JSON.stringify(resource)}`);
           const current = await readHandler!({ params: resource, query: {}, body: undefined }, { ...context, db: trx });
           const result = await handler(request, { ...context, db: trx });
-          if (!ifMatchHolds(ifMatch!, etagOf(bodyText(current.body)))) throw new PreconditionFailed();
+          requireIfMatch(ifMatch!, etagOf(bodyText(current.body)), metrics.conditional);
           return result;
         });
       const change = async (database: Kysely<Database>): Promise<Outcome> => {
         const input = { params, body, userId: req.caller!.userId };
-        const result = await withEvents(database, operationId, input, now, (target) =>
+        const result = await withEvents(database, operationId, input, now, traceparentOf(req.trace), (target) =>
           ifMatch === undefined ? handler(request, { ...context, db: target }) : conditionally(target),
         );
         const outcome = outcomeOf(result);
@@ -292,6 +298,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
             const answer = errorAnswer(error);
             return { status: answer.status, headers: answer.headers, body: JSON.stringify(answer.body) };
           },
+          metrics.idempotency,
         );
         if (replayed) res.setHeader('Idempotent-Replayed', 'true');
         return writeOutcome(res, outcome);
@@ -301,6 +308,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
 
     const entry: Entry = {
       isPublic: publicOperations.includes(operationId as PublicOperationId),
+      operationId,
       route: `/v1${operation.path}`,
       serve: (params, req, res, next) => {
         const run = () => void answer(params, req, res, next).catch(next);
@@ -324,6 +332,8 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
     public(req: Request, res: Response, next: NextFunction) {
       const found = find(req);
       res.locals.operation = found ?? null;
+      // Before authentication: a refused request counts under the operation it asked for.
+      if (found) res.locals.operationId = found.entry.operationId;
       if (!found?.entry.isPublic) return next();
       res.locals.route = found.entry.route;
       found.entry.serve(found.params, req, res, next);

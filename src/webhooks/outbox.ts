@@ -22,12 +22,16 @@ export function eventBody(type: string, at: Date, data: { orgId: string; teamId:
   return JSON.stringify({ type, timestamp: at.toISOString(), data });
 }
 
-/** Runs `change` (given the database or transaction to work in) and writes the events it causes in its transaction. */
+/**
+ * Runs `change` (given the database or transaction to work in) and writes the events it causes in its
+ * transaction, each with the `traceparent` of the request (its deliveries send it).
+ */
 export async function withEvents<R extends ChangeResult>(
   db: Kysely<Database>,
   operationId: OperationId,
   input: ChangeInput,
   now: () => Date,
+  traceparent: string | null,
   change: (db: Kysely<Database>) => Promise<R>,
 ): Promise<R> {
   const spec = eventCatalog[operationId];
@@ -39,7 +43,17 @@ export async function withEvents<R extends ChangeResult>(
       const key = from as string;
       const { type, object } = spec.event(input, result, key);
       const at = now();
-      await insertEventOf(trx, { id: randomUUID(), kind: spec.subject.kind, key, userId: input.userId, type, teamId: spec.teamOf?.(result), object: JSON.stringify(object), at });
+      await insertEventOf(trx, {
+        id: randomUUID(),
+        kind: spec.subject.kind,
+        key,
+        userId: input.userId,
+        type,
+        teamId: spec.teamOf?.(result),
+        object: JSON.stringify(object),
+        at,
+        traceparent,
+      });
       return result;
     });
   }
@@ -52,7 +66,7 @@ export async function withEvents<R extends ChangeResult>(
     const events: NewEvent[] = subjects.map((subject) => {
       const { type, object } = spec.event(input, result, subject.id);
       const teamId = spec.teamOf?.(result) ?? subject.team_id;
-      return { id: randomUUID(), orgId: subject.org_id, teamId, type, body: eventBody(type, at, { orgId: subject.org_id, teamId, object }) };
+      return { id: randomUUID(), orgId: subject.org_id, teamId, type, body: eventBody(type, at, { orgId: subject.org_id, teamId, object }), traceparent };
     });
     await insertEvents(trx, events, at);
     return result;

@@ -56,6 +56,8 @@ export interface WorkerOptions {
   leaseMs?: number | undefined;
   /** How long the log keeps an event (EVENTS_RETENTION_DAYS; 30 days unless given). */
   retentionDays?: number | undefined;
+  /** Told of each attempt once recorded, with the state it left its delivery in (the metrics count attempts by outcome). */
+  onAttempt?: (state: ReturnType<typeof afterAttempt>['state']) => void;
 }
 
 export interface DeliveryWorker {
@@ -165,6 +167,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
       'webhook-id': delivery.event_id,
       'webhook-timestamp': String(Math.floor(signedAt.getTime() / 1000)),
       'webhook-signature': signatures(delivery, signedAt),
+      ...(delivery.traceparent === null ? {} : { traceparent: delivery.traceparent }),
     };
     const started = performance.now();
     const sent = await post(new URL(delivery.url), headers, delivery.body, allowPrivateTargets);
@@ -186,6 +189,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
       failingSince: next.failingSince,
       disableReason: next.disableReason,
     });
+    options.onAttempt?.(next.state);
   };
 
   const schedule = (ms: number) => {

@@ -90,6 +90,8 @@ export interface NewEvent {
   teamId: string | null;
   type: string;
   body: string;
+  /** The W3C `traceparent` of the request that wrote it, which its deliveries send; none outside a request. */
+  traceparent?: string | null;
 }
 
 /** Where a changed resource lives, found from what the request names. */
@@ -150,11 +152,12 @@ export async function subjectsBefore(db: Db, kind: SubjectKind, keys: readonly s
   return rows;
 }
 
-/** Writes the events of `sent` (rows of id, org_id, team_id, type, body) into the log, in one statement of the change's transaction. */
+/** Writes the events of `sent` (rows of id, org_id, team_id, type, body, traceparent) into the log, in one statement of the change's transaction. */
 async function writeEvents(trx: Transaction<Database>, sent: RawBuilder<unknown>, now: Date): Promise<void> {
   await sql`
-    insert into webhook_events (id, org_id, team_id, type, body, created_at)
-    select sent.id, sent.org_id, sent.team_id, sent.type, sent.body, ${now} from (${sent}) sent (id, org_id, team_id, type, body)
+    insert into webhook_events (id, org_id, team_id, type, body, traceparent, created_at)
+    select sent.id, sent.org_id, sent.team_id, sent.type, sent.body, sent.traceparent, ${now}
+    from (${sent}) sent (id, org_id, team_id, type, body, traceparent)
   `.execute(trx);
 }
 
@@ -164,7 +167,7 @@ export async function insertEvents(trx: Transaction<Database>, events: readonly 
   await writeEvents(
     trx,
     sql`select * from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.orgId)}::text[], ${events.map((e) => e.teamId)}::text[],
-      ${events.map((e) => e.type)}::text[], ${events.map((e) => e.body)}::text[])`,
+      ${events.map((e) => e.type)}::text[], ${events.map((e) => e.body)}::text[], ${events.map((e) => e.traceparent ?? null)}::text[])`,
     now,
   );
 }
@@ -176,7 +179,17 @@ export async function insertEvents(trx: Transaction<Database>, events: readonly 
  */
 export function insertEventOf(
   trx: Transaction<Database>,
-  event: { id: string; kind: SubjectKind; key: string; userId: string; type: string; teamId?: string | undefined; object: string; at: Date },
+  event: {
+    id: string;
+    kind: SubjectKind;
+    key: string;
+    userId: string;
+    type: string;
+    teamId?: string | undefined;
+    object: string;
+    at: Date;
+    traceparent?: string | null;
+  },
 ): Promise<void> {
   const teamId = event.teamId === undefined ? sql`subject.team_id` : sql`${event.teamId}::text`;
   return writeEvents(
@@ -184,7 +197,7 @@ export function insertEventOf(
     sql`select ${event.id}::text, subject.org_id, ${teamId}, ${event.type}::text,
       '{"type":' || to_json(${event.type}::text)::text || ',"timestamp":' || to_json(${event.at.toISOString()}::text)::text
       || ',"data":{"orgId":' || to_json(subject.org_id)::text || ',"teamId":' || coalesce(to_json(${teamId})::text, 'null')
-      || ',"object":' || ${event.object}::text || '}}'
+      || ',"object":' || ${event.object}::text || '}}', ${event.traceparent ?? null}::text
       from (${subjectsOf(event.kind, [event.key], event.userId)}) subject`,
     event.at,
   );
@@ -194,7 +207,8 @@ export function insertEventOf(
 export async function insertEventFor(db: Db, subscriptionId: string, event: Omit<NewEvent, 'teamId'>, now: Date): Promise<string> {
   const { rows } = await sql<{ id: string }>`
     with event as (
-      insert into webhook_events (id, org_id, type, body, created_at) values (${event.id}, ${event.orgId}, ${event.type}, ${event.body}, ${now})
+      insert into webhook_events (id, org_id, type, body, traceparent, created_at)
+      values (${event.id}, ${event.orgId}, ${event.type}, ${event.body}, ${event.traceparent ?? null}::text, ${now})
       returning id
     )
     insert into webhook_deliveries (event_id, subscription_id, next_attempt_at, created_at)
@@ -353,6 +367,8 @@ export interface ClaimedDelivery {
   event_id: string;
   event_created_at: Date;
   body: string;
+  /** The `traceparent` of the change that wrote the event, sent with it. */
+  traceparent: string | null;
   subscription_id: string;
   url: string;
   secret: string;
@@ -386,7 +402,7 @@ export async function claimDue(db: Db, claim: { now: Date; leaseMs: number; limi
       update webhook_deliveries d set lease_until = ${leaseUntil}, lease_token = gen_random_uuid()::text
       from due, webhook_events e, webhook_subscriptions s
       where d.id = due.id and e.id = d.event_id and s.id = d.subscription_id
-      returning d.id, d.lease_token, d.attempt_count, d.event_id, e.created_at as event_created_at, e.body, s.id as subscription_id, s.url,
+      returning d.id, d.lease_token, d.attempt_count, d.event_id, e.created_at as event_created_at, e.body, e.traceparent, s.id as subscription_id, s.url,
         s.secret, s.previous_secret, s.previous_secret_expires_at, s.failing_since
     ),
     attempts as (
@@ -467,4 +483,17 @@ export async function purgeEvents(db: Db, before: Date, batch: number): Promise<
     )
   `.execute(db);
   return Number(result.numAffectedRows ?? 0n);
+}
+
+/**
+ * How many deliveries to active subscriptions are due now, and when the oldest of them came due: one
+ * statement over the partial index of pending deliveries (the metrics read it at each scrape).
+ */
+export async function dueBacklog(db: Db, now: Date): Promise<{ due: number; oldestDueAt: Date | null }> {
+  const { rows } = await sql<{ due: number; oldest_due_at: Date | null }>`
+    select count(*)::int as due, min(d.next_attempt_at) as oldest_due_at from webhook_deliveries d
+    join webhook_subscriptions s on s.id = d.subscription_id and s.is_active
+    where d.state = 'PENDING' and d.next_attempt_at <= ${now}
+  `.execute(db);
+  return { due: rows[0]!.due, oldestDueAt: rows[0]!.oldest_due_at };
 }

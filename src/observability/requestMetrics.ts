@@ -1,0 +1,25 @@
+import type { NextFunction, Request, Response } from 'express';
+import { statusClassOf, type Metrics } from './metrics.js';
+
+/**
+ * Observes every answered request's duration by operation id, method and status class. The operation
+ * id is the one the router found in the contract (`res.locals.operationId`, set before
+ * authentication, so a 401 to a real operation counts under it); anything else — an unknown path, a
+ * method the path has not — counts as `unknown`, so no label ever holds a path someone made up.
+ * The probes (`res.locals.probe`) are not API traffic and are left out.
+ */
+export function requestMetrics(metrics: Metrics) {
+  const { requests } = metrics.http;
+  return (_req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      if (res.locals.probe) return;
+      const operationId = (res.locals.operationId as string | undefined) ?? 'unknown';
+      requests.observe(
+        { operation_id: operationId, method: res.req.method, status_class: statusClassOf(res.statusCode) },
+        Number(process.hrtime.bigint() - started) / 1e9,
+      );
+    });
+    next();
+  };
+}

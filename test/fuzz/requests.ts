@@ -276,6 +276,32 @@ const hostileHeaderValues = [
   `"${'x'.repeat(8_000)}"`,
 ];
 
+const hex = (length: number) => fc.stringMatching(new RegExp(`^[0-9a-f]{${length}}$`));
+
+/**
+ * `traceparent` fields, sent beside whatever else a request is: well-formed ones (which are continued)
+ * and every kind of malformed one (which must be ignored: never a 4xx or 5xx of its own).
+ */
+const traceparentArbitrary: fc.Arbitrary<string> = fc.oneof(
+  fc.tuple(hex(2), hex(32), hex(16), hex(2)).map((fields) => fields.join('-')),
+  fc.tuple(hex(32), hex(16)).map(([trace, span]) => `00-${trace}-${span}-01`),
+  fc.constantFrom(
+    '00-00000000000000000000000000000000-00f067aa0ba902b7-01',
+    '00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01',
+    'ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+    '00-4BF92F3577B34DA6A3CE929D0E0E4736-00F067AA0BA902B7-01',
+    '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra',
+    '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01,00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+    '',
+    '-',
+    '00--',
+    'ak_' + 'k'.repeat(43),
+    `00-${'a'.repeat(600)}`,
+    'ÿé',
+  ),
+  fc.stringMatching(/^[\x21-\x7e][\x20-\x7e]{0,80}$/),
+);
+
 /**
  * Requests that are valid but for at most one target: the caller, one path parameter, one query
  * parameter, an unknown query parameter, or the body. One change at a time reaches deeper than
@@ -319,8 +345,11 @@ export function requestArbitrary(op: ContractOperation, pool: IdPool, realCursor
     const body = aimed('body') && badBody ? badBody : validBody(op, pool).map((spec) => ({ body: spec, mutation: 'valid' }));
     const mutation =
       target.kind === 'path' || target.kind === 'query' || target.kind === 'header' ? `hostile ${target.kind} parameter ${target.parameter.name}` : target.kind === 'none' ? 'valid' : target.kind === 'body' ? '' : `${target.kind}`;
-    return fc.record({ caller, variant: fc.nat(5), path, query, body, headers }).map(({ body: { body: spec, mutation: bodyMutation }, ...rest }) => ({
+    // A quarter of the requests carry a traceparent, valid or not: it must change no answer.
+    const traceparent = fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: traceparentArbitrary });
+    return fc.record({ caller, variant: fc.nat(5), path, query, body, headers, traceparent }).map(({ body: { body: spec, mutation: bodyMutation }, traceparent: trace, ...rest }) => ({
       ...rest,
+      headers: trace === null ? rest.headers : [...rest.headers, ['traceparent', trace] as [string, string]],
       body: spec,
       mutation: target.kind === 'body' ? bodyMutation : mutation,
     }));

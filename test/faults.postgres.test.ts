@@ -1,6 +1,6 @@
 /**
  * PostgreSQL stopped and started again under load: the real server (src/server.ts in a child
- * process) on a throwaway cluster of the test's own. During the outage `/healthz` is 503 and API
+ * process) on a throwaway cluster of the test's own. During the outage `/readyz` is 503 and API
  * requests get a 500 `internal` in the error format without waiting for PostgreSQL to return; the
  * process lives on and serves again once PostgreSQL is back, without a restart; no multi-step write is
  * left half-done.
@@ -123,7 +123,7 @@ describe.skipIf(!bin)('PostgreSQL stopped and started again while the server run
     );
   }
 
-  it('answers 500 internal and /healthz 503 while PostgreSQL is down, without waiting for it; serves again afterwards, and leaves nothing half-written', async () => {
+  it('answers 500 internal and /readyz 503 while PostgreSQL is down, without waiting for it; serves again afterwards, and leaves nothing half-written', async () => {
     const outcomes: Outcome[] = [];
     const health: (number | string)[] = [];
     let done = false;
@@ -136,14 +136,14 @@ describe.skipIf(!bin)('PostgreSQL stopped and started again while the server run
       await cluster.stop('fast');
       stoppedAt = Date.now();
       for (let i = 0; i < 5; i += 1) {
-        health.push(await fetch(`${baseUrl}/healthz`).then((response) => response.status, (error: Error) => `${error.name}: ${String(error.cause ?? error.message)}`));
+        health.push(await fetch(`${baseUrl}/readyz`).then((response) => response.status, (error: Error) => `${error.name}: ${String(error.cause ?? error.message)}`));
       }
       await waitFor('answers to requests sent during the outage', () => answeredSince(stoppedAt) >= 30, testMs);
       expect(server!.exitCode, output).toBeNull();
 
       restartAt = Date.now();
       await cluster.start();
-      await waitFor('/healthz to answer 200 again', async () => (await fetch(`${baseUrl}/healthz`)).status === 200, testMs);
+      await waitFor('/readyz to answer 200 again', async () => (await fetch(`${baseUrl}/readyz`)).status === 200, testMs);
       healthyAt = Date.now();
       await waitFor('load to be served again', () => answeredSince(healthyAt) >= 60, testMs);
     } finally {

@@ -30,7 +30,7 @@ const allowedHeaders = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-
  * (Content-Type, Content-Length, …). No answer of v1 carries Location yet: one that will is
  * readable without a change here.
  */
-const exposedHeaders = ['ETag', 'X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate', 'Location'];
+const exposedHeaders = ['ETag', 'X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate', 'Location', 'traceresponse'];
 
 /** How long a browser may reuse a preflight's answer: Chromium keeps it at most 2 hours, Firefox 24. */
 const preflightMaxAgeSeconds = 7200;

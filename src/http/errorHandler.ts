@@ -29,7 +29,7 @@ export function errorHandler(logger: Logger) {
   return (raw: unknown, req: Request, res: Response, _next: NextFunction) => {
     const error = raw instanceof ApiError ? raw : undefined;
     if (!error) {
-      logger.error({ err: loggableError(raw), requestId: req.requestId, method: req.method, path: maskKeys(req.path) }, 'internal error');
+      logger.error({ err: loggableError(raw), requestId: req.requestId, traceId: req.trace.traceId, method: req.method, path: maskKeys(req.path) }, 'internal error');
       res.status(500).json({ error: { code: 'internal', message: 'Something went wrong on our side.' } });
       return;
     }

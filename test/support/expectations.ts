@@ -14,7 +14,7 @@ export function expectNow(instant: string, before: number, after: number) {
  * Headers every answer gets afresh, replayed or not: its own request id, the date, the caller's rate
  * limit count, the connection's, and the replay's own mark.
  */
-const perAnswer = new Set(['x-request-id', 'date', 'ratelimit', 'ratelimit-policy', 'connection', 'keep-alive', 'idempotent-replayed']);
+const perAnswer = new Set(['x-request-id', 'date', 'ratelimit', 'ratelimit-policy', 'connection', 'keep-alive', 'idempotent-replayed', 'traceresponse']);
 
 const storedHeaders = (response: ApiResponse) => Object.fromEntries([...response.headers].filter(([name]) => !perAnswer.has(name)));
 

@@ -26,15 +26,16 @@ export interface ServerProcess {
  * Starts `src/server.ts` with `env` on a free port and waits until /healthz answers 200 (at most
  * `timeoutMs`, a minute unless given: a start takes 2 to 4 s here, several times that on a busy
  * machine, and the deadline is only there to name a server that never answers). `onSpawn` learns of
- * the process at once: it may work (deliver webhooks) before it answers.
+ * the process at once: it may work (deliver webhooks) before it answers. `port` is a free one unless
+ * given (a process restarted where a load balancer expects it).
  */
 export async function startServerProcess(
   name: string,
   env: Record<string, string>,
-  options: { timeoutMs?: number; onSpawn?: (server: ServerProcess) => void } = {},
+  options: { timeoutMs?: number; onSpawn?: (server: ServerProcess) => void; port?: number } = {},
 ): Promise<ServerProcess> {
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: root,
     detached: true,

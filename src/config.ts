@@ -25,6 +25,14 @@ export interface Config {
   shutdownDrainMs: number;
 }
 
+/** A whole number of at least `minimum`, or undefined when unset (the component's default then applies). */
+function atLeast(name: string, raw: string | undefined, minimum: number, why: string): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < minimum) throw new Error(`${name} must be a whole number of at least ${minimum} (${why}), not "${raw}"`);
+  return value;
+}
+
 function positiveInteger(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
@@ -76,9 +84,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     secretsKey: env.SECRETS_KEY ? parseSecretsKey(env.SECRETS_KEY, 'SECRETS_KEY') : undefined,
     webhooksAllowPrivateTargets: booleanSetting('WEBHOOKS_ALLOW_PRIVATE_TARGETS', env.WEBHOOKS_ALLOW_PRIVATE_TARGETS),
-    webhooksLeaseMs: env.WEBHOOKS_LEASE_MS ? positiveInteger('WEBHOOKS_LEASE_MS', env.WEBHOOKS_LEASE_MS, 0) : undefined,
+    webhooksLeaseMs: atLeast('WEBHOOKS_LEASE_MS', env.WEBHOOKS_LEASE_MS, 1_000, 'a shorter lease is renewed without pause and lost at once'),
     corsOrigins: originList('CORS_ORIGINS', env.CORS_ORIGINS),
-    eventsRetentionDays: env.EVENTS_RETENTION_DAYS ? positiveInteger('EVENTS_RETENTION_DAYS', env.EVENTS_RETENTION_DAYS, 0) : undefined,
+    eventsRetentionDays: atLeast('EVENTS_RETENTION_DAYS', env.EVENTS_RETENTION_DAYS, 1, 'events must outlive their deliveries and the feed'),
     metricsPort: metricsPort(env.METRICS_PORT, port),
     shutdownDrainMs: positiveInteger('SHUTDOWN_DRAIN_MS', env.SHUTDOWN_DRAIN_MS, 5_000),
   };

@@ -18,6 +18,7 @@
  *   - each read's p99 at half its measured maximum rate ≤ 1.5 × the p99 of its floor route paced at
  *     the same rate in the same run, the requests evenly paced (scripts/pacedLoad.ts: autocannon's
  *     rate option sends each second's quota in one burst);
+ *   - GET /v1/orgs/{orgId}/events (a page of 100 of the event log) ≥ 0.80 × the task page of 50;
  *   - GET /v1/teams/{teamId}/scorecard (10 metrics, 13 weeks of 5 years of values) ≥ 0.50 × GET /v1/me,
  *     and GET /v1/metrics/{id}/values reported.
  * On PostgreSQL one team holds 1,000,000 tasks (one `insert … select` statement): the first page of
@@ -69,7 +70,7 @@ import { handlers } from '../src/handlers/index.js';
 import type { HandlerMap } from '../src/handlers/types.js';
 import { etagOf } from '../src/http/conditional.js';
 import { loadContract, operationRoutes } from '../src/http/router.js';
-import { taskJson } from '../src/records/tasks.js';
+import { taskJson, toTask } from '../src/records/tasks.js';
 import { addWeeks, currentWeekMonday } from '../src/time.js';
 import { eventBody } from '../src/webhooks/outbox.js';
 import type { WorkerOptions } from '../src/webhooks/worker.js';
@@ -371,6 +372,13 @@ async function seedMeeting(db: Kysely<Database>, world: World) {
  * team (before the seeded meeting's week), and members of the organization.
  */
 async function seedLists(db: Kysely<Database>, world: World) {
+  // 200 events of the organization's log, each the body a task.updated delivery carries.
+  const sample = await db.selectFrom('tasks').selectAll().where('team_id', '=', world.teamId).limit(1).executeTakeFirstOrThrow();
+  const eventText = eventBody('task.updated', new Date(), { orgId: world.orgId, teamId: world.teamId, object: toTask(sample) });
+  await sql`
+    insert into webhook_events (id, org_id, team_id, type, body, created_at)
+    select gen_random_uuid()::text, ${world.orgId}, ${world.teamId}, 'task.updated', ${eventText}, now() from generate_series(1, 200)
+  `.execute(db);
   const lastWeek = currentWeekMonday(new Date(), zone);
   await sql`
     insert into issues (team_id, title, description, priority, status, created_by_id, resolved_at, created_at)
@@ -556,6 +564,7 @@ async function measureStack(stack: Stack, results: Result[]): Promise<Check[]> {
       issues: `/v1/teams/${stack.world.teamId}/issues`,
       meetings: `/v1/teams/${stack.world.teamId}/meetings`,
       members: `/v1/orgs/${stack.world.orgId}/members`,
+      events: `/v1/orgs/${stack.world.orgId}/events?limit=100`,
       scorecard: `/v1/teams/${stack.world.teamId}/scorecard`,
       values: `/v1/metrics/${stack.metricId}/values`,
     };
@@ -565,9 +574,10 @@ async function measureStack(stack: Stack, results: Result[]): Promise<Check[]> {
     }
     const meeting = (await (await fetch(`${api.url}${paths.meeting}`, { headers: read })).json()) as Record<string, unknown[]>;
     const scorecard = (await (await fetch(`${api.url}${paths.scorecard}`, { headers: read })).json()) as { metrics: { values: unknown[] }[] };
-    for (const list of ['list', 'issues', 'meetings', 'members'] as const) {
+    for (const list of ['list', 'issues', 'meetings', 'members', 'events'] as const) {
       const page = (await (await fetch(`${api.url}${paths[list]}`, { headers: read })).json()) as { data: unknown[] };
-      if (page.data.length !== DEFAULT_PAGE_LIMIT) throw new Error(`${stack.label}: GET ${paths[list]} holds ${page.data.length} items, not a page of ${DEFAULT_PAGE_LIMIT}`);
+      const size = list === 'events' ? 100 : DEFAULT_PAGE_LIMIT;
+      if (page.data.length !== size) throw new Error(`${stack.label}: GET ${paths[list]} holds ${page.data.length} items, not a page of ${size}`);
     }
     if (!meeting.ratings?.length || !meeting.segues?.length || !meeting.headlines?.length || !meeting.messages?.length) {
       throw new Error(`${stack.label}: the meeting lacks ratings, segues, headlines or messages`);
@@ -592,6 +602,12 @@ async function measureStack(stack: Stack, results: Result[]): Promise<Check[]> {
     const [issuesFloor, issues] = await loadPair(floor2, { name: name('GET /v1/teams/{teamId}/issues (50 per page)'), url: `${api.url}${paths.issues}` }, read);
     const [meetingsFloor, meetings] = await loadPair(floor2, { name: name('GET /v1/teams/{teamId}/meetings (50 per page)'), url: `${api.url}${paths.meetings}` }, read);
     const [membersFloor, members] = await loadPair(floor2, { name: name('GET /v1/orgs/{orgId}/members (50 per page)'), url: `${api.url}${paths.members}` }, read);
+    // The event feed against the task list, the page a reader of the log compares it with.
+    const [taskPage, feedPage] = await loadPair(
+      { name: name('GET /v1/teams/{teamId}/tasks (50 per page)'), url: `${api.url}${paths.list}` },
+      { name: name('GET /v1/orgs/{orgId}/events (100 per page)'), url: `${api.url}${paths.events}` },
+      read,
+    );
     const logged = await load(name('GET /v1/me with request log lines on (info, to /dev/null)'), `${logging.url}${paths.me}`, { headers: read });
     const patch = await load(name('PATCH /v1/tasks/{id}'), `${api.url}${paths.task}`, { headers: write, method: 'PATCH', body: JSON.stringify({ title: 'Send the revised freight quote' }) });
     const scorecardRead = await load(name(`GET /v1/teams/{teamId}/scorecard (${metricCount} × 13 weeks)`), `${api.url}${paths.scorecard}`, { headers: read });
@@ -646,7 +662,7 @@ async function measureStack(stack: Stack, results: Result[]): Promise<Check[]> {
       const floorTail = await paced(name('  its floor at the same rate'), floorUrl, rate, halfDuration, read);
       tails.push({ what, read: answer, floor: floorTail });
     }
-    results.push(meFloor, me, taskFloor, task, listFloor, list, meetingFloor, meetingRead, issuesFloor, issues, meetingsFloor, meetings, membersFloor, members);
+    results.push(meFloor, me, taskFloor, task, listFloor, list, meetingFloor, meetingRead, issuesFloor, issues, meetingsFloor, meetings, membersFloor, members, taskPage, feedPage);
     results.push(logged, patch, scorecardRead, values, fresh, notModified, post, postWithKey, replay);
     results.push(...tails.flatMap((tail) => [tail.read, tail.floor]));
 
@@ -659,6 +675,7 @@ async function measureStack(stack: Stack, results: Result[]): Promise<Check[]> {
       atLeast(name('GET …/meetings page ÷ 2-query floor'), rps(meetings) / rps(meetingsFloor), 0.6),
       atLeast(name('GET …/members page ÷ 2-query floor'), rps(members) / rps(membersFloor), 0.6),
       atLeast(name('GET /v1/meetings/{id} ÷ 2-query floor'), rps(meetingRead) / rps(meetingFloor), 0.65),
+      atLeast(name('GET …/events page of 100 ÷ GET …/tasks page of 50'), rps(feedPage) / rps(taskPage), 0.8, `${rps(feedPage).toFixed(0)} / ${rps(taskPage).toFixed(0)} req/s`),
       reported(name('GET /v1/me, request log lines on ÷ off'), rps(logged) / rps(me), `${rps(logged).toFixed(0)} req/s`),
       reported(name('PATCH /v1/tasks/{id} ÷ 2-query floor'), rps(patch) / rps(taskFloor), `${rps(patch).toFixed(0)} req/s, p99 ${patch.p99} ms`),
       ...tails.map((tail) =>

@@ -1,30 +1,12 @@
-import { EventEmitter, once } from 'node:events';
-import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseLabel } from './support/database.js';
 import { createCaller } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
+import { capturedLog } from './support/logLines.js';
 
-const lines: Record<string, unknown>[] = [];
-const written = new EventEmitter();
-const sink = new Writable({
-  write(chunk, _encoding, done) {
-    for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-    written.emit('lines');
-    done();
-  },
-});
-
-/** The first line that `matches`, once it is written (a request's line comes when its answer has been sent, maybe after the client read it). */
-async function lineWhere(matches: (line: Record<string, unknown>) => boolean) {
-  for (;;) {
-    const line = lines.find(matches);
-    if (line) return line;
-    await once(written, 'lines');
-  }
-}
+const { lines, sink, lineWhere } = capturedLog();
 
 let app: TestApp;
 beforeAll(async () => {

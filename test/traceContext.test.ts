@@ -4,8 +4,6 @@
  * comes back in `traceresponse`, is on the request's log line, and travels with the webhook
  * deliveries of the change the request made.
  */
-import { EventEmitter, once } from 'node:events';
-import { Writable } from 'node:stream';
 import { Webhook } from 'standardwebhooks';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,25 +11,9 @@ import { databaseLabel } from './support/database.js';
 import { createCaller, createTeamWorld } from './support/factories.js';
 import { startReceiver, type Receiver } from './support/receiver.js';
 import { send, startTestApp, type TestApp } from './support/testApp.js';
+import { capturedLog } from './support/logLines.js';
 
-const lines: Record<string, unknown>[] = [];
-const written = new EventEmitter();
-const sink = new Writable({
-  write(chunk, _encoding, done) {
-    for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-    written.emit('lines');
-    done();
-  },
-});
-
-/** The first log line that `matches`, once it is written (a request's line comes after its answer). */
-async function lineWhere(matches: (line: Record<string, unknown>) => boolean) {
-  for (;;) {
-    const line = lines.find(matches);
-    if (line) return line;
-    await once(written, 'lines');
-  }
-}
+const { sink, lineWhere } = capturedLog();
 
 const traceresponse = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 

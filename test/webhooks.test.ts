@@ -11,7 +11,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { sql } from 'kysely';
-import type { OperationId } from '../src/api/operations.js';
 import { createTask as createTaskHandler } from '../src/handlers/tasks.js';
 import type { Handler } from '../src/handlers/types.js';
 import { claimDue } from '../src/db/queries/webhooks.js';
@@ -26,58 +25,11 @@ import { expectPagesAsMapped, trickyInstants, trickyTexts } from './support/json
 import { createMeetingIn, createMessage } from './support/meetingFactories.js';
 import { checkWebhookEvent, contract, operations } from './support/contract.js';
 import { createTestDatabase, databaseLabel, type TestDatabase } from './support/database.js';
-import { fannedOut } from './support/eventLog.js';
+import { eventOf, fannedOut } from './support/eventLog.js';
 import { waitFor } from './support/processes.js';
 import { startReceiver, type Received, type Receiver } from './support/receiver.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
-/** The event each changing operation of an organization's records emits (the contract's `webhooks`). */
-const eventOf: Partial<Record<OperationId, string>> = {
-  updateOrganization: 'organization.updated',
-  addOrganizationMember: 'organization_member.added',
-  updateOrganizationMember: 'organization_member.updated',
-  removeOrganizationMember: 'organization_member.removed',
-  createTeam: 'team.created',
-  updateTeam: 'team.updated',
-  deleteTeam: 'team.deleted',
-  addTeamMember: 'team_member.added',
-  updateTeamMember: 'team_member.updated',
-  removeTeamMember: 'team_member.removed',
-  createTask: 'task.created',
-  updateTask: 'task.updated',
-  deleteTask: 'task.deleted',
-  createIssue: 'issue.created',
-  updateIssue: 'issue.updated',
-  deleteIssue: 'issue.deleted',
-  createGoal: 'goal.created',
-  updateGoal: 'goal.updated',
-  deleteGoal: 'goal.deleted',
-  createMilestone: 'milestone.created',
-  updateMilestone: 'milestone.updated',
-  deleteMilestone: 'milestone.deleted',
-  createMetric: 'metric.created',
-  updateMetric: 'metric.updated',
-  deleteMetric: 'metric.deleted',
-  putMetricValue: 'metric_value.set',
-  createMeeting: 'meeting.created',
-  updateMeeting: 'meeting.status_changed',
-  rateMeetingAsMe: 'meeting_rating.set',
-  setMeetingRating: 'meeting_rating.set',
-  revealMeetingRatings: 'meeting.ratings_revealed',
-  createSegue: 'segue.created',
-  createHeadline: 'headline.created',
-  createCascadingMessage: 'cascading_message.created',
-  deleteCascadingMessage: 'cascading_message.deleted',
-  acknowledgeCascadingMessages: 'cascading_message.acknowledged',
-  createTeamVision: 'vision.created',
-  updateTeamVision: 'vision.updated',
-  createSeat: 'seat.created',
-  updateSeat: 'seat.updated',
-  deleteSeat: 'seat.deleted',
-  putPeopleReview: 'people_review.set',
-  createDocument: 'document.created',
-  deleteDocument: 'document.deleted',
-};
 
 /** Operations that change an organization's records but emit nothing: platform administration and the subscriptions themselves. */
 const silent = new Set(['createPlatformOrganization', 'updatePlatformOrganization', 'revokePlatformApiKey', 'putPlatformAiProvider',

@@ -1,9 +1,10 @@
 /**
- * The Express application: security headers, request id, trace context, log line and metrics → CORS
- * (a preflight answered at once) → the operation found in the contract's route table (a public one
- * answered at once) → authentication → rate limit → 404/405 or media type and body (64 KB) → scope →
- * validation → typed handler → response, with one error handler for every error. The body is read
- * only for a routed, authenticated request. The probes (/healthz, /readyz) sit outside /v1.
+ * The Express application: security headers, request id, trace context (and the request's span when
+ * tracing is on), log line and metrics → CORS (a preflight answered at once) → the operation found in
+ * the contract's route table (a public one answered at once) → authentication → rate limit → 404/405
+ * or media type and body (64 KB) → scope → validation → typed handler → response, with one error
+ * handler for every error. The body is read only for a routed, authenticated request. The probes
+ * (/healthz, /readyz) sit outside /v1.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -32,6 +33,7 @@ import { countAttempt, createMetrics, observeWebhookBacklog, type Metrics } from
 import { probes, type Probes } from './observability/probes.js';
 import { requestMetrics } from './observability/requestMetrics.js';
 import { traceContext } from './observability/traceContext.js';
+import type { Tracing } from './observability/tracing.js';
 import { startDeliveryWorker, type DeliveryWorker, type WorkerOptions } from './webhooks/worker.js';
 
 export const contractDocument = JSON.parse(
@@ -71,6 +73,11 @@ export async function createApp(options: {
     allowPrivateTargets: boolean;
     deliver?: Pick<WorkerOptions, 'listen' | 'pollMs' | 'concurrency' | 'leaseMs' | 'retentionDays'>;
   };
+  /**
+   * OpenTelemetry tracing (src/observability/tracing.ts), when on: spans of the API's requests and of
+   * webhook deliveries (the database the app is given reports its statements to it). Closed with the app.
+   */
+  tracing?: Tracing | undefined;
 }): Promise<App> {
   const { db, config, logger, secrets } = options;
   const now = options.now ?? (() => new Date());
@@ -87,6 +94,8 @@ export async function createApp(options: {
   app.use(securityHeaders());
   app.use(requestId);
   app.use(traceContext);
+  // Off, not even mounted: an untraced request pays nothing for tracing.
+  if (options.tracing) app.use('/v1', options.tracing.requests);
   app.use(requestLog(logger));
   app.use(requestMetrics(metrics));
   // Before /v1: a preflight carries no key, and must neither be refused by authentication nor counted.
@@ -116,7 +125,16 @@ export async function createApp(options: {
 
   const deliver = options.webhooks?.deliver;
   const worker = deliver
-    ? startDeliveryWorker({ db, secrets, logger, now, allowPrivateTargets: allowPrivateWebhookTargets, onAttempt: (state) => countAttempt(metrics, state), ...deliver })
+    ? startDeliveryWorker({
+        db,
+        secrets,
+        logger,
+        now,
+        allowPrivateTargets: allowPrivateWebhookTargets,
+        onAttempt: (state) => countAttempt(metrics, state),
+        tracing: options.tracing,
+        ...deliver,
+      })
     : undefined;
 
   return {
@@ -128,6 +146,8 @@ export async function createApp(options: {
       clearInterval(purge);
       await worker?.close();
       await rateLimiter.close();
+      // Last: the spans of what closing ran are sent too.
+      await options.tracing?.close();
     },
   };
 }

@@ -23,6 +23,13 @@ export interface Config {
   metricsPort: number | undefined;
   /** After SIGTERM, how long /readyz answers 503 while the server still serves, before it stops listening (when anyone asked /readyz). */
   shutdownDrainMs: number;
+  /**
+   * Where OpenTelemetry spans are sent (OTLP/HTTP): OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as it is, else
+   * OTEL_EXPORTER_OTLP_ENDPOINT with `/v1/traces` appended, as the OpenTelemetry specification reads
+   * them; tracing is off unless one is set (and off with OTEL_SDK_DISABLED=true). The SDK reads the
+   * other OTEL_* variables itself.
+   */
+  otlpTracesUrl: string | undefined;
 }
 
 /** A whole number of at least `minimum`, or undefined when unset (the component's default then applies). */
@@ -72,6 +79,21 @@ function metricsPort(raw: string | undefined, port: number): number | undefined 
   return value;
 }
 
+function httpUrl(name: string, raw: string): string {
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new Error(`${name} must be an http:// or https:// URL such as http://localhost:4318, not "${raw}"`);
+  return raw;
+}
+
+function otlpTracesUrl(env: NodeJS.ProcessEnv): string | undefined {
+  // A boolean of the OpenTelemetry specification: only `true`, in any case, is true.
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  if (traces) return httpUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', traces);
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  return base ? `${httpUrl('OTEL_EXPORTER_OTLP_ENDPOINT', base).replace(/\/$/, '')}/v1/traces` : undefined;
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = positiveInteger('PORT', env.PORT, 3000);
   return {
@@ -89,5 +111,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventsRetentionDays: atLeast('EVENTS_RETENTION_DAYS', env.EVENTS_RETENTION_DAYS, 1, 'events must outlive their deliveries and the feed'),
     metricsPort: metricsPort(env.METRICS_PORT, port),
     shutdownDrainMs: positiveInteger('SHUTDOWN_DRAIN_MS', env.SHUTDOWN_DRAIN_MS, 5_000),
+    otlpTracesUrl: otlpTracesUrl(env),
   };
 }

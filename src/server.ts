@@ -18,6 +18,7 @@ import { createHttpServer } from './http/httpServer.js';
 import { createLogger } from './logger.js';
 import { countStatementError, createMetrics, observePool } from './observability/metrics.js';
 import { startMetricsServer } from './observability/metricsServer.js';
+import { startTracing } from './observability/tracing.js';
 
 const config = readConfig();
 const logger = createLogger(config.logLevel);
@@ -30,7 +31,9 @@ const closeServer = (server: Server) =>
 
 async function main() {
   const metrics = createMetrics();
-  const database = await openDatabase(config, { onError: (error) => countStatementError(metrics, error) });
+  // Before the database: its statements are reported to the tracing (whose SDK is loaded only when on).
+  const tracing = config.otlpTracesUrl === undefined ? undefined : await startTracing({ url: config.otlpTracesUrl }, logger);
+  const database = await openDatabase(config, { onError: (error) => countStatementError(metrics, error), onStatement: tracing?.statement });
   if (database.poolStats) observePool(metrics, database.poolStats);
   // After opening: the embedded database's lock also guards the creation of its key file.
   const secrets = createSecretBox(await loadSecretsKey(config));
@@ -43,6 +46,7 @@ async function main() {
     logger,
     secrets,
     metrics,
+    tracing,
     webhooks: { allowPrivateTargets: config.webhooksAllowPrivateTargets, deliver: { listen: database.listen, leaseMs: config.webhooksLeaseMs, retentionDays: config.eventsRetentionDays } },
   });
   const server: Server = createHttpServer(app).listen(config.port, config.host);
@@ -56,6 +60,7 @@ async function main() {
     {
       database: database.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`,
       ...(metricsServer ? { metrics: `http://${config.host}:${config.metricsPort}/metrics` } : {}),
+      ...(tracing ? { tracing: config.otlpTracesUrl } : {}),
     },
     `Team OS API on ${base}/v1 — docs ${base}/v1/docs`,
   );

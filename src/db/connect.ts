@@ -22,15 +22,19 @@ export interface DatabaseOptions {
   onQuery?: (sql: string) => void;
   /** Told of every statement that failed, with its error (the metrics count them by SQLSTATE class). */
   onError?: (error: unknown) => void;
+  /** Told of every statement once it ran or failed, with its text, duration and error (tracing makes a span of it: src/observability/tracing.ts). */
+  onStatement?: (event: LogEvent) => void;
 }
 
-const logOf = (options: DatabaseOptions) => {
-  const { onQuery, onError } = options;
-  if (!onQuery && !onError) return {};
+/** Kysely's `log`, the one place every statement passes (`begin` and `commit` included); none without a hook, so that nothing is timed for no one. */
+const statementLog = (options: DatabaseOptions): { log?: (event: LogEvent) => void } => {
+  const { onQuery, onError, onStatement } = options;
+  if (!onQuery && !onError && !onStatement) return {};
   return {
     log: (event: LogEvent) => {
       onQuery?.(event.query.sql);
       if (event.level === 'error') onError?.(event.error);
+      onStatement?.(event);
     },
   };
 };
@@ -129,7 +133,7 @@ export async function openPostgres(databaseUrl: string, options: DatabaseOptions
   // A connection lost while a request holds it (between two statements of a transaction) is reported
   // to that request by its next statement; unheard, the client's error event would end the process.
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }), ...logOf(options) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }), ...statementLog(options) });
   return {
     db,
     kind: 'postgres',
@@ -190,7 +194,7 @@ export async function openPglite(dataDir: string, options: DatabaseOptions = {})
     // Options go in one object: PGlite.create(undefined, options) ignores the options.
     const parsers = { [DATE_OID]: keepText };
     const pglite = await PGlite.create(inMemory ? { parsers } : { dataDir: resolve(dataDir), parsers });
-    const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite), ...logOf(options) });
+    const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite), ...statementLog(options) });
     return {
       db,
       kind: 'pglite',

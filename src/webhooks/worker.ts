@@ -15,6 +15,7 @@
  * past its retention in small batches. Signatures follow Standard Webhooks, made by the
  * `standardwebhooks` package.
  */
+import { AsyncResource } from 'node:async_hooks';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
@@ -25,6 +26,7 @@ import type { SecretBox } from '../auth/secrets.js';
 import type { Database } from '../db/database.js';
 import { claimDue, deliveriesChannel, fanOut, purgeEvents, recordAttempt, releaseClaims, renewLeases, type ClaimedDelivery } from '../db/queries/webhooks.js';
 import { loggableError } from '../logger.js';
+import type { Tracing } from '../observability/tracing.js';
 import { afterAttempt, defaultEventRetentionDays, resultOfStatus, type AttemptResult } from '../rules/webhookDelivery.js';
 import { guardedLookup, isPublicAddress, TargetRefused } from './targets.js';
 
@@ -58,6 +60,8 @@ export interface WorkerOptions {
   retentionDays?: number | undefined;
   /** Told of each attempt once recorded, with the state it left its delivery in (the metrics count attempts by outcome). */
   onAttempt?: (state: ReturnType<typeof afterAttempt>['state']) => void;
+  /** Sends each attempt in a span of its own when tracing is on. */
+  tracing?: Pick<Tracing, 'delivery'> | undefined;
 }
 
 export interface DeliveryWorker {
@@ -140,7 +144,7 @@ export function post(url: URL, headers: Record<string, string>, body: string, al
 }
 
 export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
-  const { db, secrets, logger, now, allowPrivateTargets } = options;
+  const { db, secrets, logger, now, allowPrivateTargets, tracing } = options;
   const pollMs = options.pollMs ?? 250;
   const concurrency = options.concurrency ?? 32;
   const leaseMs = options.leaseMs ?? defaultLeaseMs;
@@ -167,10 +171,13 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
       'webhook-id': delivery.event_id,
       'webhook-timestamp': String(Math.floor(signedAt.getTime() / 1000)),
       'webhook-signature': signatures(delivery, signedAt),
-      ...(delivery.traceparent === null ? {} : { traceparent: delivery.traceparent }),
     };
+    const url = new URL(delivery.url);
+    const send = (traceparent: string | null) => post(url, traceparent === null ? headers : { ...headers, traceparent }, delivery.body, allowPrivateTargets);
     const started = performance.now();
-    const sent = await post(new URL(delivery.url), headers, delivery.body, allowPrivateTargets);
+    const sent = tracing
+      ? await tracing.delivery({ traceparent: delivery.traceparent, url, eventId: delivery.event_id, deliveryId: delivery.id, attempt: delivery.attempt_count + 1 }, send)
+      : await send(delivery.traceparent);
     const latencyMs = Math.round(performance.now() - started);
     const answeredAt = now();
     const result: AttemptResult =
@@ -267,8 +274,10 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
   }, purgeEveryMs);
   purge.unref();
 
+  // Bound to the worker's own context: PGlite calls a listener inside the statement that notified, and
+  // the claims it starts would otherwise count as statements of that request (its trace, when tracing).
   void options
-    .listen?.(deliveriesChannel, () => void tick())
+    .listen?.(deliveriesChannel, AsyncResource.bind(() => void tick()))
     .then((stop) => {
       if (closed) return void stop();
       stopListening = stop;

@@ -19,6 +19,9 @@
  *     the same rate in the same run, the requests evenly paced (scripts/pacedLoad.ts: autocannon's
  *     rate option sends each second's quota in one burst);
  *   - GET /v1/orgs/{orgId}/events (a page of 100 of the event log) ≥ 0.80 × the task page of 50;
+ *   - OpenTelemetry tracing (benchTracing): GET /v1/me with tracing off, as the server runs without
+ *     OTEL_EXPORTER_OTLP_ENDPOINT, ≥ 0.99 × the same app on a database without a statement log; on,
+ *     exporting to a local sink, reported;
  *   - GET /v1/teams/{teamId}/scorecard (10 metrics, 13 weeks of 5 years of values) ≥ 0.50 × GET /v1/me,
  *     and GET /v1/metrics/{id}/values reported.
  * On PostgreSQL one team holds 1,000,000 tasks (one `insert … select` statement): the first page of
@@ -41,13 +44,14 @@
  *
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names a server on which a
  * throwaway database is created and dropped. BENCH_SECONDS (default 10) sets each run's length.
- * BENCH_PGLITE=0 skips the embedded database. BENCH_ONLY=webhooks measures the webhook figures alone
- * (PostgreSQL seeded with 10,000 tasks). BENCH_WEBHOOK_CONCURRENCY and BENCH_WEBHOOK_POLL_MS set the
- * worker's `concurrency` and `pollMs` for the throughput figure (its defaults otherwise).
+ * BENCH_PGLITE=0 skips the embedded database. BENCH_ONLY=webhooks measures the webhook figures alone,
+ * BENCH_ONLY=tracing the tracing figures (PostgreSQL then seeded with 10,000 tasks).
+ * BENCH_WEBHOOK_CONCURRENCY and BENCH_WEBHOOK_POLL_MS set the worker's `concurrency` and `pollMs` for
+ * the throughput figure (its defaults otherwise).
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -57,10 +61,10 @@ import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { pino } from 'pino';
-import { contractDocument, createApp } from '../src/app.js';
+import { contractDocument, createApp, type App } from '../src/app.js';
 import { generateKey } from '../src/auth/apiKeys.js';
 import { createSecretBox } from '../src/auth/secrets.js';
-import { openPostgres, type OpenDatabase } from '../src/db/connect.js';
+import { openPostgres, statementLog, type DatabaseOptions, type OpenDatabase } from '../src/db/connect.js';
 import { createLogger } from '../src/logger.js';
 import type { Database } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
@@ -70,6 +74,8 @@ import { handlers } from '../src/handlers/index.js';
 import type { HandlerMap } from '../src/handlers/types.js';
 import { etagOf } from '../src/http/conditional.js';
 import { loadContract, operationRoutes } from '../src/http/router.js';
+import { countStatementError, createMetrics } from '../src/observability/metrics.js';
+import { startTracing, type Tracing } from '../src/observability/tracing.js';
 import { taskJson, toTask } from '../src/records/tasks.js';
 import { addWeeks, currentWeekMonday } from '../src/time.js';
 import { eventBody } from '../src/webhooks/outbox.js';
@@ -82,10 +88,11 @@ const connections = 20;
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const postgresTaskCount = 1_000_000;
 const pgliteTaskCount = 10_000;
-/** BENCH_ONLY=webhooks: only the webhook figures (PostgreSQL then seeds 10,000 tasks instead of a million). */
-const only = process.env.BENCH_ONLY;
-if (only !== undefined && only !== '' && only !== 'webhooks') throw new Error(`BENCH_ONLY=${only}: the only value known is "webhooks"`);
+/** BENCH_ONLY=webhooks or tracing: only those figures (PostgreSQL then seeds 10,000 tasks instead of a million). */
+const only = process.env.BENCH_ONLY || undefined;
+if (only !== undefined && only !== 'webhooks' && only !== 'tracing') throw new Error(`BENCH_ONLY=${only}: the values known are "webhooks" and "tracing"`);
 const webhooksOnly = only === 'webhooks';
+const tracingOnly = only === 'tracing';
 const deepPosition = 900_000;
 /** Rows in each of the other lists the bench pages through: issues, meetings, organization members. */
 const listRows = 200;
@@ -109,9 +116,9 @@ interface LoadOptions {
   duration?: number;
 }
 
-async function listen(app: express.Express): Promise<{ url: string; close: () => Promise<unknown> }> {
+async function listen(handler: RequestListener): Promise<{ url: string; close: () => Promise<unknown> }> {
   const server: Server = await new Promise((ready) => {
-    const started = app.listen(0, '127.0.0.1', () => ready(started));
+    const started = createServer(handler).listen(0, '127.0.0.1', () => ready(started));
   });
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -1081,6 +1088,146 @@ function webhookWorkerSettings(): Omit<WorkerSettings, 'listen'> {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Tracing
+
+/**
+ * The OTLP/HTTP sink of the tracing figures: a bare `node:http` server in a child process that answers
+ * every export 200 and keeps nothing but the count of exports and of the spans in them.
+ */
+const spanSinkSource = String.raw`
+const http = require('node:http');
+let exports = 0, spans = 0;
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', () => {
+    exports += 1;
+    spans += (Buffer.concat(chunks).toString('latin1').match(/"spanId"/g) ?? []).length;
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  });
+});
+process.on('message', () => process.send({ exports, spans }));
+process.on('disconnect', () => process.exit(0));
+server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+`;
+
+async function startSpanSink() {
+  const child = spawn(process.execPath, ['-e', spanSinkSource], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const next = () => new Promise<{ port?: number; exports: number; spans: number }>((answered) => child.once('message', answered));
+  const { port } = await next();
+  return {
+    url: `http://127.0.0.1:${port}/v1/traces`,
+    /** Exports and spans received so far. */
+    counts: async () => {
+      const answer = next();
+      child.send({});
+      return answer;
+    },
+    close: async () => {
+      const exited = new Promise((done) => child.once('exit', done));
+      child.disconnect();
+      await exited;
+    },
+  };
+}
+
+interface TracingStack extends Stack {
+  /** Another handle on the stack's database, opened with `hooks` as src/server.ts opens its own. */
+  open(hooks: DatabaseOptions): Promise<{ db: Kysely<Database>; close(): Promise<void> }>;
+}
+
+/**
+ * What OpenTelemetry tracing (src/observability/tracing.ts) costs GET /v1/me, on one stack, each pair
+ * A B B A as elsewhere:
+ *   - off, as src/server.ts runs without OTEL_EXPORTER_OTLP_ENDPOINT (no SDK loaded; the database's
+ *     statement log counting failed statements, the tracing hook unset) ÷ the app the other figures
+ *     are measured with (a database without a statement log): ≥ 0.99. Kysely's statement log, which
+ *     production runs for its error metrics whether tracing is on or not, is on the off side only,
+ *     so the figure bounds what off costs from above;
+ *   - on, every request's span and its statements' spans exported to a sink in a child process
+ *     (answering 200, keeping nothing), ÷ off: reported, with the spans the sink received.
+ * The traced app is made afresh before each of its halves and closed before the off side's: the
+ * AsyncLocalStorage that carries its context puts a hook on every promise of the process (Node 20)
+ * while it lives, which must not weigh on the other side.
+ */
+async function benchTracing(stack: TracingStack, results: Result[]): Promise<Check[]> {
+  const name = (what: string) => `${stack.label}: ${what}`;
+  const headers = { authorization: `Bearer ${stack.world.readKey}` };
+  const appOn = async (db: Kysely<Database>, tracing?: Tracing) =>
+    createApp({
+      db,
+      config: { rateLimitPerMinute: 10_000_000, redisUrl: undefined },
+      logger: pino({ level: 'silent' }),
+      secrets: createSecretBox(randomBytes(32)),
+      // Alike on every side: Node's own metrics once for the process, not once per app made.
+      metrics: createMetrics({ processMetrics: false }),
+      tracing,
+    });
+  const sink = await startSpanSink();
+  const counting = createMetrics({ processMetrics: false });
+  const onError = (error: unknown) => countStatementError(counting, error);
+  const offDatabase = await stack.open({ onError });
+  let traced: { app: App; tracing: Tracing } | undefined;
+  const onDatabase = await stack.open({ onError, onStatement: (event) => traced?.tracing.statement(event) });
+  const baseline = await appOn(stack.db);
+  const off = await appOn(offDatabase.db);
+  const baselineServer = await listen(baseline.app);
+  const offServer = await listen(off.app);
+  const onServer = await listen((req, res) => traced!.app.app(req, res));
+  const stopTraced = async () => {
+    await traced?.app.close();
+    traced = undefined;
+  };
+  const startTraced = async () => {
+    await stopTraced();
+    const tracing = await startTracing({ url: sink.url }, pino({ level: 'silent' }));
+    traced = { app: await appOn(onDatabase.db, tracing), tracing };
+  };
+  try {
+    const target = (what: string, url: string, before?: () => Promise<void>): Target => ({ name: name(what), url: `${url}/v1/me`, ...(before ? { before } : {}) });
+    // A second of load on each first, so that no side pays for a cold start.
+    await startTraced();
+    for (const server of [baselineServer, offServer, onServer]) await autocannon(`${server.url}/v1/me`, { headers, duration: 1 });
+    await stopTraced();
+    const [untraced, tracingOff] = await loadPair(
+      target('GET /v1/me, no statement log (the other figures)', baselineServer.url),
+      target('GET /v1/me, tracing off as the server runs it', offServer.url),
+      headers,
+    );
+    const before = await sink.counts();
+    const [offAgain, tracingOn] = await loadPair(
+      target('GET /v1/me, tracing off', offServer.url, stopTraced),
+      target('GET /v1/me, tracing on, exporting to a local sink', onServer.url, startTraced),
+      headers,
+    );
+    await stopTraced();
+    const after = await sink.counts();
+    const spans = after.spans - before.spans;
+    // Each side ran two halves of the pair's length.
+    const requests = tracingOn.requestsPerSecond * 2 * Math.max(1, Math.round(seconds / 2));
+    console.log(
+      `${name('  … spans received by the sink').padEnd(58)} ${spans.toLocaleString('en')} in ${(after.exports - before.exports).toLocaleString('en')} exports, ${(spans / requests).toFixed(2)} a request`,
+    );
+    results.push(untraced, tracingOff, offAgain, tracingOn);
+    const rps = (result: Result) => result.requestsPerSecond;
+    return [
+      atLeast(name('GET /v1/me, tracing off ÷ no statement log'), rps(tracingOff) / rps(untraced), 0.99, `${rps(tracingOff).toFixed(0)} / ${rps(untraced).toFixed(0)} req/s`),
+      reported(name('GET /v1/me, tracing on ÷ off'), rps(tracingOn) / rps(offAgain), `${rps(tracingOn).toFixed(0)} / ${rps(offAgain).toFixed(0)} req/s, p99 ${tracingOn.p99} / ${offAgain.p99} ms; ${(spans / requests).toFixed(2)} spans a request exported`),
+    ];
+  } finally {
+    await stopTraced();
+    await onServer.close();
+    await offServer.close();
+    await baselineServer.close();
+    await off.close();
+    await baseline.close();
+    await onDatabase.close();
+    await offDatabase.close();
+    await sink.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // PostgreSQL
 
 async function benchPostgres(results: Result[]): Promise<Check[]> {
@@ -1098,7 +1245,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
     await migrateToLatest(db);
     const world = await seedWorld(db);
     const seedingStarted = performance.now();
-    const taskCount = webhooksOnly ? pgliteTaskCount : postgresTaskCount;
+    const taskCount = only ? pgliteTaskCount : postgresTaskCount;
     await seedTasks(db, world, taskCount);
     const seeded = performance.now();
     const scorecard = await seedScorecard(db, world);
@@ -1144,9 +1291,16 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
       },
       deliveryCount: 5_000,
     };
-    if (webhooksOnly) {
+    const tracingStack: TracingStack = {
+      ...stack,
+      open: async (hooks) => {
+        const opened = await openPostgres(url.toString(), hooks);
+        return { db: opened.db, close: () => opened.close() };
+      },
+    };
+    if (only) {
       console.log(`Bench: ${seconds} s per run, ${connections} connections, autocannon on loopback; Node ${process.version}`);
-      return await benchWebhooks(webhookStack, results);
+      return await (webhooksOnly ? benchWebhooks(webhookStack, results) : benchTracing(tracingStack, results));
     }
 
     const logger = pino({ level: 'silent' });
@@ -1220,6 +1374,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
       await full.close();
     }
     checks.push(...(await measureStack(stack, results)));
+    checks.push(...(await benchTracing(tracingStack, results)));
     checks.push(...(await benchWebhooks(webhookStack, results)));
     return checks;
   } finally {
@@ -1257,14 +1412,19 @@ async function benchPglite(results: Result[]): Promise<Check[]> {
       meetingId,
       metricId: scorecard.metricId,
     };
-    const checks = webhooksOnly ? [] : await measureStack(stack, results);
+    const checks = only ? [] : await measureStack(stack, results);
+    if (!webhooksOnly) {
+      // Kysely instances of their own on the same PGlite, whose destruction would close it: left to the stack's.
+      const open = async (hooks: DatabaseOptions) => ({ db: new Kysely<Database>({ dialect: new PGliteDialect(pglite), ...statementLog(hooks) }), close: async () => undefined });
+      checks.push(...(await benchTracing({ ...stack, open }, results)));
+    }
     const listen: OpenDatabase['listen'] = async (channel, onNotify) => {
       const unsubscribe = await pglite.listen(channel, () => onNotify());
       return async () => {
         if (!pglite.closed) await unsubscribe();
       };
     };
-    checks.push(...(await benchWebhooks({ ...stack, listen, deliveryCount: 2_000 }, results)));
+    if (!tracingOnly) checks.push(...(await benchWebhooks({ ...stack, listen, deliveryCount: 2_000 }, results)));
     return checks;
   } finally {
     await db.destroy();

@@ -27,7 +27,7 @@ export interface DatabaseOptions {
 }
 
 /** Kysely's `log`, the one place every statement passes (`begin` and `commit` included); none without a hook, so that nothing is timed for no one. */
-const statementLog = (options: DatabaseOptions): { log?: (event: LogEvent) => void } => {
+export const statementLog = (options: DatabaseOptions): { log?: (event: LogEvent) => void } => {
   const { onQuery, onError, onStatement } = options;
   if (!onQuery && !onError && !onStatement) return {};
   return {

@@ -6,8 +6,9 @@ const jsonReport = process.env.VITEST_JSON;
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 90_000,
+    // Upper bounds for a hang, never a measure of speed: CI shares two busy cores.
+    testTimeout: 120_000,
+    hookTimeout: 300_000,
     reporters: jsonReport ? ['default', 'json'] : ['default'],
     outputFile: jsonReport ? { json: jsonReport } : undefined,
   },

@@ -209,7 +209,8 @@ describe(`OpenTelemetry tracing on (${databaseLabel})`, () => {
     await off.close();
     // Closing sends every span not sent yet.
     await traced.close();
-  });
+    // Two new databases and a delivery each: as long as a busy machine may take.
+  }, 240_000);
 
   afterAll(async () => {
     await receiver?.close();

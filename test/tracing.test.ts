@@ -314,6 +314,24 @@ describe(`OpenTelemetry tracing on (${databaseLabel})`, () => {
   });
 });
 
+describe('a collector that does not answer', () => {
+  it('costs the spans, with a warning, never the close', async () => {
+    const gone = await startCollector();
+    await gone.close();
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const tracing = await startTracing({ url: `${gone.url}/v1/traces` }, logger);
+    const sent = await tracing.delivery({ traceparent: null, url: new URL('http://127.0.0.1:1/hooks'), eventId: 'e', deliveryId: 'd', attempt: 1 }, async (traceparent) => ({
+      statusCode: 204,
+      error: null,
+      traceparent,
+    }));
+    expect(sent.traceparent).toMatch(traceresponse);
+    await tracing.close();
+    expect(lines.filter((line) => line.level === 40)).toEqual([expect.objectContaining({ msg: expect.stringContaining('could not send trace spans') })]);
+  });
+});
+
 describe('OTEL_EXPORTER_OTLP_ENDPOINT', () => {
   it('turns tracing on: the traces path under it, or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as it is; off when unset or OTEL_SDK_DISABLED=true', () => {
     expect(readConfig({}).otlpTracesUrl).toBeUndefined();

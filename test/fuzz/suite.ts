@@ -16,6 +16,7 @@
  */
 import fc from 'fast-check';
 import { sql, type Kysely } from 'kysely';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
 import { createLogger } from '../../src/logger.js';
@@ -208,5 +209,20 @@ export function fuzzOperations(part: number, parts: number) {
         { seed, numRuns: cursor ? runs * 3 : runs },
       );
     }, 120_000);
+
+    it('after all of it, no metric label holds a key, an e-mail, an id or a path: operation ids are the contract’s or unknown', async () => {
+      // Paths outside the contract too, holding what must never become a label.
+      for (const path of [`/v1/tasks/${randomUUID()}/x`, '/v1/ana@example.com', '/v1/ak_0123456789abcdef', '/nowhere/at/all']) {
+        await send(app.url, 'GET', path, { key: 'ak_not_a_real_key_0000000000000000' });
+      }
+      const text = await app.metrics.registry.metrics();
+      const labels = [...text.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map(([, name, value]) => ({ name: name!, value: value! }));
+      const operationIds = new Set([...operations.map((op) => op.operationId), 'unknown']);
+      const seen = labels.filter((label) => label.name === 'operation_id').map((label) => label.value);
+      expect(seen.length).toBeGreaterThan(0);
+      expect([...new Set(seen)].filter((value) => !operationIds.has(value))).toEqual([]);
+      const leaking = labels.filter(({ value }) => /ak_|@|\/|[0-9a-f]{8}-[0-9a-f]{4}-/i.test(value));
+      expect(leaking).toEqual([]);
+    });
   });
 }

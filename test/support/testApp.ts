@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { pino, type Logger } from 'pino';
 import { expect } from 'vitest';
-import { createApp } from '../../src/app.js';
+import { createApp, type App } from '../../src/app.js';
 import type { DeliveryWorker } from '../../src/webhooks/worker.js';
 import { createSecretBox, type SecretBox } from '../../src/auth/secrets.js';
 import type { HandlerMap } from '../../src/handlers/types.js';
@@ -71,6 +71,8 @@ export interface TestApp {
   db: TestDatabase['db'];
   /** The app's secret box, with a random key per app. */
   secrets: SecretBox;
+  /** What the app's /metrics would show. */
+  metrics: App['metrics'];
   /** The webhook delivery worker, when `webhooks.deliver` asked for one. */
   worker: DeliveryWorker | undefined;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
@@ -113,7 +115,7 @@ export async function startTestApp(
   const database = options.database ?? (await createTestDatabase());
   const logger = options.logger ?? pino({ level: 'silent' });
   const secrets = options.secrets ?? createSecretBox(randomBytes(32));
-  const { app, close, worker } = await createApp({
+  const { app, close, worker, metrics } = await createApp({
     db: database.db,
     config: { rateLimitPerMinute: options.rateLimitPerMinute ?? 10_000, redisUrl: options.redisUrl, corsOrigins: options.corsOrigins },
     logger,
@@ -132,6 +134,7 @@ export async function startTestApp(
     db: database.db,
     secrets,
     worker,
+    metrics,
     request: async (method, path, requestOptions) => {
       const response = await send(url, method, path, requestOptions);
       assertMatchesContract(method, path, response);

@@ -23,8 +23,6 @@ export interface ChangeResult {
 }
 
 export interface EventSpec {
-  /** Every type the operation can emit. */
-  types: readonly string[];
   /** Where the resource lives: a kind of lookup and the parameter (or body field) it starts from. */
   subject: { kind: SubjectKind; from: (input: ChangeInput) => string | readonly string[] };
   /**
@@ -43,14 +41,12 @@ const param = (name: string) => (input: ChangeInput) => input.params[name]!;
 
 /** `x.created` / `x.updated` / … with the change's answer as the object. */
 const answered = (type: string, kind: SubjectKind, from: string): EventSpec => ({
-  types: [type],
   subject: { kind, from: param(from) },
   event: (_input, result) => ({ type, object: result.body }),
 });
 
 /** `x.deleted` with the id of what is gone. */
 const deleted = (type: string, kind: SubjectKind, from: string): EventSpec => ({
-  types: [type],
   before: true,
   subject: { kind, from: param(from) },
   event: (input) => ({ type, object: { id: input.params[from] } }),
@@ -58,13 +54,11 @@ const deleted = (type: string, kind: SubjectKind, from: string): EventSpec => ({
 
 /** `x_member.removed` with the user id of who left. */
 const removed = (type: string, kind: SubjectKind, from: string): EventSpec => ({
-  types: [type],
   subject: { kind, from: param(from) },
   event: (input) => ({ type, object: { userId: input.params.userId } }),
 });
 
 const ratingSet: EventSpec = {
-  types: ['meeting_rating.set', 'meeting_rating.deleted'],
   subject: { kind: 'meeting', from: param('id') },
   event: (input, result) => ({
     type: result.status === 204 ? 'meeting_rating.deleted' : 'meeting_rating.set',
@@ -103,7 +97,6 @@ export const eventCatalog: Partial<Record<OperationId, EventSpec>> = {
 
   createMeeting: answered('meeting.created', 'team', 'teamId'),
   updateMeeting: {
-    types: ['meeting.updated', 'meeting.status_changed'],
     subject: { kind: 'meeting', from: param('id') },
     event: (input, result) => ({
       type: (input.body as { status?: unknown }).status === undefined ? 'meeting.updated' : 'meeting.status_changed',
@@ -118,7 +111,6 @@ export const eventCatalog: Partial<Record<OperationId, EventSpec>> = {
   createCascadingMessage: answered('cascading_message.created', 'meeting', 'id'),
   deleteCascadingMessage: deleted('cascading_message.deleted', 'message', 'id'),
   acknowledgeCascadingMessages: {
-    types: ['cascading_message.acknowledged'],
     before: true,
     subject: { kind: 'unacknowledgedMessages', from: (input) => (input.body as { ids: string[] }).ids },
     event: (input, _result, messageId) => ({ type: 'cascading_message.acknowledged', object: { id: messageId, userId: input.userId } }),

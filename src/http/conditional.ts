@@ -14,7 +14,7 @@ import { FormatError, PreconditionFailed } from '../errors.js';
 import type { Metrics } from '../observability/metrics.js';
 
 /** A strong tag: the same bytes always have the same tag, and any other bytes another one. */
-export function etagOf(body: string): string {
+export function etagOf(body: string | Buffer): string {
   return `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
 }
 

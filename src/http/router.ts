@@ -118,27 +118,33 @@ const outcomeOf = (result: { status: number; body?: unknown }): Outcome => ({
   body: result.status === 204 ? null : bodyText(result.body),
 });
 
-/** A read's answer with its tag; 304 without a body when If-None-Match names that tag. */
+/**
+ * A read's answer with its tag; 304 without a body when If-None-Match names that tag. The body is
+ * encoded once, for its tag and to be sent: a page of the event feed is some 50 KB, whose encoding
+ * twice cost about a tenth of the request.
+ */
 function writeRead(req: Request, res: Response, outcome: Outcome) {
   if (outcome.status === 200 && outcome.body !== null) {
-    const tag = etagOf(outcome.body);
+    const bytes = Buffer.from(outcome.body);
+    const tag = etagOf(bytes);
     res.setHeader('ETag', tag);
     if (noneMatchHits(req.get('if-none-match'), tag)) {
       res.statusCode = 304;
       return void res.end();
     }
+    return writeOutcome(res, outcome, bytes);
   }
   writeOutcome(res, outcome);
 }
 
 /** What res.json() writes, without its per-request lookups of settings and media types. */
-function writeOutcome(res: Response, outcome: Outcome) {
+function writeOutcome(res: Response, outcome: Outcome, bytes?: Buffer) {
   res.statusCode = outcome.status;
   for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
   if (outcome.body === null) return void res.end();
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(outcome.body));
-  res.end(outcome.body);
+  res.setHeader('Content-Length', bytes?.length ?? Buffer.byteLength(outcome.body));
+  res.end(bytes ?? outcome.body);
 }
 
 /**

@@ -19,7 +19,7 @@ bench: $(NODE_MODULES) ## Every figure next to the floor of the stack (Express +
 soak: $(NODE_MODULES) ## A mixed workload on PostgreSQL for SOAK_MINUTES (default 10): errors, latency, memory trend
 	npm run --silent soak
 
-stubs: $(NODE_MODULES) ## A 501 stub for every operation without a handler
+stubs: $(NODE_MODULES) ## The scaffold of every operation without a handler: handler, query, budget, matrix row, test (docs/adding-an-operation.md)
 	npm run --silent stubs
 
 generate: $(NODE_MODULES) ## Contract → generated/ (bundle, types, docs page)

@@ -21,8 +21,10 @@ import { createPeopleReview, createWebhook } from './support/areaFactories.js';
  * (`begin` and `commit` count as statements), and writes its events in it: one statement, and one
  * more before a deletion to find where the deleted row lived.
  */
+type Budget = Record<Exclude<OperationId, 'getOpenApiDocument' | 'getApiDocs'>, number>;
+
 // prettier-ignore
-const budget: Record<Exclude<OperationId, 'getOpenApiDocument' | 'getApiDocs'>, number> = {
+const budget: Budget = {
   getMe: 1,
   listOrganizations: 1,
   getOrganization: 1,

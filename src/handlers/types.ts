@@ -9,7 +9,6 @@ import type { OperationId, OperationOf, OperationRequest, SuccessResponse, Tag }
 import type { Caller } from '../auth/authenticate.js';
 import type { SecretBox } from '../auth/secrets.js';
 import type { Database } from '../db/database.js';
-import { NotImplemented } from '../errors.js';
 
 /** Operations anyone may call without a key (the contract gives them `security: []`). */
 export type PublicOperationId = 'getOpenApiDocument' | 'getApiDocs';
@@ -47,10 +46,3 @@ export type HandlerMap = { [K in OperationId]: Handler<K> };
  * so, and `tsc` names an operation without a handler there, in the file where it belongs.
  */
 export type AreaHandlers<T extends Tag> = { [K in OperationOf<T>]: Handler<K> };
-
-/** The stub `npm run stubs` writes for an operation nobody has implemented yet: 501 notImplemented. */
-export function notImplemented<K extends OperationId>(operationId: K): Handler<K> {
-  return async () => {
-    throw new NotImplemented(operationId);
-  };
-}

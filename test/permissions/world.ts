@@ -178,6 +178,13 @@ export function variantRow<Target>(
   return { operationId, variant, expect, prepare, request } as VariantRow;
 }
 
+/** The `prepare` the scaffold writes where a row's path names an item it cannot make: fails, naming the file, until written. */
+export function prepareToWrite(operationId: OperationId, file: string) {
+  return async (): Promise<Record<string, string>> => {
+    throw new Error(`${operationId}: write the prepare of its row in ${file}, making what its path names`);
+  };
+}
+
 /** An area's rows as the suites read them, each knowing its operation and its file. */
 export function gathered(file: string, main: Partial<Record<OperationId, Row>>, variants: VariantRow[] = []): MatrixRow[] {
   const rows = [

@@ -279,15 +279,15 @@ async function main() {
     await scaffoldOrigin(op);
     const rows = await scaffoldRow(op, area);
     const test = await scaffoldTest(op);
-    written.push(
-      `${op.operationId} (${op.method} ${op.path}):`,
-      `  src/handlers/${area}.ts          the handler: check the access and the permission it needs`,
-      `  src/db/queries/${area}.ts        ${queryName}: the statement (it answers 501 until written)`,
-      `  test/roundTrips.test.ts          its statement budget`,
-      `  ${rows.padEnd(32)} its row: each ? cell`,
-      `  test/fixtures/operationOrigins.ts  'addition' ('reference' if it is one of the reference's 79)`,
-      `  ${test.padEnd(32)} the behaviours, one test each`,
-    );
+    const places: [string, string][] = [
+      [`src/handlers/${area}.ts`, 'the handler: check the access and the permission it needs'],
+      [`src/db/queries/${area}.ts`, `${queryName}: the statement (it answers 501 until written)`],
+      ['test/roundTrips.test.ts', 'its statement budget'],
+      [rows, 'its row: each ? cell'],
+      ['test/fixtures/operationOrigins.ts', "'addition' ('reference' if it is one of the reference's 79)"],
+      [test, 'the behaviours, one test each'],
+    ];
+    written.push(`${op.operationId} (${op.method} ${op.path}):`, ...places.map(([file, what]) => `  ${file.padEnd(36)}${what}`));
   }
   console.log(written.length > 0 ? `Scaffolded; fill in:\n${written.join('\n')}` : 'Every operation of the contract has a handler.');
 }

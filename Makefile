@@ -1,5 +1,5 @@
 # Everyday commands. Each one installs the dependencies first when they are missing.
-.PHONY: install generate lint mock docs test typecheck run bench soak stubs client-example
+.PHONY: install generate lint mock docs test typecheck check-op run bench soak stubs client-example
 
 NODE_MODULES := node_modules/.package-lock.json
 
@@ -19,7 +19,7 @@ bench: $(NODE_MODULES) ## Every figure next to the floor of the stack (Express +
 soak: $(NODE_MODULES) ## A mixed workload on PostgreSQL for SOAK_MINUTES (default 10): errors, latency, memory trend
 	npm run --silent soak
 
-stubs: $(NODE_MODULES) ## A 501 stub for every operation without a handler
+stubs: $(NODE_MODULES) ## The scaffold of every operation without a handler: handler, query, budget, matrix row, test (docs/adding-an-operation.md)
 	npm run --silent stubs
 
 generate: $(NODE_MODULES) ## Contract → generated/ (bundle, types, docs page)
@@ -38,8 +38,11 @@ client-example: $(NODE_MODULES) ## The typed client's example (client/examples/o
 docs: $(NODE_MODULES) ## Serve the API reference at http://127.0.0.1:4020/v1/docs
 	npm run --silent docs
 
-typecheck: $(NODE_MODULES)
+typecheck: $(NODE_MODULES) ## tsc over everything; the client is rebuilt only when generated/api.ts or client/ changed
 	npm run --silent typecheck
+
+check-op: $(NODE_MODULES) ## Every check of one operation: make check-op OP=getTeamTaskSummary
+	scripts/check-op.sh "$(OP)"
 
 test: $(NODE_MODULES) ## Freshness of generated/, lint, types, the build, then the test suite
 	npm test

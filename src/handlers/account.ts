@@ -1,5 +1,5 @@
 /** Handlers of the account area. */
-import type { Handler } from './types.js';
+import type { AreaHandlers, Handler } from './types.js';
 
 /** Everything comes from the caller as authentication read it on this request: no further query. */
 export const getMe: Handler<'getMe'> = async (_request, { caller }) => ({
@@ -11,3 +11,7 @@ export const getMe: Handler<'getMe'> = async (_request, { caller }) => ({
     key: { id: caller.keyId, name: caller.keyName, expiresAt: caller.keyExpiresAt.toISOString() },
   },
 });
+
+export const accountHandlers: AreaHandlers<'Account'> = {
+  getMe,
+};

@@ -7,7 +7,7 @@ import { RuleViolation } from '../errors.js';
 import { documentJson, toDocument } from '../records/documents.js';
 import { pageText } from '../api/jsonText.js';
 import { isLinkUrl } from '../rules/documents.js';
-import type { Handler } from './types.js';
+import type { AreaHandlers, Handler } from './types.js';
 
 const teamDocumentPages = documents.teamDocumentPages(documentJson);
 
@@ -32,4 +32,10 @@ export const deleteDocument: Handler<'deleteDocument'> = async ({ params }, { db
   requireChange(access, teamAllows(access, 'delete'));
   await documents.deleteDocument(db, params.id);
   return { status: 204, body: undefined };
+};
+
+export const documentsHandlers: AreaHandlers<'Documents'> = {
+  listTeamDocuments,
+  createDocument,
+  deleteDocument,
 };

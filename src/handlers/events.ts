@@ -6,7 +6,7 @@ import type { Schemas } from '../api/operations.js';
 import { pageLimit } from '../db/pagination.js';
 import { eventPage, findEvent } from '../db/queries/events.js';
 import { EventsExpired } from '../errors.js';
-import type { Handler } from './types.js';
+import type { AreaHandlers, Handler } from './types.js';
 
 export const listOrganizationEvents: Handler<'listOrganizationEvents'> = async ({ params, query }, { db, caller }) => {
   await loadOrganizationAccess(db, caller, params.orgId, 'administration');
@@ -19,4 +19,9 @@ export const getEvent: Handler<'getEvent'> = async ({ params }, { db, caller }) 
   const found = await findEvent(db, params.eventId);
   eventAccess(caller, found?.org_id);
   return { status: 200, body: new JsonText<Schemas['Event']>(found!.event) };
+};
+
+export const eventsHandlers: AreaHandlers<'Events'> = {
+  listOrganizationEvents,
+  getEvent,
 };

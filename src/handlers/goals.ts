@@ -8,7 +8,7 @@ import { NotFound, RuleViolation } from '../errors.js';
 import { goalJson, milestoneJson, toGoal, toMilestone } from '../records/goals.js';
 import { pageText } from '../api/jsonText.js';
 import { clearable, requireTeamMember } from './shared.js';
-import type { Handler } from './types.js';
+import type { AreaHandlers, Handler } from './types.js';
 import { inTransaction } from '../db/transaction.js';
 
 function requireCompanyLevelAllowed(level: GoalLevel | undefined, isLeadership: boolean) {
@@ -114,4 +114,16 @@ export const deleteMilestone: Handler<'deleteMilestone'> = async ({ params }, { 
   requireChange(access, mayReportOnGoal(access, caller.userId, milestone!.owner_id));
   await goals.deleteMilestone(db, params.id);
   return { status: 204, body: undefined };
+};
+
+export const goalsHandlers: AreaHandlers<'Goals'> = {
+  listOrganizationGoals,
+  listTeamGoals,
+  createGoal,
+  getGoal,
+  updateGoal,
+  deleteGoal,
+  createMilestone,
+  updateMilestone,
+  deleteMilestone,
 };

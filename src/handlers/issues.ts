@@ -10,7 +10,7 @@ import { NotFound } from '../errors.js';
 import { issueJson, toIssue } from '../records/issues.js';
 import { pageText } from '../api/jsonText.js';
 import { clearable, requireMeetingOfTeam } from './shared.js';
-import type { Handler } from './types.js';
+import type { AreaHandlers, Handler } from './types.js';
 import { inTransaction } from '../db/transaction.js';
 
 /** The issue and the caller's access to it; an invisible issue is answered like a missing one (404). */
@@ -69,4 +69,12 @@ export const deleteIssue: Handler<'deleteIssue'> = async ({ params }, { db, call
   requireChange(access, teamAllows(access, 'delete'));
   await issues.deleteIssue(db, params.id);
   return { status: 204, body: undefined };
+};
+
+export const issuesHandlers: AreaHandlers<'Issues'> = {
+  listTeamIssues,
+  createIssue,
+  getIssue,
+  updateIssue,
+  deleteIssue,
 };

@@ -34,7 +34,7 @@ import { isStepForward, liveDurationMin } from '../rules/meetingStatus.js';
 import { mayRateNow } from '../rules/ratingWindow.js';
 import { addMinutes, dayInTimeZone, isDay } from '../time.js';
 import { callerTimeZoneIn, clearable, requireTeamMember } from './shared.js';
-import type { Handler } from './types.js';
+import type { AreaHandlers, Handler } from './types.js';
 import { inTransaction } from '../db/transaction.js';
 
 /** A meeting's start as sent: an instant with a zone (the contract checks the format), not in the future. */
@@ -246,4 +246,20 @@ export const acknowledgeCascadingMessages: Handler<'acknowledgeCascadingMessages
     await meetings.acknowledgeMessages(trx, body.ids, caller.userId);
   });
   return { status: 204, body: undefined };
+};
+
+export const meetingsHandlers: AreaHandlers<'Meetings'> = {
+  listTeamMeetings,
+  createMeeting,
+  getMeeting,
+  updateMeeting,
+  getMeetingRecap,
+  rateMeetingAsMe,
+  setMeetingRating,
+  revealMeetingRatings,
+  createSegue,
+  createHeadline,
+  createCascadingMessage,
+  deleteCascadingMessage,
+  acknowledgeCascadingMessages,
 };

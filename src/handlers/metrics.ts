@@ -13,7 +13,7 @@ import { judgeValue } from '../rules/metricValues.js';
 import { SCORECARD_MAX_WEEKS, scorecardWeeks } from '../rules/scorecardWeeks.js';
 import { currentWeekMonday, isMonday } from '../time.js';
 import { callerTimeZoneIn, clearable, requireTeamMember } from './shared.js';
-import type { Handler } from './types.js';
+import type { AreaHandlers, Handler } from './types.js';
 import { inTransaction } from '../db/transaction.js';
 
 /** The metric and the caller's access to it; an invisible metric is answered like a missing one (404). */
@@ -134,4 +134,14 @@ export const putMetricValue: Handler<'putMetricValue'> = async ({ params, body }
   });
   if (!saved) throw new NotFound();
   return { status: 200, body: toMetricValue(saved) };
+};
+
+export const metricsHandlers: AreaHandlers<'Metrics'> = {
+  listTeamMetrics,
+  createMetric,
+  getTeamScorecard,
+  updateMetric,
+  deleteMetric,
+  listMetricValues,
+  putMetricValue,
 };

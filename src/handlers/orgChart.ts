@@ -7,7 +7,7 @@ import * as orgChart from '../db/queries/orgChart.js';
 import { NotFound, RuleViolation } from '../errors.js';
 import { toSeat } from '../records/orgChart.js';
 import { clearable, requireTeamMember } from './shared.js';
-import type { Handler } from './types.js';
+import type { AreaHandlers, Handler } from './types.js';
 import { inTransaction } from '../db/transaction.js';
 
 /** A new seat's parent must be a seat of the same team. */
@@ -66,4 +66,11 @@ export const deleteSeat: Handler<'deleteSeat'> = async ({ params }, { db, caller
   requireChange(access, teamAllows(access, 'delete'));
   await orgChart.deleteSeat(db, params.id);
   return { status: 204, body: undefined };
+};
+
+export const orgChartHandlers: AreaHandlers<'Org chart'> = {
+  listTeamSeats,
+  createSeat,
+  updateSeat,
+  deleteSeat,
 };

@@ -9,7 +9,7 @@ import { organizationMemberJson, toOrganization, toOrganizationMember } from '..
 import { pageText } from '../api/jsonText.js';
 import { nameFromEmail } from '../rules/accounts.js';
 import { storedTimeZone } from './shared.js';
-import type { Handler } from './types.js';
+import type { AreaHandlers, Handler } from './types.js';
 import { inTransaction } from '../db/transaction.js';
 
 export const listOrganizations: Handler<'listOrganizations'> = async (_request, { caller }) => ({
@@ -103,4 +103,14 @@ export const removeOrganizationMember: Handler<'removeOrganizationMember'> = asy
     await organizations.removeMember(trx, params.orgId, params.userId);
   });
   return { status: 204, body: undefined };
+};
+
+export const organizationsHandlers: AreaHandlers<'Organizations'> = {
+  listOrganizations,
+  getOrganization,
+  updateOrganization,
+  listOrganizationMembers,
+  addOrganizationMember,
+  updateOrganizationMember,
+  removeOrganizationMember,
 };

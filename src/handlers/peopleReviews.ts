@@ -6,7 +6,7 @@ import { pageLimit } from '../db/pagination.js';
 import { gwcJson, peopleReviewJson, toPeopleReview } from '../records/peopleReviews.js';
 import { pageText } from '../api/jsonText.js';
 import { clearable, requireTeamMember } from './shared.js';
-import type { Handler } from './types.js';
+import type { AreaHandlers, Handler } from './types.js';
 import { inTransaction } from '../db/transaction.js';
 
 const teamPeopleReviewPages = peopleReviews.teamPeopleReviewPages(peopleReviewJson, gwcJson);
@@ -39,4 +39,9 @@ export const putPeopleReview: Handler<'putPeopleReview'> = async ({ params, body
     });
   });
   return { status: 200, body: toPeopleReview(review) };
+};
+
+export const peopleReviewsHandlers: AreaHandlers<'People reviews'> = {
+  listTeamPeopleReviews,
+  putPeopleReview,
 };

@@ -29,7 +29,7 @@ import { keyTail, platformOrganizationJson, platformUserJson, toAiPrompt, toAiPr
 import { pageText } from '../api/jsonText.js';
 import { nameFromEmail } from '../rules/accounts.js';
 import { storedTimeZone } from './shared.js';
-import type { Handler } from './types.js';
+import type { AreaHandlers, Handler } from './types.js';
 import { inTransaction } from '../db/transaction.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -171,4 +171,19 @@ export const putPlatformAiPrompt: Handler<'putPlatformAiPrompt'> = async ({ para
 export const deletePlatformAiPrompt: Handler<'deletePlatformAiPrompt'> = async ({ params }, { db }) => {
   if (!(await deleteAiPrompt(db, params.inputType))) throw new NotFound();
   return { status: 204, body: undefined };
+};
+
+export const platformHandlers: AreaHandlers<'Platform'> = {
+  listPlatformOrganizations,
+  createPlatformOrganization,
+  updatePlatformOrganization,
+  listPlatformUsers,
+  listPlatformUserApiKeys,
+  revokePlatformApiKey,
+  getPlatformAiConfig,
+  putPlatformAiProvider,
+  updatePlatformAiProvider,
+  deletePlatformAiProvider,
+  putPlatformAiPrompt,
+  deletePlatformAiPrompt,
 };

@@ -10,7 +10,7 @@ import { NotFound } from '../errors.js';
 import { taskJson, toTask } from '../records/tasks.js';
 import { pageText } from '../api/jsonText.js';
 import { requireMeetingOfTeam, requireTeamMember } from './shared.js';
-import type { Handler } from './types.js';
+import type { AreaHandlers, Handler } from './types.js';
 import { inTransaction } from '../db/transaction.js';
 
 /** The task and the caller's access to it; an invisible task is answered like a missing one (404). */
@@ -62,4 +62,12 @@ export const deleteTask: Handler<'deleteTask'> = async ({ params }, { db, caller
   requireChange(access, teamAllows(access, 'delete'));
   await tasks.deleteTask(db, params.id);
   return { status: 204, body: undefined };
+};
+
+export const tasksHandlers: AreaHandlers<'Tasks'> = {
+  listTeamTasks,
+  createTask,
+  getTask,
+  updateTask,
+  deleteTask,
 };

@@ -9,7 +9,7 @@ import { teamMemberJson, toTeam, toTeamMember } from '../records/teams.js';
 import { pageText } from '../api/jsonText.js';
 import { adjustMeetingSettings } from '../rules/meetingSettings.js';
 import { nextFreeSlug, slugify } from '../rules/slug.js';
-import type { Handler } from './types.js';
+import type { AreaHandlers, Handler } from './types.js';
 import { inTransaction } from '../db/transaction.js';
 
 export const listOrganizationTeams: Handler<'listOrganizationTeams'> = async ({ params }, { db, caller }) => {
@@ -103,3 +103,14 @@ export const removeTeamMember: Handler<'removeTeamMember'> = async ({ params }, 
   return { status: 204, body: undefined };
 };
 
+export const teamsHandlers: AreaHandlers<'Teams'> = {
+  listOrganizationTeams,
+  createTeam,
+  getTeam,
+  updateTeam,
+  deleteTeam,
+  listTeamMembers,
+  addTeamMember,
+  updateTeamMember,
+  removeTeamMember,
+};

@@ -5,7 +5,7 @@ import * as vision from '../db/queries/vision.js';
 import { NotFound, RuleViolation } from '../errors.js';
 import { toVision, visionColumns } from '../records/vision.js';
 import { fitsStoredLimit, storedVisionValue, VISION_STORED_MAX } from '../rules/vision.js';
-import type { Handler } from './types.js';
+import type { AreaHandlers, Handler } from './types.js';
 
 export const getTeamVision: Handler<'getTeamVision'> = async ({ params }, { db, caller }) => {
   await loadTeamAccess(db, caller, params.teamId, 'collection');
@@ -30,4 +30,10 @@ export const updateTeamVision: Handler<'updateTeamVision'> = async ({ params, bo
   requireChange(access, teamAllows(access, 'editVision'));
   const updated = await vision.setVisionField(db, params.teamId, visionColumns[body.field], stored);
   return { status: 200, body: toVision(updated) };
+};
+
+export const visionHandlers: AreaHandlers<'Vision'> = {
+  getTeamVision,
+  createTeamVision,
+  updateTeamVision,
 };

@@ -13,7 +13,7 @@ import { toWebhook, toWebhookDelivery, toWebhookWithSecret, webhookDeliveryJson,
 import { pageText } from '../api/jsonText.js';
 import { eventBody } from '../webhooks/outbox.js';
 import { targetFault } from '../webhooks/targets.js';
-import type { Handler } from './types.js';
+import type { AreaHandlers, Handler } from './types.js';
 
 /** After a rotation, deliveries are signed with the previous secret too for this long. */
 const previousSecretLifetimeMs = 24 * 60 * 60 * 1000;
@@ -127,4 +127,16 @@ export const redeliverWebhookDelivery: Handler<'redeliverWebhookDelivery'> = asy
   requireActive(access);
   if (!(await webhooks.redeliver(db, params.webhookId, params.deliveryId, now()))) throw new NotFound();
   return { status: 202, body: toWebhookDelivery((await webhooks.findDelivery(db, params.webhookId, params.deliveryId))!) };
+};
+
+export const webhooksHandlers: AreaHandlers<'Webhooks'> = {
+  listWebhooks,
+  createWebhook,
+  getWebhook,
+  updateWebhook,
+  deleteWebhook,
+  pingWebhook,
+  rotateWebhookSecret,
+  listWebhookDeliveries,
+  redeliverWebhookDelivery,
 };

@@ -178,7 +178,7 @@ async function realCursor(op: ContractOperation, fuzz: FuzzWorld): Promise<unkno
     const next = (response.body as { nextCursor?: string | null } | undefined)?.nextCursor;
     if (response.status === 200 && next) return JSON.parse(Buffer.from(next, 'base64url').toString('utf8')) as unknown[];
   }
-  throw new Error(`${op.operationId}: no caller got a next cursor; give the fuzz world two items of this list`);
+  throw new Error(`${op.operationId}: no caller got a next cursor; give the fuzz world two items of this list in test/fuzz/fixtures.ts`);
 }
 
 /** Fuzzes the operations of the contract that `part` of `parts` takes (every `parts`-th, from `part`). */

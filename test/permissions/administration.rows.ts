@@ -1,54 +1,57 @@
 /** Matrix rows of the account, organization, team and team-member operations. */
 import { createUser } from '../support/factories.js';
-import { row, rowFor, unique, variantRow } from './world.js';
+import { row, rowFor, unique, variantRow, type AreaRows } from './world.js';
 
 const S = 'scope';
 
 // prettier-ignore
-export const administrationRows = [
+export const administrationRows: AreaRows<'Account' | 'Organizations' | 'Teams'> = {
   //                                  noKey readOnly orgOwner orgAdmin implementer teamOwner teamAdmin teamMember teamViewer orgMember outsider superadmin superadminMember formerSuperadmin
-  row('getMe',                         [401, 200,     200,     200,     200,        200,      200,      200,       200,       200,      200,     200,       200,             S],
+  getMe: row(                          [401, 200,     200,     200,     200,        200,      200,      200,       200,       200,      200,     200,       200,             S],
     () => ({ path: '/v1/me' })),
-  row('listOrganizations',             [401, 200,     200,     200,     200,        200,      200,      200,       200,       200,      200,     200,       200,             S],
+  listOrganizations: row(              [401, 200,     200,     200,     200,        200,      200,      200,       200,       200,      200,     200,       200,             S],
     () => ({ path: '/v1/orgs' })),
-  row('getOrganization',               [401, 200,     200,     200,     200,        200,      200,      200,       200,       200,      404,     404,       200,             S],
+  getOrganization: row(                [401, 200,     200,     200,     200,        200,      200,      200,       200,       200,      404,     404,       200,             S],
     (w) => ({ path: `/v1/orgs/${w.org.id}` })),
-  row('updateOrganization',            [401, S,       200,     200,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
+  updateOrganization: row(             [401, S,       200,     200,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
     (w) => ({ path: `/v1/orgs/${w.org.id}`, body: { defaultLocale: 'en' } })),
-  row('listOrganizationMembers',       [401, 200,     200,     200,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
+  listOrganizationMembers: row(        [401, 200,     200,     200,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
     (w) => ({ path: `/v1/orgs/${w.org.id}/members` })),
-  rowFor('addOrganizationMember',      [401, S,       201,     201,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
+  addOrganizationMember: rowFor(       [401, S,       201,     201,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
     (w) => createUser(w.db),
     (w, person) => ({ path: `/v1/orgs/${w.org.id}/members`, body: { email: person.email, role: 'MEMBER' } })),
-  rowFor('updateOrganizationMember',   [401, S,       200,     200,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
+  updateOrganizationMember: rowFor(    [401, S,       200,     200,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
     (w) => w.newMember('MEMBER'),
     (w, person) => ({ path: `/v1/orgs/${w.org.id}/members/${person.id}`, body: { role: 'IMPLEMENTER' } })),
-  rowFor('removeOrganizationMember',   [401, S,       204,     204,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
+  removeOrganizationMember: rowFor(    [401, S,       204,     204,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
     (w) => w.newMember('MEMBER'),
     (w, person) => ({ path: `/v1/orgs/${w.org.id}/members/${person.id}` })),
-  row('listOrganizationTeams',         [401, 200,     200,     200,     200,        200,      200,      200,       200,       200,      403,     403,       200,             S],
+  listOrganizationTeams: row(          [401, 200,     200,     200,     200,        200,      200,      200,       200,       200,      403,     403,       200,             S],
     (w) => ({ path: `/v1/orgs/${w.org.id}/teams` })),
-  row('createTeam',                    [401, S,       201,     201,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
+  createTeam: row(                     [401, S,       201,     201,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
     (w) => ({ path: `/v1/orgs/${w.org.id}/teams`, body: { name: `Team ${unique()}` } })),
-  row('getTeam',                       [401, 200,     200,     200,     200,        200,      200,      200,       200,       404,      404,     404,       200,             S],
+  getTeam: row(                        [401, 200,     200,     200,     200,        200,      200,      200,       200,       404,      404,     404,       200,             S],
     (w) => ({ path: `/v1/teams/${w.team.id}` })),
-  row('updateTeam',                    [401, S,       200,     200,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
+  updateTeam: row(                     [401, S,       200,     200,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
     (w) => ({ path: `/v1/teams/${w.team.id}`, body: { meetingDurationMin: 90 } })),
-  rowFor('deleteTeam',                 [401, S,       204,     204,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
+  deleteTeam: rowFor(                  [401, S,       204,     204,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
     (w) => w.newTeam(),
     (w, team) => ({ path: `/v1/teams/${team.id}` })),
-  row('listTeamMembers',               [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
+  listTeamMembers: row(                [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
     (w) => ({ path: `/v1/teams/${w.team.id}/members` })),
-  rowFor('addTeamMember',              [401, S,       201,     201,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
+  addTeamMember: rowFor(               [401, S,       201,     201,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
     (w) => w.newMember('MEMBER'),
     (w, person) => ({ path: `/v1/teams/${w.team.id}/members`, body: { userId: person.id } })),
-  rowFor('updateTeamMember',           [401, S,       200,     200,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
+  updateTeamMember: rowFor(            [401, S,       200,     200,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
     (w) => w.newMember('MEMBER', 'MEMBER'),
     (w, person) => ({ path: `/v1/teams/${w.team.id}/members/${person.id}`, body: { role: 'VIEWER' } })),
-  rowFor('removeTeamMember',           [401, S,       204,     204,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
+  removeTeamMember: rowFor(            [401, S,       204,     204,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
     (w) => w.newMember('MEMBER', 'MEMBER'),
     (w, person) => ({ path: `/v1/teams/${w.team.id}/members/${person.id}` })),
+};
 
+// prettier-ignore
+export const administrationVariants = [
   // Caller not allowed, target absent: administration is refused (403) before the person named is
   // looked up, so only the organization's Owners and Admins learn that the person is not a member.
   //                                                    noKey readOnly orgOwner orgAdmin implementer teamOwner teamAdmin teamMember teamViewer orgMember outsider superadmin superadminMember formerSuperadmin

@@ -4,7 +4,7 @@
  * see the team. Goals belong to the team Member (teamMember), who may report on them.
  */
 import { createGoal, createMilestone } from '../support/executionFactories.js';
-import { row, rowFor, type World } from './world.js';
+import { row, rowFor, type AreaRows, type World } from './world.js';
 
 const S = 'scope';
 
@@ -13,30 +13,30 @@ const companyGoal = async (w: World) => createGoal(w.db, await w.newTeam({ isLea
 const milestoneOf = (goal: (w: World) => ReturnType<typeof departmentGoal>) => async (w: World) => createMilestone(w.db, (await goal(w)).id);
 
 // prettier-ignore
-export const goalRows = [
+export const goalRows: AreaRows<'Goals'> = {
   //                                  noKey readOnly orgOwner orgAdmin implementer teamOwner teamAdmin teamMember teamViewer orgMember outsider superadmin superadminMember formerSuperadmin
-  row('listTeamGoals',                 [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
+  listTeamGoals: row(                  [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
     (w) => ({ path: `/v1/teams/${w.team.id}/goals` })),
-  row('listOrganizationGoals',         [401, 200,     200,     200,     200,        200,      200,      200,       200,       200,      403,     403,       200,             S],
+  listOrganizationGoals: row(          [401, 200,     200,     200,     200,        200,      200,      200,       200,       200,      403,     403,       200,             S],
     (w) => ({ path: `/v1/orgs/${w.org.id}/goals` })),
-  row('createGoal',                    [401, S,       201,     201,     201,        201,      201,      403,       403,       403,      403,     403,       403,             S],
+  createGoal: row(                     [401, S,       201,     201,     201,        201,      201,      403,       403,       403,      403,     403,       403,             S],
     (w) => ({ path: `/v1/teams/${w.team.id}/goals`, body: { title: 'Sign 5 new enterprise customers', ownerId: w.users.teamMember.id, quarter: '2026-Q4' } })),
-  rowFor('getGoal',                    [401, 200,     200,     200,     200,        200,      200,      200,       200,       200,      404,     404,       200,             S],
+  getGoal: rowFor(                     [401, 200,     200,     200,     200,        200,      200,      200,       200,       200,      404,     404,       200,             S],
     companyGoal,
     (_w, goal) => ({ path: `/v1/goals/${goal.id}` })),
-  rowFor('updateGoal',                 [401, S,       200,     200,     200,        200,      200,      200,       403,       403,      404,     404,       403,             S],
+  updateGoal: rowFor(                  [401, S,       200,     200,     200,        200,      200,      200,       403,       403,      404,     404,       403,             S],
     companyGoal,
     (_w, goal) => ({ path: `/v1/goals/${goal.id}`, body: { status: 'OFF_TRACK' } })),
-  rowFor('deleteGoal',                 [401, S,       204,     204,     204,        204,      204,      403,       403,       404,      404,     404,       403,             S],
+  deleteGoal: rowFor(                  [401, S,       204,     204,     204,        204,      204,      403,       403,       404,      404,     404,       403,             S],
     departmentGoal,
     (_w, goal) => ({ path: `/v1/goals/${goal.id}` })),
-  rowFor('createMilestone',            [401, S,       201,     201,     201,        201,      201,      201,       403,       403,      404,     404,       403,             S],
+  createMilestone: rowFor(             [401, S,       201,     201,     201,        201,      201,      201,       403,       403,      404,     404,       403,             S],
     companyGoal,
     (_w, goal) => ({ path: `/v1/goals/${goal.id}/milestones`, body: { title: 'Close the fifth contract', dueDate: '2026-12-18' } })),
-  rowFor('updateMilestone',            [401, S,       200,     200,     200,        200,      200,      200,       403,       404,      404,     404,       403,             S],
+  updateMilestone: rowFor(             [401, S,       200,     200,     200,        200,      200,      200,       403,       404,      404,     404,       403,             S],
     milestoneOf(departmentGoal),
     (_w, milestone) => ({ path: `/v1/milestones/${milestone.id}`, body: { completed: true } })),
-  rowFor('deleteMilestone',            [401, S,       204,     204,     204,        204,      204,      204,       403,       403,      404,     404,       403,             S],
+  deleteMilestone: rowFor(             [401, S,       204,     204,     204,        204,      204,      204,       403,       403,      404,     404,       403,             S],
     milestoneOf(companyGoal),
     (_w, milestone) => ({ path: `/v1/milestones/${milestone.id}` })),
-];
+};

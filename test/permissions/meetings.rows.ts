@@ -5,7 +5,7 @@
  */
 import type { MeetingStatus } from '../../src/db/database.js';
 import { createMeetingIn, createMessage } from '../support/meetingFactories.js';
-import { row, rowFor, type World } from './world.js';
+import { row, rowFor, type AreaRows, type World } from './world.js';
 
 const S = 'scope';
 
@@ -15,43 +15,43 @@ const meetingIn = (status: MeetingStatus) => (w: World) =>
 const messageOf = async (w: World) => createMessage(w.db, { id: (await meetingIn('IN_PROGRESS')(w)).id, orgId: w.org.id }, w.users.teamMember.id);
 
 // prettier-ignore
-export const meetingRows = [
+export const meetingRows: AreaRows<'Meetings'> = {
   //                                  noKey readOnly orgOwner orgAdmin implementer teamOwner teamAdmin teamMember teamViewer orgMember outsider superadmin superadminMember formerSuperadmin
-  row('listTeamMeetings',              [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
+  listTeamMeetings: row(               [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
     (w) => ({ path: `/v1/teams/${w.team.id}/meetings` })),
-  row('createMeeting',                 [401, S,       201,     201,     201,        201,      201,      403,       403,       403,      403,     403,       403,             S],
+  createMeeting: row(                  [401, S,       201,     201,     201,        201,      201,      403,       403,       403,      403,     403,       403,             S],
     (w) => ({ path: `/v1/teams/${w.team.id}/meetings`, body: { date: '2026-11-23' } })),
-  rowFor('getMeeting',                 [401, 200,     200,     200,     200,        200,      200,      200,       200,       404,      404,     404,       200,             S],
+  getMeeting: rowFor(                  [401, 200,     200,     200,     200,        200,      200,      200,       200,       404,      404,     404,       200,             S],
     meetingIn('IN_PROGRESS'),
     (_w, meeting) => ({ path: `/v1/meetings/${meeting.id}` })),
-  rowFor('updateMeeting',              [401, S,       200,     200,     200,        200,      200,      403,       403,       404,      404,     404,       403,             S],
+  updateMeeting: rowFor(               [401, S,       200,     200,     200,        200,      200,      403,       403,       404,      404,     404,       403,             S],
     meetingIn('SCHEDULED'),
     (_w, meeting) => ({ path: `/v1/meetings/${meeting.id}`, body: { status: 'IN_PROGRESS' } })),
-  rowFor('getMeetingRecap',            [401, 200,     200,     200,     200,        200,      200,      200,       200,       404,      404,     404,       200,             S],
+  getMeetingRecap: rowFor(             [401, 200,     200,     200,     200,        200,      200,      200,       200,       404,      404,     404,       200,             S],
     meetingIn('COMPLETED'),
     (_w, meeting) => ({ path: `/v1/meetings/${meeting.id}/recap` })),
-  rowFor('rateMeetingAsMe',            [401, S,       403,     403,     403,        200,      200,      200,       403,       404,      404,     404,       200,             S],
+  rateMeetingAsMe: rowFor(             [401, S,       403,     403,     403,        200,      200,      200,       403,       404,      404,     404,       200,             S],
     meetingIn('IN_PROGRESS'),
     (_w, meeting) => ({ path: `/v1/meetings/${meeting.id}/ratings/me`, body: { rating: 9 } })),
-  rowFor('setMeetingRating',           [401, S,       200,     200,     200,        200,      200,      403,       403,       404,      404,     404,       403,             S],
+  setMeetingRating: rowFor(            [401, S,       200,     200,     200,        200,      200,      403,       403,       404,      404,     404,       403,             S],
     meetingIn('IN_PROGRESS'),
     (w, meeting) => ({ path: `/v1/meetings/${meeting.id}/ratings/${w.users.teamMember.id}`, body: { rating: 8 } })),
-  rowFor('revealMeetingRatings',       [401, S,       200,     200,     200,        200,      200,      403,       403,       404,      404,     404,       403,             S],
+  revealMeetingRatings: rowFor(        [401, S,       200,     200,     200,        200,      200,      403,       403,       404,      404,     404,       403,             S],
     meetingIn('IN_PROGRESS'),
     (_w, meeting) => ({ path: `/v1/meetings/${meeting.id}/reveal-ratings` })),
-  rowFor('createSegue',                [401, S,       201,     201,     201,        201,      201,      201,       403,       404,      404,     404,       201,             S],
+  createSegue: rowFor(                 [401, S,       201,     201,     201,        201,      201,      201,       403,       404,      404,     404,       201,             S],
     meetingIn('IN_PROGRESS'),
     (_w, meeting) => ({ path: `/v1/meetings/${meeting.id}/segues`, body: { content: 'Our new warehouse scanner saved me an hour every day.' } })),
-  rowFor('createHeadline',             [401, S,       201,     201,     201,        201,      201,      201,       403,       404,      404,     404,       201,             S],
+  createHeadline: rowFor(              [401, S,       201,     201,     201,        201,      201,      201,       403,       404,      404,     404,       201,             S],
     meetingIn('IN_PROGRESS'),
     (_w, meeting) => ({ path: `/v1/meetings/${meeting.id}/headlines`, body: { type: 'EMPLOYEE', content: 'Eva passed her certification.' } })),
-  rowFor('createCascadingMessage',     [401, S,       201,     201,     201,        201,      201,      201,       403,       404,      404,     404,       201,             S],
+  createCascadingMessage: rowFor(      [401, S,       201,     201,     201,        201,      201,      201,       403,       404,      404,     404,       201,             S],
     meetingIn('IN_PROGRESS'),
     (_w, meeting) => ({ path: `/v1/meetings/${meeting.id}/messages`, body: { content: 'Quotes are answered within one working day.' } })),
-  rowFor('deleteCascadingMessage',     [401, S,       204,     204,     204,        204,      204,      403,       403,       404,      404,     404,       403,             S],
+  deleteCascadingMessage: rowFor(      [401, S,       204,     204,     204,        204,      204,      403,       403,       404,      404,     404,       403,             S],
     messageOf,
     (_w, message) => ({ path: `/v1/messages/${message.id}` })),
-  rowFor('acknowledgeCascadingMessages', [401, S,     204,     204,     204,        204,      204,      204,       204,       204,      403,     403,       204,             S],
+  acknowledgeCascadingMessages: rowFor(  [401, S,     204,     204,     204,        204,      204,      204,       204,       204,      403,     403,       204,             S],
     messageOf,
     (_w, message) => ({ path: '/v1/messages/acknowledge', body: { ids: [message.id] } })),
-];
+};

@@ -1,30 +1,30 @@
 /** Matrix rows of the Scorecard operations. Metrics belong to the team Member (teamMember). */
 import { createMetric } from '../support/scorecardFactories.js';
-import { row, rowFor, type World } from './world.js';
+import { row, rowFor, type AreaRows, type World } from './world.js';
 
 const S = 'scope';
 
 const newMetric = (w: World) => createMetric(w.db, w.team.id, w.users.teamMember.id);
 
 // prettier-ignore
-export const metricRows = [
+export const metricRows: AreaRows<'Metrics'> = {
   //                                  noKey readOnly orgOwner orgAdmin implementer teamOwner teamAdmin teamMember teamViewer orgMember outsider superadmin superadminMember formerSuperadmin
-  row('listTeamMetrics',               [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
+  listTeamMetrics: row(                [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
     (w) => ({ path: `/v1/teams/${w.team.id}/metrics` })),
-  row('getTeamScorecard',              [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
+  getTeamScorecard: row(               [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
     (w) => ({ path: `/v1/teams/${w.team.id}/scorecard?from=2026-11-02&to=2026-11-16` })),
-  row('createMetric',                  [401, S,       201,     201,     201,        201,      201,      403,       403,       403,      403,     403,       403,             S],
+  createMetric: row(                   [401, S,       201,     201,     201,        201,      201,      403,       403,       403,      403,     403,       403,             S],
     (w) => ({ path: `/v1/teams/${w.team.id}/metrics`, body: { title: 'New qualified leads', goal: '>=25', ownerId: w.users.teamMember.id } })),
-  rowFor('updateMetric',               [401, S,       200,     200,     200,        200,      200,      403,       403,       404,      404,     404,       403,             S],
+  updateMetric: rowFor(                [401, S,       200,     200,     200,        200,      200,      403,       403,       404,      404,     404,       403,             S],
     newMetric,
     (_w, metric) => ({ path: `/v1/metrics/${metric.id}`, body: { direction: 'up', goal: '>=30' } })),
-  rowFor('deleteMetric',               [401, S,       204,     204,     204,        204,      204,      403,       403,       404,      404,     404,       403,             S],
+  deleteMetric: rowFor(                [401, S,       204,     204,     204,        204,      204,      403,       403,       404,      404,     404,       403,             S],
     newMetric,
     (_w, metric) => ({ path: `/v1/metrics/${metric.id}` })),
-  rowFor('listMetricValues',           [401, 200,     200,     200,     200,        200,      200,      200,       200,       404,      404,     404,       200,             S],
+  listMetricValues: rowFor(            [401, 200,     200,     200,     200,        200,      200,      200,       200,       404,      404,     404,       200,             S],
     newMetric,
     (_w, metric) => ({ path: `/v1/metrics/${metric.id}/values?from=2026-11-02` })),
-  rowFor('putMetricValue',             [401, S,       200,     200,     200,        200,      200,      200,       403,       404,      404,     404,       200,             S],
+  putMetricValue: rowFor(              [401, S,       200,     200,     200,        200,      200,      200,       403,       404,      404,     404,       200,             S],
     newMetric,
     (_w, metric) => ({ path: `/v1/metrics/${metric.id}/values/2026-11-16`, body: { value: '27' } })),
-];
+};

@@ -1,22 +1,22 @@
 /** Matrix rows of the accountability chart: everyone who sees the team reads it, team Admins and Owners change it. */
 import { createSeat } from '../support/areaFactories.js';
-import { row, rowFor, type World } from './world.js';
+import { row, rowFor, type AreaRows, type World } from './world.js';
 
 const S = 'scope';
 
 const newSeat = (w: World) => createSeat(w.db, w.team.id, { userId: w.users.teamMember.id });
 
 // prettier-ignore
-export const orgChartRows = [
+export const orgChartRows: AreaRows<'Org chart'> = {
   //                                  noKey readOnly orgOwner orgAdmin implementer teamOwner teamAdmin teamMember teamViewer orgMember outsider superadmin superadminMember formerSuperadmin
-  row('listTeamSeats',                 [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
+  listTeamSeats: row(                  [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
     (w) => ({ path: `/v1/teams/${w.team.id}/org-chart` })),
-  row('createSeat',                    [401, S,       201,     201,     201,        201,      201,      403,       403,       403,      403,     403,       403,             S],
+  createSeat: row(                     [401, S,       201,     201,     201,        201,      201,      403,       403,       403,      403,     403,       403,             S],
     (w) => ({ path: `/v1/teams/${w.team.id}/org-chart/seats`, body: { title: 'Head of Sales', userId: w.users.teamMember.id } })),
-  rowFor('updateSeat',                 [401, S,       200,     200,     200,        200,      200,      403,       403,       404,      404,     404,       403,             S],
+  updateSeat: rowFor(                  [401, S,       200,     200,     200,        200,      200,      403,       403,       404,      404,     404,       403,             S],
     newSeat,
     (_w, seat) => ({ path: `/v1/org-chart/seats/${seat.id}`, body: { userId: null } })),
-  rowFor('deleteSeat',                 [401, S,       204,     204,     204,        204,      204,      403,       403,       404,      404,     404,       403,             S],
+  deleteSeat: rowFor(                  [401, S,       204,     204,     204,        204,      204,      403,       403,       404,      404,     404,       403,             S],
     newSeat,
     (_w, seat) => ({ path: `/v1/org-chart/seats/${seat.id}` })),
-];
+};

@@ -3,7 +3,7 @@
  * the owner's organization roles; every other key gets 403 insufficientScope.
  */
 import { createKey, createOrganization, createUser } from '../support/factories.js';
-import { row, rowFor, unique, type World } from './world.js';
+import { row, rowFor, unique, type AreaRows, type World } from './world.js';
 
 const S = 'scope';
 
@@ -24,38 +24,38 @@ async function ensurePrompt(w: World) {
 }
 
 // prettier-ignore
-export const platformRows = [
+export const platformRows: AreaRows<'Platform'> = {
   //                                  noKey readOnly orgOwner orgAdmin implementer teamOwner teamAdmin teamMember teamViewer orgMember outsider superadmin superadminMember formerSuperadmin
-  row('listPlatformOrganizations',     [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       200,       200,             S],
+  listPlatformOrganizations: row(      [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       200,       200,             S],
     () => ({ path: '/v1/platform/orgs' })),
-  row('createPlatformOrganization',    [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       201,       201,             S],
+  createPlatformOrganization: row(     [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       201,       201,             S],
     () => ({
       path: '/v1/platform/orgs',
       body: { name: `Org ${unique()}`, timezone: 'Europe/Bratislava', defaultLocale: 'en', owner: { email: `owner.${unique()}@example.com`, externalOnly: true } },
     })),
-  rowFor('updatePlatformOrganization', [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       200,       200,             S],
+  updatePlatformOrganization: rowFor(  [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       200,       200,             S],
     (w) => createOrganization(w.db),
     (w, org) => ({ path: `/v1/platform/orgs/${org.id}`, body: { status: 'ACTIVE' } })),
-  row('listPlatformUsers',             [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       200,       200,             S],
+  listPlatformUsers: row(              [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       200,       200,             S],
     () => ({ path: '/v1/platform/users' })),
-  row('listPlatformUserApiKeys',       [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       200,       200,             S],
+  listPlatformUserApiKeys: row(        [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       200,       200,             S],
     (w) => ({ path: `/v1/platform/users/${w.users.orgMember.id}/api-keys` })),
-  rowFor('revokePlatformApiKey',       [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       204,       204,             S],
+  revokePlatformApiKey: rowFor(        [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       204,       204,             S],
     async (w) => createKey(w.db, (await createUser(w.db)).id),
     (w, key) => ({ path: `/v1/platform/api-keys/${key.row.id}` })),
-  row('getPlatformAiConfig',           [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       200,       200,             S],
+  getPlatformAiConfig: row(            [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       200,       200,             S],
     () => ({ path: '/v1/platform/ai' })),
-  row('putPlatformAiProvider',         [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       200,       200,             S],
+  putPlatformAiProvider: row(          [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       200,       200,             S],
     () => ({ path: '/v1/platform/ai/providers/OPENAI', body: { apiKey: 'sk-test-0123456789', defaultModel: 'gpt-test' } })),
-  rowFor('updatePlatformAiProvider',   [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       200,       200,             S],
+  updatePlatformAiProvider: rowFor(    [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       200,       200,             S],
     (w) => ensureProvider(w, 'ANTHROPIC'),
     () => ({ path: '/v1/platform/ai/providers/ANTHROPIC', body: { isActive: true } })),
-  rowFor('deletePlatformAiProvider',   [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       204,       204,             S],
+  deletePlatformAiProvider: rowFor(    [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       204,       204,             S],
     (w) => ensureProvider(w, 'ANTHROPIC'),
     () => ({ path: '/v1/platform/ai/providers/ANTHROPIC' })),
-  row('putPlatformAiPrompt',           [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       200,       200,             S],
+  putPlatformAiPrompt: row(            [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       200,       200,             S],
     () => ({ path: '/v1/platform/ai/prompts/TODO_TITLE', body: { systemPrompt: 'Write a short to-do title.' } })),
-  rowFor('deletePlatformAiPrompt',     [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       204,       204,             S],
+  deletePlatformAiPrompt: rowFor(      [401, S,       S,       S,       S,          S,        S,        S,         S,         S,        S,       204,       204,             S],
     (w) => ensurePrompt(w),
     () => ({ path: '/v1/platform/ai/prompts/HEADLINE' })),
-];
+};

@@ -1,6 +1,6 @@
 /** Matrix rows of the vision: everyone who sees the team reads it, team Admins and Owners create and change it. */
 import { createVision } from '../support/areaFactories.js';
-import { row, rowFor, type World } from './world.js';
+import { row, rowFor, type AreaRows, type World } from './world.js';
 
 const S = 'scope';
 
@@ -12,13 +12,13 @@ const teamWithVision = async (w: World) => {
 };
 
 // prettier-ignore
-export const visionRows = [
+export const visionRows: AreaRows<'Vision'> = {
   //                                  noKey readOnly orgOwner orgAdmin implementer teamOwner teamAdmin teamMember teamViewer orgMember outsider superadmin superadminMember formerSuperadmin
-  rowFor('getTeamVision',              [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
+  getTeamVision: rowFor(               [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
     teamWithVision,
     (_w, team) => ({ path: `/v1/teams/${team.id}/vision` })),
-  row('createTeamVision',              [401, S,       201,     201,     201,        201,      201,      403,       403,       403,      403,     403,       403,             S],
+  createTeamVision: row(               [401, S,       201,     201,     201,        201,      201,      403,       403,       403,      403,     403,       403,             S],
     (w) => ({ path: `/v1/teams/${w.team.id}/vision` })),
-  row('updateTeamVision',              [401, S,       200,     200,     200,        200,      200,      403,       403,       403,      403,     403,       403,             S],
+  updateTeamVision: row(               [401, S,       200,     200,     200,        200,      200,      403,       403,       403,      403,     403,       403,             S],
     (w) => ({ path: `/v1/teams/${w.team.id}/vision`, body: { field: 'tenYearTarget', value: '€50M annual revenue by 2036' } })),
-];
+};

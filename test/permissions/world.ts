@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { OperationId } from '../../src/api/operations.js';
+import type { OperationId, OperationOf, Tag } from '../../src/api/operations.js';
 import type { Scope } from '../../src/auth/scopes.js';
 import type { Database, OrganizationRole, OrganizationRow, TeamRole, TeamRow, UserRow } from '../../src/db/database.js';
 import { createDocument, createSeat } from '../support/areaFactories.js';
@@ -120,11 +120,16 @@ export async function createWorld(db: Kysely<Database>, options: { suspended?: b
   };
 }
 
-/** What a caller must get: a status, or `scope` for 403 insufficientScope (403 alone means forbidden). */
-export type Expected = number | 'scope';
+/**
+ * What a caller must get: a status, `scope` for 403 insufficientScope (403 alone means forbidden), or
+ * `?` where `npm run stubs` left the answer to decide (every suite that meets one fails, naming the file).
+ */
+export type Expected = number | 'scope' | '?';
 
 export interface MatrixRow<Target = unknown> {
   operationId: OperationId;
+  /** The rows file it is written in (test/permissions/<area>.rows.ts), named by every failure about it. */
+  file: string;
   /**
    * What sets this row apart from the operation's main row, for an operation with more than one row
    * (such as `target absent`: the person the path names is not a member); the main row has none.
@@ -137,35 +142,72 @@ export interface MatrixRow<Target = unknown> {
   expect: Expected[];
 }
 
-function checked(operationId: OperationId, expect: Expected[]): Expected[] {
-  if (expect.length !== callerNames.length) {
-    throw new Error(`${operationId}: ${expect.length} expectations for ${callerNames.length} callers`);
-  }
-  return expect;
-}
+/** A main row as an area writes it, under its operationId. */
+export type Row = Omit<MatrixRow, 'operationId' | 'file' | 'variant'>;
+
+/**
+ * The main rows of an area: exactly one per operation of its tags, so `tsc` names an operation
+ * without one in the area's rows file.
+ */
+export type AreaRows<T extends Tag> = { [K in OperationOf<T>]: Row };
+
+/** A further row of an operation that already has its main row, told apart by `variant`. */
+export type VariantRow = Omit<MatrixRow, 'file'> & { variant: string };
 
 /** A row whose request needs nothing prepared. */
-export function row(operationId: OperationId, expect: Expected[], request: (world: World) => { path: string; body?: unknown }): MatrixRow {
-  return { operationId, expect: checked(operationId, expect), request };
+export function row(expect: Expected[], request: (world: World) => { path: string; body?: unknown }): Row {
+  return { expect, request };
 }
 
 /** A row whose request acts on something `prepare` creates afresh for every caller. */
 export function rowFor<Target>(
-  operationId: OperationId,
   expect: Expected[],
   prepare: (world: World) => Promise<Target>,
   request: (world: World, target: Target) => { path: string; body?: unknown },
-): MatrixRow {
-  return { operationId, expect: checked(operationId, expect), prepare, request } as MatrixRow;
+): Row {
+  return { expect, prepare, request } as Row;
 }
 
-/** A further row of an operation that already has its main row, told apart by `variant`. */
 export function variantRow<Target>(
   operationId: OperationId,
   variant: string,
   expect: Expected[],
   prepare: (world: World) => Promise<Target>,
   request: (world: World, target: Target) => { path: string; body?: unknown },
-): MatrixRow {
-  return { ...rowFor(operationId, expect, prepare, request), variant };
+): VariantRow {
+  return { operationId, variant, expect, prepare, request } as VariantRow;
+}
+
+/** The `prepare` the scaffold writes where a row's path names an item it cannot make: fails, naming the file, until written. */
+export function prepareToWrite(operationId: OperationId, file: string) {
+  return async (): Promise<Record<string, string>> => {
+    throw new Error(`${operationId}: write the prepare of its row in ${file}, making what its path names`);
+  };
+}
+
+/** An area's rows as the suites read them, each knowing its operation and its file. */
+export function gathered(file: string, main: Partial<Record<OperationId, Row>>, variants: VariantRow[] = []): MatrixRow[] {
+  const rows = [
+    ...Object.entries(main).map(([operationId, mainRow]) => ({ ...mainRow!, operationId: operationId as OperationId, file })),
+    ...variants.map((variant) => ({ ...variant, file })),
+  ];
+  for (const { operationId, expect } of rows) {
+    if (expect.length !== callerNames.length) {
+      throw new Error(`${operationId} in ${file}: ${expect.length} expectations for ${callerNames.length} callers`);
+    }
+  }
+  return rows;
+}
+
+/**
+ * The caller other suites call a row's operation as: the first one it lets through (a 2xx). A row
+ * the scaffold left with `?` has none yet.
+ */
+export function allowedCaller(row: MatrixRow): CallerName {
+  const index = row.expect.findIndex((expected) => typeof expected === 'number' && expected < 300);
+  if (index < 0) {
+    const why = row.expect.includes('?') ? 'fill in its ? cells' : 'no caller gets a 2xx';
+    throw new Error(`${row.operationId}: ${why} in ${row.file}`);
+  }
+  return callerNames[index]!;
 }

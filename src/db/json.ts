@@ -19,7 +19,9 @@
  * - `day`: a `date` as its text (`YYYY-MM-DD`), as the driver hands it to the mapper;
  * - `boolean`, `integer`: their text (`true`, `42`); `texts`: a text array as a JSON array;
  * - `number`: as a `float8`, whose text since PostgreSQL 12 is the shortest that reads back exactly,
- *   as JavaScript writes a number (`7.5`, not numeric's `7.50`);
+ *   as JavaScript writes a number (`7.5`, not numeric's `7.50`), for 0 and magnitudes from 1e-4 to
+ *   below 1e15 (a rating's average); beyond them PostgreSQL writes `1e-05` and `1e+15` where
+ *   JavaScript writes `0.00001` and `1000000000000000`;
  * - `json`: a nested value. In a list's row its column holds the JSON text the row query already
  *   wrote (a nested record made with `jsonRecord` over its own columns, never `json_build_object`,
  *   whose text has other spacing); in a single read's row the same column holds the value, which the
@@ -116,7 +118,7 @@ export function declareRecord<Row, Record>(declaration: RecordDeclaration<Row, R
     const value = `row[${JSON.stringify(column)}]`;
     if (record === undefined) return `${JSON.stringify(field)}: ${kinds[kind].js(value)}`;
     const map = `nested${nested.push(record.toRecord) - 1}`;
-    return `${JSON.stringify(field)}: ${nullOr(value, `Array.isArray(${value}) ? ${value}.map((element) => ${map}(element)) : ${map}(${value})`)}`;
+    return `${JSON.stringify(field)}: ${nullOr(value, `Array.isArray(${value}) ? ${value}.map(${map}) : ${map}(${value})`)}`;
   });
   // The code holds nothing but the declaration's names, each written as a JSON string literal.
   const compile = new Function(...nested.map((_, index) => `nested${index}`), `return (row) => ({ ${values.join(', ')} });`) as (

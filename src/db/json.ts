@@ -38,7 +38,7 @@ export type JsonKind = 'text' | 'id' | 'enum' | 'instant' | 'day' | 'boolean' | 
 export type JsonShape<Row, Record> = { readonly [Field in keyof Record]-?: readonly [JsonKind, keyof Row & string] };
 
 /** A record declared once: its shape for PostgreSQL and the mapper derived from the same declaration. */
-export interface JsonRecord<Row, Record> {
+export interface DeclaredRecord<Row, Record> {
   readonly shape: JsonShape<Row, Record>;
   readonly toRecord: (row: Row) => Record;
 }
@@ -69,12 +69,15 @@ type Elements<T> = [T] extends [readonly (infer Element)[]] ? Element : never;
 
 /**
  * The kinds that turn a column holding `Value` into a field of type `Field` as the derived mapper
- * does: the same value (`text`, `id`, `day`, `boolean`, a parsed `json`), strings the database's
+ * does: the same value (`text`, `id`, `day`, `boolean`, a parsed `json` object or array), strings the database's
  * checks hold to the contract's values (`enum`, `texts`), a number, an instant as text.
  */
 type KindsFor<Value, Field> =
   | ([Value] extends [Field]
-      ? ([Value] extends [string | null] ? 'text' | 'id' | 'day' : never) | ([Value] extends [boolean | null] ? 'boolean' : never) | 'json'
+      ?
+          | ([Value] extends [string | null] ? 'text' | 'id' | 'day' : never)
+          | ([Value] extends [boolean | null] ? 'boolean' : never)
+          | ([Value] extends [object | null] ? 'json' : never)
       : never)
   | ([Value] extends [string | null] ? Narrowed<Value, Field, string, 'enum'> : never)
   | ([Value] extends [readonly string[] | null] ? Narrowed<Value, Field, readonly string[], 'texts'> : never)
@@ -88,11 +91,11 @@ type Narrowed<Value, Field, Base, Kind> = [Extract<Field, Base>] extends [never]
 type NestedRecord<Value, Field> = [Nullable<Value, NonNullable<Field>>] extends [Field]
   ? [NonNullable<Value>] extends [readonly unknown[]]
     ? [NonNullable<Field>] extends [readonly unknown[]]
-      ? JsonRecord<Elements<NonNullable<Value>>, Elements<NonNullable<Field>>>
+      ? DeclaredRecord<Elements<NonNullable<Value>>, Elements<NonNullable<Field>>>
       : never
     : [NonNullable<Field>] extends [readonly unknown[]]
       ? never
-      : JsonRecord<NonNullable<Value>, NonNullable<Field>>
+      : DeclaredRecord<NonNullable<Value>, NonNullable<Field>>
   : never;
 
 type FieldDeclaration<Row, Field> = {
@@ -111,8 +114,8 @@ export type RecordDeclaration<Row, Record> = { readonly [Field in keyof Record]-
  * mapper for single reads and changes, compiled once into one object literal with a conversion per
  * field, so that it costs what a mapper written by hand costs.
  */
-export function declareRecord<Row, Record>(declaration: RecordDeclaration<Row, Record>): JsonRecord<Row, Record> {
-  const fields = Object.entries(declaration as { [field: string]: readonly [JsonKind, string, JsonRecord<unknown, unknown>?] });
+export function declareRecord<Row, Record>(declaration: RecordDeclaration<Row, Record>): DeclaredRecord<Row, Record> {
+  const fields = Object.entries(declaration as { [field: string]: readonly [JsonKind, string, DeclaredRecord<unknown, unknown>?] });
   const nested: ((row: unknown) => unknown)[] = [];
   const values = fields.map(([field, [kind, column, record]]) => {
     const value = `row[${JSON.stringify(column)}]`;

@@ -1,20 +1,9 @@
-/** Rows → the contract's document record. */
+/** Rows → the contract's document record: `toDocument` for single reads and changes, `documentJson` for the list (src/db/json.ts). */
 import type { Schemas } from '../api/operations.js';
 import type { DocumentRow } from '../db/database.js';
-import type { JsonShape } from '../db/json.js';
+import { declareRecord } from '../db/json.js';
 
-export const toDocument = (row: DocumentRow): Schemas['Document'] => ({
-  id: row.id,
-  teamId: row.team_id,
-  name: row.name,
-  url: row.url,
-  type: row.type,
-  createdById: row.created_by_id,
-  createdAt: row.created_at.toISOString(),
-});
-
-/** `toDocument` written by PostgreSQL, for the list (src/db/json.ts). */
-export const documentJson: JsonShape<DocumentRow, Schemas['Document']> = {
+export const { toRecord: toDocument, shape: documentJson } = declareRecord<DocumentRow, Schemas['Document']>({
   id: ['id', 'id'],
   teamId: ['id', 'team_id'],
   name: ['text', 'name'],
@@ -22,4 +11,4 @@ export const documentJson: JsonShape<DocumentRow, Schemas['Document']> = {
   type: ['enum', 'type'],
   createdById: ['id', 'created_by_id'],
   createdAt: ['instant', 'created_at'],
-};
+});

@@ -1,11 +1,10 @@
 /** Rows → the contract's meeting records: what a caller sees of a meeting depends on who asks and when. */
 import type { Schemas } from '../api/operations.js';
 import type { MeetingRatingRow, MeetingRow } from '../db/database.js';
-import type { JsonShape } from '../db/json.js';
+import { declareRecord } from '../db/json.js';
 import type {
   HeadlineJson,
   MeetingDetailRow,
-  MeetingPageRow,
   MessageJson,
   RatingJson,
   RatingSummaryJson,
@@ -19,33 +18,20 @@ import { ratingWindow } from '../rules/ratingWindow.js';
 /** An instant read from a JSON array (text in the session's zone) or a column (Date), in UTC. */
 const instant = (value: string | Date): string => new Date(value).toISOString();
 
-const toRatingSummary = (summary: RatingSummaryJson, hidden: boolean): Schemas['MeetingRatingSummary'] => ({
-  average: hidden ? null : summary.average,
-  ratedCount: summary.rated_count,
-  absentCount: summary.absent_count,
-});
-
-export const toMeeting = (row: MeetingRow & { rating_summary: RatingSummaryJson }): Schemas['Meeting'] => ({
-  id: row.id,
-  teamId: row.team_id,
-  date: row.date,
-  status: row.status,
-  startedAt: row.started_at && instant(row.started_at),
-  endedAt: row.ended_at && instant(row.ended_at),
-  durationMin: row.duration_min,
-  createdById: row.created_by_id,
-  rating: toRatingSummary(row.rating_summary, ratingsHidden(row.status, row.ratings_revealed_at)),
-});
-
-/** `toRatingSummary` written by PostgreSQL, for the list (src/db/json.ts); the query hides `average`. */
-export const ratingSummaryJson: JsonShape<RatingSummaryJson, Schemas['MeetingRatingSummary']> = {
+/** A meeting's rating summary; `ratingSummaryJson` for the list (src/db/json.ts), whose query hides `average` itself. */
+const ratingSummary = declareRecord<RatingSummaryJson, Schemas['MeetingRatingSummary']>({
   average: ['number', 'average'],
   ratedCount: ['integer', 'rated_count'],
   absentCount: ['integer', 'absent_count'],
-};
+});
 
-/** `toMeeting` written by PostgreSQL, for the list: `rating_json` is `ratingSummaryJson`'s text. */
-export const meetingJson: JsonShape<MeetingPageRow, Schemas['Meeting']> = {
+export const { shape: ratingSummaryJson } = ratingSummary;
+
+/**
+ * A meeting as its row holds it, the rating's average whether hidden or not; `meetingJson` for the
+ * list, whose `rating_summary` holds the text `ratingSummaryJson` wrote.
+ */
+const meeting = declareRecord<MeetingRow & { rating_summary: RatingSummaryJson }, Schemas['Meeting']>({
   id: ['id', 'id'],
   teamId: ['id', 'team_id'],
   date: ['day', 'date'],
@@ -54,7 +40,16 @@ export const meetingJson: JsonShape<MeetingPageRow, Schemas['Meeting']> = {
   endedAt: ['instant', 'ended_at'],
   durationMin: ['integer', 'duration_min'],
   createdById: ['id', 'created_by_id'],
-  rating: ['json', 'rating_json'],
+  rating: ['json', 'rating_summary', ratingSummary],
+});
+
+export const { shape: meetingJson } = meeting;
+
+/** The meeting for single reads and changes: no average while its ratings are hidden (the rule the list's query repeats). */
+export const toMeeting = (row: MeetingRow & { rating_summary: RatingSummaryJson }): Schemas['Meeting'] => {
+  const record = meeting.toRecord(row);
+  if (ratingsHidden(row.status, row.ratings_revealed_at)) record.rating.average = null;
+  return record;
 };
 
 export const toRating = (row: RatingJson | MeetingRatingRow): Schemas['Rating'] => ({
@@ -123,7 +118,7 @@ export function toMeetingRecap(
     startedAt: instant(row.started_at!),
     endedAt: instant(row.ended_at!),
     durationMin: row.duration_min!,
-    rating: toRatingSummary(row.rating_summary, false),
+    rating: ratingSummary.toRecord(row.rating_summary),
     newTasks: row.new_tasks.map((task) => ({
       id: task.id,
       title: task.title,

@@ -2,39 +2,10 @@
 import { JsonText } from '../api/jsonText.js';
 import type { Schemas } from '../api/operations.js';
 import type { MetricRow, MetricValueRow } from '../db/database.js';
-import type { JsonShape } from '../db/json.js';
+import { declareRecord, type JsonShape } from '../db/json.js';
 import type { ScorecardWeeks } from '../rules/scorecardWeeks.js';
 
-export const toMetric = (row: MetricRow): Schemas['Metric'] => ({
-  id: row.id,
-  teamId: row.team_id,
-  title: row.title,
-  goal: row.goal,
-  ownerId: row.owner_id,
-  unit: row.unit,
-  description: row.description,
-  position: row.position,
-});
-
-export const toMetricValue = (row: MetricValueRow): Schemas['MetricValue'] => ({
-  metricId: row.metric_id,
-  week: row.week,
-  value: row.value,
-  onTrack: row.on_track,
-  enteredById: row.entered_by_id,
-});
-
-/** `toMetricValue` written by PostgreSQL, for the list (src/db/json.ts). */
-export const metricValueJson: JsonShape<MetricValueRow, Schemas['MetricValue']> = {
-  metricId: ['id', 'metric_id'],
-  week: ['day', 'week'],
-  value: ['text', 'value'],
-  onTrack: ['boolean', 'on_track'],
-  enteredById: ['id', 'entered_by_id'],
-};
-
-/** A Scorecard row: `toMetric` with its weeks' values, written by PostgreSQL (src/db/json.ts). */
-export const scorecardMetricJson: JsonShape<MetricRow & { values_json: string }, Schemas['ScorecardMetric']> = {
+const metric = declareRecord<MetricRow, Schemas['Metric']>({
   id: ['id', 'id'],
   teamId: ['id', 'team_id'],
   title: ['text', 'title'],
@@ -43,8 +14,24 @@ export const scorecardMetricJson: JsonShape<MetricRow & { values_json: string },
   unit: ['text', 'unit'],
   description: ['text', 'description'],
   position: ['integer', 'position'],
-  values: ['json', 'values_json'],
-};
+});
+
+export const toMetric = metric.toRecord;
+
+/** A Scorecard row: the metric with its weeks' values, written by PostgreSQL (src/db/json.ts). */
+export const scorecardMetricJson = { ...metric.shape, values: ['json', 'values_json'] } as const satisfies JsonShape<
+  MetricRow & { values_json: string },
+  Schemas['ScorecardMetric']
+>;
+
+/** `toMetricValue` for single reads and changes, `metricValueJson` for the list (src/db/json.ts). */
+export const { toRecord: toMetricValue, shape: metricValueJson } = declareRecord<MetricValueRow, Schemas['MetricValue']>({
+  metricId: ['id', 'metric_id'],
+  week: ['day', 'week'],
+  value: ['text', 'value'],
+  onTrack: ['boolean', 'on_track'],
+  enteredById: ['id', 'entered_by_id'],
+});
 
 /** The Scorecard around its metrics, which PostgreSQL wrote with `scorecardMetricJson`. */
 export const scorecardText = (teamId: string, range: ScorecardWeeks, metrics: string) =>

@@ -1,37 +1,29 @@
 /** Rows → the contract's people review record. */
 import type { Schemas } from '../api/operations.js';
-import type { PeopleReviewRow } from '../db/database.js';
-import type { JsonShape } from '../db/json.js';
-import type { GwcColumns, PeopleReviewPageRow } from '../db/queries/peopleReviews.js';
+import type { Gwc, PeopleReviewRow } from '../db/database.js';
+import { declareRecord } from '../db/json.js';
 
-export const toPeopleReview = (row: PeopleReviewRow): Schemas['PeopleReview'] => ({
-  id: row.id,
-  teamId: row.team_id,
-  userId: row.user_id,
-  evaluatorId: row.evaluator_id,
-  quarter: row.quarter,
-  coreValuesScores: row.core_values_scores,
-  gwc: { getsIt: row.gwc.getsIt, wantsIt: row.gwc.wantsIt, capacityToDoIt: row.gwc.capacityToDoIt },
-  notes: row.notes,
-  updatedAt: row.updated_at.toISOString(),
+/** A review's `gwc` as stored, field by field in the contract's order; `gwcJson` for the list (src/db/json.ts). */
+const gwc = declareRecord<Gwc, Schemas['Gwc']>({
+  getsIt: ['boolean', 'getsIt'],
+  wantsIt: ['boolean', 'wantsIt'],
+  capacityToDoIt: ['boolean', 'capacityToDoIt'],
 });
 
-/** `toPeopleReview`'s `gwc`, written by PostgreSQL for the list (src/db/json.ts). */
-export const gwcJson: JsonShape<GwcColumns, Schemas['Gwc']> = {
-  getsIt: ['boolean', 'gets_it'],
-  wantsIt: ['boolean', 'wants_it'],
-  capacityToDoIt: ['boolean', 'capacity_to_do_it'],
-};
+export const { shape: gwcJson } = gwc;
 
-/** `toPeopleReview` written by PostgreSQL, for the list (src/db/json.ts); `gwc` by `gwcJson`. */
-export const peopleReviewJson: JsonShape<PeopleReviewPageRow, Schemas['PeopleReview']> = {
+/**
+ * `toPeopleReview` for single reads and changes, its jsonb columns as the driver parsed them;
+ * `peopleReviewJson` for the list, whose query writes them as JSON text (`gwc` by `gwcJson`).
+ */
+export const { toRecord: toPeopleReview, shape: peopleReviewJson } = declareRecord<PeopleReviewRow, Schemas['PeopleReview']>({
   id: ['id', 'id'],
   teamId: ['id', 'team_id'],
   userId: ['id', 'user_id'],
   evaluatorId: ['id', 'evaluator_id'],
   quarter: ['text', 'quarter'],
-  coreValuesScores: ['json', 'core_values_scores_json'],
-  gwc: ['json', 'gwc_json'],
+  coreValuesScores: ['json', 'core_values_scores'],
+  gwc: ['json', 'gwc', gwc],
   notes: ['text', 'notes'],
   updatedAt: ['instant', 'updated_at'],
-};
+});

@@ -2,21 +2,11 @@
 import type { Schemas } from '../api/operations.js';
 import { keyStatus } from '../auth/apiKeys.js';
 import type { AiPromptRow, AiProviderRow, ApiKeyRow } from '../db/database.js';
-import type { JsonShape } from '../db/json.js';
+import { declareRecord } from '../db/json.js';
 import type { PlatformOrganizationRow, PlatformUserRow } from '../db/queries/platform.js';
 
-export const toPlatformUser = (row: PlatformUserRow): Schemas['PlatformUser'] => ({
-  id: row.id,
-  email: row.email,
-  name: row.name,
-  systemRole: row.system_role,
-  orgCount: Number(row.org_count),
-  activeApiKeys: Number(row.active_api_keys),
-  createdAt: row.created_at.toISOString(),
-});
-
-/** `toPlatformUser` written by PostgreSQL, for the list (src/db/json.ts). */
-export const platformUserJson: JsonShape<PlatformUserRow, Schemas['PlatformUser']> = {
+/** `toPlatformUser` for single reads and changes, `platformUserJson` for the list (src/db/json.ts). */
+export const { toRecord: toPlatformUser, shape: platformUserJson } = declareRecord<PlatformUserRow, Schemas['PlatformUser']>({
   id: ['id', 'id'],
   email: ['text', 'email'],
   name: ['text', 'name'],
@@ -24,20 +14,10 @@ export const platformUserJson: JsonShape<PlatformUserRow, Schemas['PlatformUser'
   orgCount: ['integer', 'org_count'],
   activeApiKeys: ['integer', 'active_api_keys'],
   createdAt: ['instant', 'created_at'],
-};
-
-export const toPlatformOrganization = (row: PlatformOrganizationRow): Schemas['PlatformOrganization'] => ({
-  id: row.id,
-  name: row.name,
-  slug: row.slug,
-  status: row.status,
-  members: Number(row.members),
-  teams: Number(row.teams),
-  createdAt: row.created_at.toISOString(),
 });
 
-/** `toPlatformOrganization` written by PostgreSQL, for the list (src/db/json.ts). */
-export const platformOrganizationJson: JsonShape<PlatformOrganizationRow, Schemas['PlatformOrganization']> = {
+/** `toPlatformOrganization` for single reads and changes, `platformOrganizationJson` for the list (src/db/json.ts). */
+export const { toRecord: toPlatformOrganization, shape: platformOrganizationJson } = declareRecord<PlatformOrganizationRow, Schemas['PlatformOrganization']>({
   id: ['id', 'id'],
   name: ['text', 'name'],
   slug: ['text', 'slug'],
@@ -45,7 +25,7 @@ export const platformOrganizationJson: JsonShape<PlatformOrganizationRow, Schema
   members: ['integer', 'members'],
   teams: ['integer', 'teams'],
   createdAt: ['instant', 'created_at'],
-};
+});
 
 export type ApiKeyInfoRow = Omit<ApiKeyRow, 'user_id' | 'key_hash'>;
 

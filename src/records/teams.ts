@@ -1,7 +1,7 @@
 /** Rows → the contract's team records. */
 import type { Schemas } from '../api/operations.js';
 import type { TeamMemberRow, TeamRow, UserRow } from '../db/database.js';
-import type { JsonShape } from '../db/json.js';
+import { declareRecord } from '../db/json.js';
 
 export const toTeam = (row: TeamRow): Schemas['Team'] => ({
   id: row.id,
@@ -15,17 +15,10 @@ export const toTeam = (row: TeamRow): Schemas['Team'] => ({
 
 export type TeamMemberDetails = Pick<TeamMemberRow, 'user_id' | 'role'> & Pick<UserRow, 'email' | 'name'>;
 
-export const toTeamMember = (row: TeamMemberDetails): Schemas['TeamMember'] => ({
-  userId: row.user_id,
-  email: row.email,
-  name: row.name,
-  role: row.role,
-});
-
-/** `toTeamMember` written by PostgreSQL, for the list (src/db/json.ts). */
-export const teamMemberJson: JsonShape<TeamMemberDetails, Schemas['TeamMember']> = {
+/** `toTeamMember` for single reads and changes, `teamMemberJson` for the list (src/db/json.ts). */
+export const { toRecord: toTeamMember, shape: teamMemberJson } = declareRecord<TeamMemberDetails, Schemas['TeamMember']>({
   userId: ['id', 'user_id'],
   email: ['text', 'email'],
   name: ['text', 'name'],
   role: ['enum', 'role'],
-};
+});

@@ -37,11 +37,11 @@ function milestonesOf(goalIdColumn: string) {
   )`.as('milestones');
 }
 
-/** A row of the goal lists: the goal and its milestones already written as a JSON array (`milestones_json`). */
-export type GoalPageRow = GoalRow & { milestones_json: string };
+/** A row of the goal lists: the goal and its milestones already written as a JSON array. */
+export type GoalPageRow = GoalRow & { milestones: string };
 
 /**
- * `milestones_json`: the goal's milestones in the order they were added, as a JSON array of records
+ * `milestones`: the goal's milestones in the order they were added, as a JSON array of records
  * written by `shape`. Made here rather than in the page's record because it aggregates other rows.
  */
 function milestonesText<M>(shape: JsonShape<MilestoneRow, M>) {
@@ -49,7 +49,7 @@ function milestonesText<M>(shape: JsonShape<MilestoneRow, M>) {
     select '[' || coalesce(string_agg(${jsonRecord(shape, 'm')}, ',' order by m.created_at, m.id), '') || ']'
     from milestones m
     where m.goal_id = goals.id
-  )`.as('milestones_json');
+  )`.as('milestones');
 }
 
 const byCreation = [

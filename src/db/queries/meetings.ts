@@ -137,11 +137,11 @@ function selectMeetingFacts(db: Db, userId: string) {
 // ---------------------------------------------------------------------------------------------------
 // Reads
 
-/** A row of the meeting list: the meeting and its rating summary already written as JSON (`rating_json`). */
-export type MeetingPageRow = MeetingRow & { rating_json: string };
+/** A row of the meeting list: the meeting and its rating summary already written as JSON. */
+export type MeetingPageRow = MeetingRow & { rating_summary: string };
 
 /**
- * `rating_json`: the meeting's rating summary written by `shape`. Computed here rather than in the
+ * `rating_summary`: the meeting's rating summary written by `shape`. Computed here rather than in the
  * page's record because it aggregates other rows; `average` is null while the ratings are hidden.
  */
 function ratingSummaryText<S>(shape: JsonShape<RatingSummaryJson, S>) {
@@ -157,7 +157,7 @@ function ratingSummaryText<S>(shape: JsonShape<RatingSummaryJson, S>) {
       from meeting_ratings r
       where r.meeting_id = meetings.id
     ) s
-  )`.as('rating_json');
+  )`.as('rating_summary');
 }
 
 type MeetingPageArgs = { teamId: string; userId: string; status: MeetingStatus | undefined };

@@ -12,15 +12,11 @@ export interface PeopleReviewFilters {
   involving?: string | undefined;
 }
 
-/** The booleans of `people_reviews.gwc` as columns, for the nested record's shape. */
-export interface GwcColumns {
-  gets_it: boolean;
-  wants_it: boolean;
-  capacity_to_do_it: boolean;
-}
-
-/** A review as the list reads it: its jsonb columns also written as the mapper's JSON text. */
-export type PeopleReviewPageRow = PeopleReviewRow & { core_values_scores_json: string; gwc_json: string };
+/**
+ * A review as the list reads it: its jsonb columns written as the mapper's JSON text instead (the
+ * single reads have them parsed, under the same names).
+ */
+export type PeopleReviewPageRow = Omit<PeopleReviewRow, 'core_values_scores' | 'gwc'> & { core_values_scores: string; gwc: string };
 
 /**
  * `core_values_scores` as `JSON.stringify` writes the parsed jsonb: jsonb's text has other spacing.
@@ -38,15 +34,25 @@ const coreValuesScoresJson = sql<string>`(select '{' || coalesce(string_agg(to_j
  * quarter filter. The three keys identify a review within its team. Written as JSON by `shape`, its
  * `gwc` by `gwcShape` (both given by the handler).
  */
-export function teamPeopleReviewPages<R, G>(shape: JsonShape<PeopleReviewPageRow, R>, gwcShape: JsonShape<GwcColumns, G>) {
+export function teamPeopleReviewPages<R, G>(shape: JsonShape<PeopleReviewPageRow, R>, gwcShape: JsonShape<Gwc, G>) {
   // The mapper writes `gwc` field by field; its booleans become columns of a row for `jsonRecord`.
-  const gwcJson = sql<string>`(select ${jsonRecord(gwcShape, 'g')} from (select (people_reviews.gwc->>'getsIt')::boolean as gets_it,
-    (people_reviews.gwc->>'wantsIt')::boolean as wants_it, (people_reviews.gwc->>'capacityToDoIt')::boolean as capacity_to_do_it) as g)`;
+  const gwcJson = sql<string>`(select ${jsonRecord(gwcShape, 'g')} from (select (people_reviews.gwc->>'getsIt')::boolean as "getsIt",
+    (people_reviews.gwc->>'wantsIt')::boolean as "wantsIt", (people_reviews.gwc->>'capacityToDoIt')::boolean as "capacityToDoIt") as g)`;
   const rows = (db: Db, { teamId, quarter, involving }: { teamId: string; quarter: string | undefined; involving: string | undefined }) => {
     let query = db
       .selectFrom('people_reviews')
-      .selectAll('people_reviews')
-      .select([coreValuesScoresJson.as('core_values_scores_json'), gwcJson.as('gwc_json')])
+      .select([
+        'people_reviews.id',
+        'people_reviews.team_id',
+        'people_reviews.user_id',
+        'people_reviews.evaluator_id',
+        'people_reviews.quarter',
+        'people_reviews.notes',
+        'people_reviews.created_at',
+        'people_reviews.updated_at',
+        coreValuesScoresJson.as('core_values_scores'),
+        gwcJson.as('gwc'),
+      ])
       .where('people_reviews.team_id', '=', teamId);
     if (quarter !== undefined) query = query.where('people_reviews.quarter', '=', quarter);
     if (involving !== undefined) {

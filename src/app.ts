@@ -12,9 +12,11 @@ import express from 'express';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { authenticate } from './auth/authenticate.js';
+import { startCallerCache, type CallerCache } from './auth/callerCache.js';
 import type { SecretBox } from './auth/secrets.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import type { Listen } from './db/listen.js';
 import { purgeOutcomes } from './db/queries/idempotency.js';
 import { dueBacklog } from './db/queries/webhooks.js';
 import { NotFound } from './errors.js';
@@ -50,6 +52,8 @@ export interface App {
   worker: DeliveryWorker | undefined;
   /** What /metrics shows (served on a listener of its own: src/observability/metricsServer.ts). */
   metrics: Metrics;
+  /** The callers kept in memory (src/auth/callerCache.ts), when the cache is on. */
+  callers: CallerCache | undefined;
   /** The probes: `stop()` turns /readyz to 503 when the process is asked to stop. */
   probes: Pick<Probes, 'stop' | 'readinessAsked'>;
   close(): Promise<void>;
@@ -78,6 +82,12 @@ export async function createApp(options: {
    * webhook deliveries (the database the app is given reports its statements to it). Closed with the app.
    */
   tracing?: Tracing | undefined;
+  /**
+   * Callers kept in memory, forgotten by the database's notifications (src/auth/callerCache.ts):
+   * `subscribe` is the database's (`OpenDatabase.subscribe`). Every request reads its caller from the
+   * database unless given (AUTH_CACHE=off).
+   */
+  callerCache?: { subscribe: Listen; ttlMs?: number; maxEntries?: number } | undefined;
 }): Promise<App> {
   const { db, config, logger, secrets } = options;
   const now = options.now ?? (() => new Date());
@@ -87,6 +97,7 @@ export async function createApp(options: {
   const allowPrivateWebhookTargets = options.webhooks?.allowPrivateTargets ?? false;
   const routes = { contract, handlers: { ...handlers, ...options.handlers } as HandlerMap, db, logger, secrets, now: options.now, allowPrivateWebhookTargets, metrics };
   const probe = probes(db);
+  const callers = options.callerCache ? await startCallerCache({ ...options.callerCache, logger }) : undefined;
   observeWebhookBacklog(metrics, () => dueBacklog(db, now()), now);
 
   const app = express();
@@ -104,7 +115,7 @@ export async function createApp(options: {
   const operations = operationRoutes(routes, publicOperations);
   const v1 = express.Router();
   v1.use(operations.public);
-  v1.use(authenticate(db, logger));
+  v1.use(authenticate(db, logger, { now, callers }));
   v1.use(rateLimiter.middleware);
   v1.use(operations.authenticated);
   app.use('/v1', v1);
@@ -141,9 +152,11 @@ export async function createApp(options: {
     app,
     worker,
     metrics,
+    callers,
     probes: probe,
     close: async () => {
       clearInterval(purge);
+      await callers?.stop();
       await worker?.close();
       await rateLimiter.close();
       // Last: the spans of what closing ran are sent too.

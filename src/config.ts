@@ -30,6 +30,8 @@ export interface Config {
    * other OTEL_* variables itself.
    */
   otlpTracesUrl: string | undefined;
+  /** Whether callers are kept in memory (src/auth/callerCache.ts): AUTH_CACHE `on` (the default) or `off`. */
+  authCache: boolean;
 }
 
 /** A whole number of at least `minimum`, or undefined when unset (the component's default then applies). */
@@ -69,6 +71,13 @@ function originList(name: string, raw: string | undefined): string[] {
     origins.add(url.origin);
   }
   return [...origins];
+}
+
+function onOff(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'on') return true;
+  if (raw === 'off') return false;
+  throw new Error(`${name} must be on or off, not "${raw}"`);
 }
 
 function metricsPort(raw: string | undefined, port: number): number | undefined {
@@ -112,5 +121,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: metricsPort(env.METRICS_PORT, port),
     shutdownDrainMs: positiveInteger('SHUTDOWN_DRAIN_MS', env.SHUTDOWN_DRAIN_MS, 5_000),
     otlpTracesUrl: otlpTracesUrl(env),
+    authCache: onOff('AUTH_CACHE', env.AUTH_CACHE, true),
   };
 }

@@ -47,6 +47,7 @@ async function main() {
     secrets,
     metrics,
     tracing,
+    callerCache: config.authCache ? { subscribe: database.subscribe } : undefined,
     webhooks: { allowPrivateTargets: config.webhooksAllowPrivateTargets, deliver: { listen: database.listen, leaseMs: config.webhooksLeaseMs, retentionDays: config.eventsRetentionDays } },
   });
   const server: Server = createHttpServer(app).listen(config.port, config.host);

@@ -206,11 +206,12 @@ describe.each(INSTANTS)(`the demo organization (${databaseLabel}) seeded at $lab
     const demo = await database.db.transaction().execute((trx) => seedDemo(trx, now));
     const { rows, instants } = await snapshot(database.db);
     // The demo keys of seed-demo expire a year after the seeding's "now"; these act for the same people
-    // with the same scopes and are valid whenever the test runs.
+    // with the same scopes and are valid whenever the test runs, at the app's clock (which judges
+    // expiry) as at the real time.
     const keys = new Map<string, string>();
     for (const person of demo.people) {
       const scopes = person.superadmin ? (['platform'] as const) : (['write'] as const);
-      keys.set(person.role, (await createKey(database.db, person.userId, { scopes: [...scopes], expiresAt: new Date(Date.now() + 86_400_000) })).key);
+      keys.set(person.role, (await createKey(database.db, person.userId, { scopes: [...scopes], expiresAt: new Date(Math.max(Date.now(), now.getTime()) + 86_400_000) })).key);
     }
     app = await startTestApp({ database, now: () => now });
     const key = keys.get('ORG_OWNER')!;

@@ -1,8 +1,10 @@
 /**
  * Authentication of every /v1 request but the two public documents. One query finds the key by its
- * hash together with its owner and the owner's current organization memberships — read on every
- * request, so a revocation or a change of roles takes effect at once, and the one round trip keeps
- * every request cheap. `lastUsedAt` is written at most about once a minute per key.
+ * hash together with its owner and the owner's current organization memberships; with the caller
+ * cache on (src/auth/callerCache.ts, the default), a caller read once is kept in memory and forgotten
+ * as soon as any of that changes, so a known caller costs no statement and a revocation or a change
+ * of roles still takes effect on the next request. Expiry is judged on every request against the
+ * app's clock. `lastUsedAt` is written at most about once a minute per key.
  */
 import type { NextFunction, Request, Response } from 'express';
 import { sql, type Kysely, type Transaction } from 'kysely';
@@ -13,6 +15,7 @@ import { prepared } from '../db/prepared.js';
 import { BadRequest, Unauthenticated } from '../errors.js';
 import { loggableError } from '../logger.js';
 import { hashKey, keyPattern, keyStatus } from './apiKeys.js';
+import type { CallerCache, KeptCaller } from './callerCache.js';
 import type { Scope, SystemRole } from './scopes.js';
 
 /** An organization the caller belongs to, with the caller's role in it, as read on this request. */
@@ -77,28 +80,11 @@ function authorizationFields(rawHeaders: string[]): number {
   return count;
 }
 
-export function authenticate(db: Kysely<Database>, logger: Logger) {
-  return async (req: Request, _res: Response, next: NextFunction) => {
-    // Node keeps only the first of several Authorization fields; which one the client meant is a guess we do not make.
-    if (authorizationFields(req.rawHeaders) > 1) return next(new BadRequest('Send exactly one Authorization header.'));
-    const match = /^Bearer (\S+)$/.exec(req.get('authorization') ?? '');
-    const key = match?.[1];
-    if (!key || !keyPattern.test(key)) return next(new Unauthenticated());
+type KeyRow = Awaited<ReturnType<typeof keyByHash>>[number];
 
-    const [row] = await keyByHash(db, { keyHash: hashKey(key) });
-    const now = new Date();
-    if (!row || keyStatus(row, now) !== 'active') return next(new Unauthenticated());
-
-    if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() >= touchEveryMs) {
-      // Not awaited: recording the use must not slow down or fail the request.
-      db.updateTable('api_keys')
-        .set({ last_used_at: now })
-        .where('id', '=', row.id)
-        .execute()
-        .catch((error: unknown) => logger.warn({ err: loggableError(error), keyId: row.id }, 'could not record key use'));
-    }
-
-    req.caller = {
+function keptCaller(row: KeyRow): KeptCaller {
+  return {
+    caller: {
       keyId: row.id,
       keyName: row.name,
       keyExpiresAt: row.expires_at,
@@ -109,7 +95,51 @@ export function authenticate(db: Kysely<Database>, logger: Logger) {
       timezone: row.timezone,
       systemRole: row.system_role,
       organizations: row.organizations ?? [],
-    };
+    },
+    usedAt: row.last_used_at?.getTime(),
+  };
+}
+
+/** The caller of the key with this hash, from memory or from the database; undefined for an unknown or revoked key. */
+async function findCaller(db: Kysely<Database>, keyHash: string, callers: CallerCache | undefined): Promise<KeptCaller | undefined> {
+  const kept = callers?.get(keyHash);
+  if (kept) return kept;
+  const mark = callers?.mark();
+  const [row] = await keyByHash(db, { keyHash });
+  if (!row || row.revoked_at) return undefined;
+  const read = keptCaller(row);
+  callers?.keep(keyHash, read, mark!);
+  return read;
+}
+
+export function authenticate(db: Kysely<Database>, logger: Logger, options: { now: () => Date; callers: CallerCache | undefined }) {
+  const { now: clock, callers } = options;
+  return async (req: Request, _res: Response, next: NextFunction) => {
+    // Node keeps only the first of several Authorization fields; which one the client meant is a guess we do not make.
+    if (authorizationFields(req.rawHeaders) > 1) return next(new BadRequest('Send exactly one Authorization header.'));
+    const match = /^Bearer (\S+)$/.exec(req.get('authorization') ?? '');
+    const key = match?.[1];
+    if (!key || !keyPattern.test(key)) return next(new Unauthenticated());
+
+    const found = await findCaller(db, hashKey(key), callers);
+    const now = clock();
+    if (!found || keyStatus({ revoked_at: null, expires_at: found.caller.keyExpiresAt }, now) !== 'active') return next(new Unauthenticated());
+
+    if (found.usedAt === undefined || now.getTime() - found.usedAt >= touchEveryMs) {
+      const keyId = found.caller.keyId;
+      // Remembered at once, so that this process tries again only a minute later; the condition
+      // keeps the other processes, which remember their own, from writing it more often.
+      found.usedAt = now.getTime();
+      // Not awaited: recording the use must not slow down or fail the request.
+      db.updateTable('api_keys')
+        .set({ last_used_at: now })
+        .where('id', '=', keyId)
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', new Date(now.getTime() - touchEveryMs))]))
+        .execute()
+        .catch((error: unknown) => logger.warn({ err: loggableError(error), keyId }, 'could not record key use'));
+    }
+
+    req.caller = found.caller;
     next();
   };
 }

@@ -12,6 +12,7 @@ import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import lockfile from 'proper-lockfile';
 import type { Database } from './database.js';
+import { ownChannelsStatement, postgresNotifications, type Listen, type PostgresNotifications } from './listen.js';
 
 const DATE_OID = 1082;
 // Days stay the `YYYY-MM-DD` text PostgreSQL sends, never a Date shifted by a time zone.
@@ -46,6 +47,8 @@ export interface OpenDatabase {
   poolStats?: () => { total: number; idle: number; waiting: number };
   /** Calls `onNotify` on every NOTIFY on `channel`, from any process of the database; resolves to a stop function. */
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  /** `listen` with each notification's payload, and told when notifications may have been missed (src/db/listen.ts). */
+  subscribe: Listen;
   close(): Promise<void>;
 }
 
@@ -76,10 +79,12 @@ function statementName(text: string): string {
  * indexed lookups). Query shapes are fixed by the code, so the set of statements stays small. The
  * connections plan them generically (`plan_cache_mode`, set in `openPostgres`).
  */
-function preparingPool(pool: pg.Pool): PostgresPool {
+function preparingPool(pool: pg.Pool, notifications: PostgresNotifications): PostgresPool {
   // One wrapper per connection, made when it is first lent: Kysely keeps its own connection object
   // per client it is given, so a new wrapper on every loan would cost a new one of each per query.
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  // The channels each connection listens to for this process's own changes (src/db/listen.ts).
+  const listening = new WeakMap<pg.PoolClient, readonly string[]>();
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
     const query = (textOrCursor: unknown, parameters?: readonly unknown[]): unknown =>
       typeof textOrCursor === 'string' && preparable.test(textOrCursor)
@@ -90,6 +95,16 @@ function preparingPool(pool: pg.Pool): PostgresPool {
   return {
     connect: async () => {
       const client = await pool.connect();
+      const channels = notifications.ownChannels();
+      if (channels.length > 0 && listening.get(client) !== channels) {
+        try {
+          await client.query(ownChannelsStatement(channels));
+        } catch (error) {
+          client.release(error as Error);
+          throw error;
+        }
+        listening.set(client, channels);
+      }
       let wrapper = wrappers.get(client);
       if (!wrapper) {
         wrapper = wrap(client);
@@ -132,47 +147,22 @@ export async function openPostgres(databaseUrl: string, options: DatabaseOptions
   pool.on('error', () => undefined);
   // A connection lost while a request holds it (between two statements of a transaction) is reported
   // to that request by its next statement; unheard, the client's error event would end the process.
-  pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }), ...statementLog(options) });
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+    client.on('notification', (message) => notifications.deliverOwn(message.channel, message.payload ?? ''));
+  });
+  const notifications = postgresNotifications(databaseUrl, { connectionTimeoutMs: postgresLimits.connectionTimeoutMs });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool, notifications) }), ...statementLog(options) });
   return {
     db,
     kind: 'postgres',
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    listen: (channel, onNotify) => listenOnPostgres(databaseUrl, channel, onNotify),
-    close: () => db.destroy(),
-  };
-}
-
-/**
- * LISTEN on a connection of its own, outside the pool (a pooled connection is lent to requests). A
- * lost connection is opened again a second later; what was notified meanwhile is found by the
- * listener's own polling.
- */
-async function listenOnPostgres(databaseUrl: string, channel: string, onNotify: () => void): Promise<() => Promise<void>> {
-  let client: pg.Client | undefined;
-  let stopped = false;
-  let retry: NodeJS.Timeout | undefined;
-  const connect = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: postgresLimits.connectionTimeoutMs, keepAlive: true });
-    next.on('notification', () => onNotify());
-    next.on('error', () => {
-      void next.end().catch(() => undefined);
-      if (!stopped) retry = setTimeout(() => void connect().catch(() => undefined), 1_000);
-    });
-    try {
-      await next.connect();
-      await next.query(`listen ${pg.escapeIdentifier(channel)}`);
-      client = next;
-    } catch {
-      await next.end().catch(() => undefined);
-      if (!stopped) retry = setTimeout(() => void connect().catch(() => undefined), 1_000);
-    }
-  };
-  await connect();
-  return async () => {
-    stopped = true;
-    clearTimeout(retry);
-    await client?.end().catch(() => undefined);
+    listen: (channel, onNotify) => notifications.listen(channel, () => onNotify()),
+    subscribe: notifications.listen,
+    close: async () => {
+      await notifications.close();
+      await db.destroy();
+    },
   };
 }
 
@@ -195,15 +185,20 @@ export async function openPglite(dataDir: string, options: DatabaseOptions = {})
     const parsers = { [DATE_OID]: keepText };
     const pglite = await PGlite.create(inMemory ? { parsers } : { dataDir: resolve(dataDir), parsers });
     const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite), ...statementLog(options) });
+    // One process, no connection to lose; PGlite tells its listeners as the notifying statement or
+    // COMMIT ends, so this process's own changes are told at commit whatever `ownChanges` says.
+    const subscribe: Listen = async (channel, onNotify, events = {}) => {
+      const unsubscribe = await pglite.listen(channel, (payload) => onNotify(payload));
+      events.listening?.();
+      return async () => {
+        if (!pglite.closed) await unsubscribe();
+      };
+    };
     return {
       db,
       kind: 'pglite',
-      listen: async (channel, onNotify) => {
-        const unsubscribe = await pglite.listen(channel, () => onNotify());
-        return async () => {
-          if (!pglite.closed) await unsubscribe();
-        };
-      },
+      listen: (channel, onNotify) => subscribe(channel, () => onNotify()),
+      subscribe,
       close: async () => {
         await db.destroy();
         if (!pglite.closed) await pglite.close();

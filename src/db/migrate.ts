@@ -6,6 +6,7 @@ import * as idempotencyKeys from './migrations/0003_idempotency_keys.js';
 import * as webhooks from './migrations/0004_webhooks.js';
 import * as eventLog from './migrations/0005_event_log.js';
 import * as eventTrace from './migrations/0006_event_trace.js';
+import * as callerNotifications from './migrations/0007_caller_notifications.js';
 
 // Listed here rather than read from the file system so the set is fixed at build time.
 export const migrations: Record<string, Migration> = {
@@ -15,6 +16,7 @@ export const migrations: Record<string, Migration> = {
   '0004_webhooks': webhooks,
   '0005_event_log': eventLog,
   '0006_event_trace': eventTrace,
+  '0007_caller_notifications': callerNotifications,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

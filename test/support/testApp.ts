@@ -73,6 +73,8 @@ export interface TestApp {
   secrets: SecretBox;
   /** What the app's /metrics would show. */
   metrics: App['metrics'];
+  /** The callers the app keeps in memory, unless the cache is off. */
+  callers: App['callers'];
   /** The webhook delivery worker, when `webhooks.deliver` asked for one. */
   worker: DeliveryWorker | undefined;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
@@ -110,12 +112,14 @@ export async function startTestApp(
     secrets?: SecretBox;
     /** Webhook settings: private targets allowed (as `make run` has it) and no delivery worker, unless given. */
     webhooks?: Parameters<typeof createApp>[0]['webhooks'];
+    /** Callers kept in memory, as the server has them by default (AUTH_CACHE=on), unless false. */
+    callerCache?: boolean;
   } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
   const logger = options.logger ?? pino({ level: 'silent' });
   const secrets = options.secrets ?? createSecretBox(randomBytes(32));
-  const { app, close, worker, metrics } = await createApp({
+  const { app, close, worker, metrics, callers } = await createApp({
     db: database.db,
     config: { rateLimitPerMinute: options.rateLimitPerMinute ?? 10_000, redisUrl: options.redisUrl, corsOrigins: options.corsOrigins },
     logger,
@@ -123,6 +127,7 @@ export async function startTestApp(
     handlers: options.handlers,
     now: options.now,
     webhooks: options.webhooks ?? { allowPrivateTargets: true },
+    callerCache: options.callerCache === false ? undefined : { subscribe: database.subscribe },
   });
   const server: Server = await new Promise((listening) => {
     const started = createHttpServer(app, options.serverTimeouts).listen(0, '127.0.0.1', () => listening(started));
@@ -135,6 +140,7 @@ export async function startTestApp(
     secrets,
     worker,
     metrics,
+    callers,
     request: async (method, path, requestOptions) => {
       const response = await send(url, method, path, requestOptions);
       assertMatchesContract(method, path, response);

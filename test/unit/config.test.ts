@@ -20,3 +20,13 @@ describe('the settings of the worker and the event log', () => {
     expect(() => readConfig({ [name]: value })).toThrow(new RegExp(`^${name} must be a whole number of at least`));
   });
 });
+
+describe('AUTH_CACHE', () => {
+  it('is on unless set, on with `on`, off with `off`', () => {
+    expect([readConfig({}), readConfig({ AUTH_CACHE: 'on' }), readConfig({ AUTH_CACHE: 'off' })].map((config) => config.authCache)).toEqual([true, true, false]);
+  });
+
+  it('refuses anything else with a message naming the setting', () => {
+    expect(() => readConfig({ AUTH_CACHE: 'false' })).toThrow(/^AUTH_CACHE must be on or off/);
+  });
+});

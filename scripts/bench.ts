@@ -82,6 +82,7 @@ import { taskJson, toTask } from '../src/records/tasks.js';
 import { addWeeks, currentWeekMonday } from '../src/time.js';
 import { eventBody } from '../src/webhooks/outbox.js';
 import type { WorkerOptions } from '../src/webhooks/worker.js';
+import type { Listen } from '../src/db/listen.js';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..');
@@ -500,6 +501,8 @@ interface Stack {
   taskId: string;
   meetingId: string;
   metricId: string;
+  /** The database's notifications, by which the API's apps keep callers in memory as production does (AUTH_CACHE on). */
+  subscribe: Listen;
 }
 
 interface Check {
@@ -586,7 +589,13 @@ async function floorServer(stack: Stack) {
 
 async function measureStack(stack: Stack, results: Result[]): Promise<Check[]> {
   const logger = pino({ level: 'silent' });
-  const full = await createApp({ db: stack.db, config: { rateLimitPerMinute: 10_000_000, redisUrl: undefined }, logger, secrets: createSecretBox(randomBytes(32)) });
+  const full = await createApp({
+    db: stack.db,
+    config: { rateLimitPerMinute: 10_000_000, redisUrl: undefined },
+    logger,
+    secrets: createSecretBox(randomBytes(32)),
+    callerCache: { subscribe: stack.subscribe },
+  });
   const api = await listen(full.app);
   // The same server with the log lines production writes (one per request at info), to a sink.
   const withLogs = await createApp({
@@ -594,6 +603,7 @@ async function measureStack(stack: Stack, results: Result[]): Promise<Check[]> {
     config: { rateLimitPerMinute: 10_000_000, redisUrl: undefined },
     logger: createLogger('info', false, pino.destination({ dest: '/dev/null', sync: false })),
     secrets: createSecretBox(randomBytes(32)),
+    callerCache: { subscribe: stack.subscribe },
   });
   const logging = await listen(withLogs.app);
   const floor = await floorServer(stack);
@@ -909,7 +919,14 @@ async function benchWebhooks(stack: WebhookStack, results: Result[]): Promise<Ch
   const opened = new Set<() => Promise<void>>();
   /** An app under test and its listening server; with `deliver`, its delivery worker runs. */
   const start = async (deliver?: WorkerSettings, database = db) => {
-    const app = await createApp({ db: database, config, logger, secrets: box, webhooks: { allowPrivateTargets: true, ...(deliver ? { deliver } : {}) } });
+    const app = await createApp({
+      db: database,
+      config,
+      logger,
+      secrets: box,
+      webhooks: { allowPrivateTargets: true, ...(deliver ? { deliver } : {}) },
+      callerCache: { subscribe: stack.subscribe },
+    });
     const server = await listen(app.app);
     const close = async () => {
       opened.delete(close);
@@ -1255,6 +1272,8 @@ async function benchTracing(stack: TracingStack, results: Result[]): Promise<Che
       // Alike on every side: Node's own metrics once for the process, not once per app made.
       metrics: createMetrics({ processMetrics: false }),
       tracing,
+      // No callers kept in memory: every request sends its key's lookup, so that the statement log
+      // and the statement spans have a statement to pass, as for a caller read anew.
     });
   const sink = await startSpanSink();
   const counting = createMetrics({ processMetrics: false });
@@ -1395,6 +1414,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
       taskId: middle.id,
       meetingId,
       metricId: scorecard.metricId,
+      subscribe: database.subscribe,
     };
     const webhookStack: WebhookStack = {
       ...stack,
@@ -1526,6 +1546,13 @@ async function benchPglite(results: Result[]): Promise<Check[]> {
       taskId: middle.id,
       meetingId,
       metricId: scorecard.metricId,
+      subscribe: async (channel, onNotify, events = {}) => {
+        const unsubscribe = await pglite.listen(channel, (payload) => onNotify(payload));
+        events.listening?.();
+        return async () => {
+          if (!pglite.closed) await unsubscribe();
+        };
+      },
     };
     const checks = only ? [] : await measureStack(stack, results);
     if (!webhooksOnly) {
@@ -1533,12 +1560,7 @@ async function benchPglite(results: Result[]): Promise<Check[]> {
       const open = async (hooks: DatabaseOptions) => ({ db: new Kysely<Database>({ dialect: new PGliteDialect(pglite), ...statementLog(hooks) }), close: async () => undefined });
       checks.push(...(await benchTracing({ ...stack, open }, results)));
     }
-    const listen: OpenDatabase['listen'] = async (channel, onNotify) => {
-      const unsubscribe = await pglite.listen(channel, () => onNotify());
-      return async () => {
-        if (!pglite.closed) await unsubscribe();
-      };
-    };
+    const listen: OpenDatabase['listen'] = (channel, onNotify) => stack.subscribe(channel, () => onNotify());
     if (!tracingOnly) checks.push(...(await benchWebhooks({ ...stack, listen, deliveryCount: 2_000 }, results)));
     return checks;
   } finally {

@@ -4,6 +4,7 @@ import type { Caller } from '../auth/authenticate.js';
 import { requireChange, teamAccess, teamAllows, teamChangeGrants } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
 import { listAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
+import { deleteTeamItemWithEvent } from '../db/changes.js';
 import * as tasks from '../db/queries/tasks.js';
 import { pageLimit } from '../db/pagination.js';
 import { NotFound } from '../errors.js';
@@ -85,7 +86,7 @@ async function checkDelete(db: Kysely<Database>, caller: Caller, taskId: string)
 
 export const deleteTask: Handler<'deleteTask'> = writingItsEvent(async ({ params }, { db, caller, event }) => {
   if (event) {
-    await changedOrRefused(tasks.deleteTaskWithEvent(db, params.id, { userId: caller.userId, grants: teamChangeGrants(caller, 'delete') }, event), () =>
+    await changedOrRefused(deleteTeamItemWithEvent(db, 'tasks', params.id, { userId: caller.userId, grants: teamChangeGrants(caller, 'delete') }, event), () =>
       checkDelete(db, caller, params.id),
     );
     return { status: 204, body: undefined };

@@ -42,23 +42,3 @@ export function teamFactsOf(teamId: string, userId: string) {
     sql<TeamRole | null>`(select tm.role from team_members tm where tm.team_id = ${teamId} and tm.user_id = ${userId})`.as('caller_team_role'),
   ] as const;
 }
-
-
-/** Who makes a change in one statement: the caller, and the grants the authorization module gave them for it. */
-export interface ChangeGuard {
-  userId: string;
-  grants: readonly { orgId: string; teamRole: TeamRole | null }[];
-}
-
-/**
- * Whether a change is granted, in the statement that makes it: the item's organization
- * (`orgIdColumn`) and the caller's role in its team (`teamRoleColumn`, null outside the team) match
- * one of `grants`, which the authorization module computed from the caller (`teamChangeGrants`).
- * The statement applies the rule; it does not make it.
- */
-export function changeGranted(grants: ChangeGuard['grants'], orgIdColumn: string, teamRoleColumn: string) {
-  return sql<boolean>`exists (
-    select 1 from unnest(${grants.map((grant) => grant.orgId)}::text[], ${grants.map((grant) => grant.teamRole)}::text[]) as grant_ (org_id, team_role)
-    where grant_.org_id = ${sql.ref(orgIdColumn)} and grant_.team_role is not distinct from ${sql.ref(teamRoleColumn)}::text
-  )`;
-}

@@ -1,10 +1,11 @@
 /** Queries of tasks (to-dos). */
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, TaskRow } from '../database.js';
-import { jsonRecord, type JsonShape } from '../json.js';
+import type { JsonShape } from '../json.js';
 import { preparedJsonPages } from '../pagination.js';
 import { prepared } from '../prepared.js';
-import { callerTeamRole, changeGranted, teamFactsOf, type ChangeGuard } from './access.js';
+import { changedItem, changeGranted, isMemberOfTeam, isNoneOrMeetingOfTeam, teamOfChange, type ChangeGuard } from '../changes.js';
+import { callerTeamRole, teamFactsOf } from './access.js';
 import { changeWithEvent, type EventStamp } from './webhooks.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -98,15 +99,7 @@ export async function deleteTask(db: Db, taskId: string) {
 // Changes in one statement with their event (`changeWithEvent`): the guard holds the caller's grants
 // and the rules, and the task's JSON is written by `shape` (given by the handler) for the event and the answer.
 
-/** `shape`'s JSON of the changed task `x`, with the event's organization and team. */
-const changedTask = <R>(shape: JsonShape<TaskRow, R>, orgId: RawBuilder<unknown>) =>
-  [sql<string>`x.team_id`.as('team_id'), orgId.as('org_id'), jsonRecord(shape, 'x').as('object')] as const;
-
-/** The user is a member of the task's team, their row locked until the change commits (they cannot leave meanwhile). */
-const isMemberOfTeam = (teamId: RawBuilder<unknown>, userId: string) =>
-  sql<boolean>`exists (select 1 from team_members o where o.team_id = ${teamId} and o.user_id = ${userId} for key share)`;
-
-/** A new task, when the caller's grants and the rules allow it: the owner is a team member, a meeting is the team's. */
+/** A new task, when the guard and the rules allow it: the owner is a team member, a meeting is the team's. */
 export function insertTaskWithEvent<R>(
   db: Db,
   shape: JsonShape<TaskRow, R>,
@@ -114,21 +107,18 @@ export function insertTaskWithEvent<R>(
   guard: ChangeGuard,
   event: EventStamp,
 ) {
-  const meeting = sql`${task.meetingId}::text`;
   return changeWithEvent(
     db,
     sql`insert into tasks as x (team_id, title, owner_id, due_date, meeting_id)
-      select t.id, ${task.title}, ${task.ownerId}, ${task.dueDate}, ${meeting}
-      from teams t left join team_members tm on tm.team_id = t.id and tm.user_id = ${guard.userId}
-      where t.id = ${task.teamId} and ${changeGranted(guard.grants, 't.org_id', 'tm.role')}
-        and ${isMemberOfTeam(sql`t.id`, task.ownerId)}
-        and (${meeting} is null or exists (select 1 from meetings m where m.id = ${meeting} and m.team_id = t.id for key share))
-      returning ${sql.join(changedTask(shape, sql`(select t.org_id from teams t where t.id = x.team_id)`))}`,
+      select t.id, ${task.title}, ${task.ownerId}, ${task.dueDate}, ${task.meetingId}::text from ${teamOfChange(guard)}
+      where t.id = ${task.teamId} and ${changeGranted(guard)}
+        and ${isMemberOfTeam(sql`t.id`, task.ownerId)} and ${isNoneOrMeetingOfTeam(task.meetingId, sql`t.id`)}
+      returning ${sql.join(changedItem(shape, sql`(select t.org_id from teams t where t.id = x.team_id)`))}`,
     event,
   );
 }
 
-/** `updateTask` when the caller's grants and the rules allow it: a new owner is a team member. */
+/** `updateTask` when the guard and the rules allow it: a new owner is a team member. */
 export function updateTaskWithEvent<R>(db: Db, shape: JsonShape<TaskRow, R>, taskId: string, change: TaskChange, guard: ChangeGuard, event: EventStamp) {
   const completion =
     change.completed === undefined
@@ -141,19 +131,8 @@ export function updateTaskWithEvent<R>(db: Db, shape: JsonShape<TaskRow, R>, tas
     .leftJoin('team_members as tm', (join) => join.onRef('tm.team_id', '=', 't.id').on('tm.user_id', '=', guard.userId))
     .whereRef('t.id', '=', 'x.team_id')
     .where('x.id', '=', taskId)
-    .where(changeGranted(guard.grants, 't.org_id', 'tm.role'))
+    .where(changeGranted(guard))
     .$if(change.ownerId !== undefined, (query) => query.where(isMemberOfTeam(sql`x.team_id`, change.ownerId!)))
-    .returning(changedTask(shape, sql`t.org_id`));
+    .returning(changedItem(shape, sql`t.org_id`));
   return changeWithEvent(db, query, event);
-}
-
-/** Deletes the task when the caller's grants allow it; the event's object is its id. */
-export function deleteTaskWithEvent(db: Db, taskId: string, guard: ChangeGuard, event: EventStamp) {
-  return changeWithEvent(
-    db,
-    sql`delete from tasks x using teams t left join team_members tm on tm.team_id = t.id and tm.user_id = ${guard.userId}
-      where x.id = ${taskId} and t.id = x.team_id and ${changeGranted(guard.grants, 't.org_id', 'tm.role')}
-      returning x.team_id, t.org_id, '{"id":' || to_json(x.id)::text || '}' as object`,
-    event,
-  );
 }

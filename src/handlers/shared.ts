@@ -1,4 +1,8 @@
-/** Rules several areas share (the database ones checked inside the change's transaction), and the caller's time zone. */
+/**
+ * Rules several areas share — the database ones checked inside the change's transaction, or, when a
+ * change's one statement (which holds them in its guard) changed nothing, to say which one refused
+ * it — and the caller's time zone.
+ */
 import type { Kysely } from 'kysely';
 import type { Caller } from '../auth/authenticate.js';
 import { membershipIn } from '../auth/permissions.js';

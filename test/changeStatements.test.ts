@@ -1,5 +1,5 @@
 /**
- * Changes in one statement (issue 32): a task created, changed or deleted without `Idempotency-Key`
+ * Changes in one statement (issue 32): a task or an issue created, changed or deleted without `Idempotency-Key`
  * or `If-Match` is one statement after authentication — the access check the authorization module
  * granted, the rules, the change and its event. Its answer and its event's object are PostgreSQL's
  * JSON, held here byte for byte to what the mapper and `eventBody` write; a refusal changes nothing,
@@ -132,6 +132,31 @@ describe(`a task's changes in one statement (${databaseLabel})`, () => {
     const [event] = await eventsOf(plain.body.id);
     expect(event!.traceparent).toBe(plain.headers.get('traceresponse'));
     expect(event!.traceparent).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/);
+  });
+});
+
+describe(`an issue's changes in one statement (${databaseLabel})`, () => {
+  it('a new issue, a change clearing its description and solving it, and its deletion: answers and events byte for byte, one statement each', async () => {
+    const { team, member, person } = await setup();
+    const admin = await person('MEMBER', 'ADMIN');
+
+    const created = await counted(() =>
+      app.request('POST', `/v1/teams/${team.id}/issues`, { key: member.key, body: { title: unusualTitle, description: 'Line one\nline "two"', priority: 'HIGH' } }),
+    );
+    const id = created.result.body.id as string;
+    const changed = await counted(() => app.request('PATCH', `/v1/issues/${id}`, { key: member.key, body: { description: '', status: 'SOLVED' } }));
+    const read = await app.request('GET', `/v1/issues/${id}`, { key: member.key });
+    const deleted = await counted(() => app.request('DELETE', `/v1/issues/${id}`, { key: admin.key }));
+
+    expect([created.result.status, changed.result.status, deleted.result.status]).toEqual([201, 200, 204]);
+    expect([created.sent.length, changed.sent.length, deleted.sent.length]).toEqual([2, 2, 2]);
+    expect(changed.result.body).toMatchObject({ description: null, status: 'SOLVED' });
+    expect(changed.result.text).toBe(read.text);
+    const events = await eventsOf(id);
+    expect(events.map((event) => event.type)).toEqual(['issue.created', 'issue.updated', 'issue.deleted']);
+    expect(events[0]!.body).toBe(expectedBody(events[0]!, created.result.text));
+    expect(events[1]!.body).toBe(expectedBody(events[1]!, changed.result.text));
+    expect(events[2]!.body).toBe(expectedBody(events[2]!, JSON.stringify({ id })));
   });
 });
 

@@ -198,10 +198,41 @@ const leastRoleFor: Record<TeamAction, TeamRole> = {
   delete: 'ADMIN',
 };
 
+/** Every action of the table above. */
+export const teamActions = Object.keys(leastRoleFor) as TeamAction[];
+
 export const atLeast = (role: TeamRole, least: TeamRole): boolean => teamRank[role] >= teamRank[least];
 
 /** Whether the caller's role in the team allows the action. A Viewer changes nothing. */
 export const teamAllows = (access: TeamAccess, action: TeamAction): boolean => atLeast(access.role, leastRoleFor[action]);
+
+/** A team role the caller may hold in a team of an organization (null: not in the team's members). */
+export interface TeamGrant {
+  orgId: string;
+  teamRole: TeamRole | null;
+}
+
+const teamRoles: readonly (TeamRole | null)[] = [null, 'VIEWER', 'MEMBER', 'ADMIN', 'OWNER'];
+
+/**
+ * The same decision as `teamAccess` + `requireChange(access, teamAllows(access, action))`, computed
+ * from the caller alone, in advance, for a change made in one statement: every (organization, team
+ * role) in which the caller would be allowed `action` — organizations they belong to that are not
+ * suspended, with each role in the team that, with their organization role, allows it. The statement
+ * applies it to the item's organization and the caller's role read with the item, and changes nothing
+ * when no grant matches; the handler then asks `teamAccess` and `requireChange` which refusal it is.
+ */
+export function teamChangeGrants(caller: Caller, action: TeamAction): TeamGrant[] {
+  const grants: TeamGrant[] = [];
+  for (const membership of caller.organizations) {
+    if (membership.status === 'SUSPENDED') continue;
+    for (const teamRole of teamRoles) {
+      const role = effectiveTeamRole(membership.role, teamRole);
+      if (role && atLeast(role, leastRoleFor[action])) grants.push({ orgId: membership.id, teamRole });
+    }
+  }
+  return grants;
+}
 
 // ---------------------------------------------------------------------------------------------------
 // People reviews: team Admins and Owners (organization Owners, Admins and Implementers included) see

@@ -1,16 +1,18 @@
 /** Handlers of the issues area: the issues of a team, from OPEN through SOLVING to SOLVED. */
 import type { Kysely } from 'kysely';
 import type { Caller } from '../auth/authenticate.js';
-import { requireChange, teamAccess, teamAllows } from '../auth/permissions.js';
+import { requireChange, teamAccess, teamAllows, teamChangeGrants } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
 import { listAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
+import { deleteTeamItemWithEvent } from '../db/changes.js';
 import * as issues from '../db/queries/issues.js';
 import { pageLimit } from '../db/pagination.js';
 import { NotFound } from '../errors.js';
 import { issueJson, toIssue } from '../records/issues.js';
-import { pageText } from '../api/jsonText.js';
+import { JsonText, pageText } from '../api/jsonText.js';
 import { clearable, requireMeetingOfTeam } from './shared.js';
-import type { AreaHandlers, Handler } from './types.js';
+import { writingItsEvent, type AreaHandlers, type Handler } from './types.js';
+import { changedOrRefused } from '../webhooks/outbox.js';
 import { inTransaction } from '../db/transaction.js';
 
 /** The issue and the caller's access to it; an invisible issue is answered like a missing one (404). */
@@ -28,48 +30,66 @@ export const listTeamIssues: Handler<'listTeamIssues'> = async ({ params, query 
   return { status: 200, body: pageText(page) };
 };
 
-export const createIssue: Handler<'createIssue'> = async ({ params, body }, { db, caller }) => {
-  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
+/** A new issue's refusals, as the change would decide them: team access (403 when invisible), the role, the rules. */
+async function checkCreate(db: Kysely<Database>, caller: Caller, teamId: string, meetingId: string | null) {
+  const { access } = await loadTeamAccess(db, caller, teamId, 'collection');
   requireChange(access, teamAllows(access, 'writeIssue'));
-  const issue = await inTransaction(db, async (trx) => {
-    const meetingId = body.meetingId ?? null;
-    await requireMeetingOfTeam(trx, params.teamId, meetingId);
-    return issues.insertIssue(trx, {
-      teamId: params.teamId,
-      title: body.title,
-      description: clearable(body.description ?? null),
-      priority: body.priority ?? 'MEDIUM',
-      meetingId,
-      createdById: caller.userId,
-    });
+  await requireMeetingOfTeam(db, teamId, meetingId);
+}
+
+export const createIssue: Handler<'createIssue'> = writingItsEvent(async ({ params, body }, { db, caller, event }) => {
+  const issue = {
+    teamId: params.teamId,
+    title: body.title,
+    description: clearable(body.description ?? null),
+    priority: body.priority ?? 'MEDIUM',
+    meetingId: body.meetingId ?? null,
+    createdById: caller.userId,
+  };
+  if (event) {
+    const changed = issues.insertIssueWithEvent(db, issueJson, issue, { userId: caller.userId, grants: teamChangeGrants(caller, 'writeIssue') }, event);
+    return { status: 201, body: new JsonText(await changedOrRefused(changed, () => checkCreate(db, caller, params.teamId, issue.meetingId))) };
+  }
+  return inTransaction(db, async (trx) => {
+    await checkCreate(trx, caller, params.teamId, issue.meetingId);
+    return { status: 201, body: toIssue(await issues.insertIssue(trx, issue)) };
   });
-  return { status: 201, body: toIssue(issue) };
-};
+});
 
 export const getIssue: Handler<'getIssue'> = async ({ params }, { db, caller }) => {
   const { issue } = await loadIssue(db, caller, params.id);
   return { status: 200, body: toIssue(issue) };
 };
 
-export const updateIssue: Handler<'updateIssue'> = async ({ params, body }, { db, caller }) => {
-  const { access } = await loadIssue(db, caller, params.id);
-  requireChange(access, teamAllows(access, 'writeIssue'));
-  const updated = await issues.updateIssue(db, params.id, {
-    title: body.title,
-    description: clearable(body.description),
-    priority: body.priority,
-    status: body.status,
-  });
+/** The refusals of a change or a deletion, as it would decide them: the issue's visibility (404), then the role. */
+async function checkChange(db: Kysely<Database>, caller: Caller, issueId: string, action: 'writeIssue' | 'delete') {
+  const { access } = await loadIssue(db, caller, issueId);
+  requireChange(access, teamAllows(access, action));
+}
+
+export const updateIssue: Handler<'updateIssue'> = writingItsEvent(async ({ params, body }, { db, caller, event }) => {
+  const change = { title: body.title, description: clearable(body.description), priority: body.priority, status: body.status };
+  if (event) {
+    const changed = issues.updateIssueWithEvent(db, issueJson, params.id, change, { userId: caller.userId, grants: teamChangeGrants(caller, 'writeIssue') }, event);
+    return { status: 200, body: new JsonText(await changedOrRefused(changed, () => checkChange(db, caller, params.id, 'writeIssue'))) };
+  }
+  await checkChange(db, caller, params.id, 'writeIssue');
+  const updated = await issues.updateIssue(db, params.id, change);
   if (!updated) throw new NotFound();
   return { status: 200, body: toIssue(updated) };
-};
+});
 
-export const deleteIssue: Handler<'deleteIssue'> = async ({ params }, { db, caller }) => {
-  const { access } = await loadIssue(db, caller, params.id);
-  requireChange(access, teamAllows(access, 'delete'));
+export const deleteIssue: Handler<'deleteIssue'> = writingItsEvent(async ({ params }, { db, caller, event }) => {
+  if (event) {
+    await changedOrRefused(deleteTeamItemWithEvent(db, 'issues', params.id, { userId: caller.userId, grants: teamChangeGrants(caller, 'delete') }, event), () =>
+      checkChange(db, caller, params.id, 'delete'),
+    );
+    return { status: 204, body: undefined };
+  }
+  await checkChange(db, caller, params.id, 'delete');
   await issues.deleteIssue(db, params.id);
   return { status: 204, body: undefined };
-};
+});
 
 export const issuesHandlers: AreaHandlers<'Issues'> = {
   listTeamIssues,

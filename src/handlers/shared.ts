@@ -1,5 +1,9 @@
-/** Rules several areas share (the database ones checked inside the change's transaction), and the caller's time zone. */
-import type { Transaction } from 'kysely';
+/**
+ * Rules several areas share — the database ones checked inside the change's transaction, or, when a
+ * change's one statement (which holds them in its guard) changed nothing, to say which one refused
+ * it — and the caller's time zone.
+ */
+import type { Kysely } from 'kysely';
 import type { Caller } from '../auth/authenticate.js';
 import { membershipIn } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
@@ -20,14 +24,14 @@ export function storedTimeZone(name: string): string {
 }
 
 /** Any `ownerId` (task, goal, metric) and `userId` (seat, review) must be a member of the item's team. */
-export async function requireTeamMember(trx: Transaction<Database>, teamId: string, userId: string, item: string, who = 'owner') {
+export async function requireTeamMember(trx: Kysely<Database>, teamId: string, userId: string, item: string, who = 'owner') {
   if (!(await isTeamMember(trx, teamId, userId))) {
     throw new RuleViolation(`The ${item}'s ${who} must be a member of its team.`);
   }
 }
 
 /** An optional `meetingId` of a new task or issue must be a meeting of the same team. */
-export async function requireMeetingOfTeam(trx: Transaction<Database>, teamId: string, meetingId: string | null) {
+export async function requireMeetingOfTeam(trx: Kysely<Database>, teamId: string, meetingId: string | null) {
   if (meetingId !== null && (await meetingTeamId(trx, meetingId)) !== teamId) {
     throw new RuleViolation('The meeting must be a meeting of the same team.');
   }

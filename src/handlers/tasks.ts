@@ -1,16 +1,18 @@
 /** Handlers of the tasks area: the to-dos of a team. */
 import type { Kysely } from 'kysely';
 import type { Caller } from '../auth/authenticate.js';
-import { requireChange, teamAccess, teamAllows } from '../auth/permissions.js';
+import { requireChange, teamAccess, teamAllows, teamChangeGrants } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
 import { listAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
+import { deleteTeamItemWithEvent } from '../db/changes.js';
 import * as tasks from '../db/queries/tasks.js';
 import { pageLimit } from '../db/pagination.js';
 import { NotFound } from '../errors.js';
 import { taskJson, toTask } from '../records/tasks.js';
-import { pageText } from '../api/jsonText.js';
+import { JsonText, pageText } from '../api/jsonText.js';
 import { requireMeetingOfTeam, requireTeamMember } from './shared.js';
-import type { AreaHandlers, Handler } from './types.js';
+import { writingItsEvent, type AreaHandlers, type Handler } from './types.js';
+import { changedOrRefused } from '../webhooks/outbox.js';
 import { inTransaction } from '../db/transaction.js';
 
 /** The task and the caller's access to it; an invisible task is answered like a missing one (404). */
@@ -28,41 +30,71 @@ export const listTeamTasks: Handler<'listTeamTasks'> = async ({ params, query },
   return { status: 200, body: pageText(page) };
 };
 
-export const createTask: Handler<'createTask'> = async ({ params, body }, { db, caller }) => {
-  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
+/** A new task's refusals, as the change would decide them: team access (403 when invisible), the role, the rules. */
+async function checkCreate(db: Kysely<Database>, caller: Caller, teamId: string, body: { ownerId: string; meetingId?: string | null | undefined }) {
+  const { access } = await loadTeamAccess(db, caller, teamId, 'collection');
   requireChange(access, teamAllows(access, 'writeTask'));
-  const task = await inTransaction(db, async (trx) => {
-    await requireTeamMember(trx, params.teamId, body.ownerId, 'task');
-    const meetingId = body.meetingId ?? null;
-    await requireMeetingOfTeam(trx, params.teamId, meetingId);
-    return tasks.insertTask(trx, { teamId: params.teamId, title: body.title, ownerId: body.ownerId, dueDate: body.dueDate, meetingId });
+  await requireTeamMember(db, teamId, body.ownerId, 'task');
+  await requireMeetingOfTeam(db, teamId, body.meetingId ?? null);
+}
+
+export const createTask: Handler<'createTask'> = writingItsEvent(async ({ params, body }, { db, caller, event }) => {
+  const task = { teamId: params.teamId, title: body.title, ownerId: body.ownerId, dueDate: body.dueDate, meetingId: body.meetingId ?? null };
+  if (event) {
+    const changed = tasks.insertTaskWithEvent(db, taskJson, task, { userId: caller.userId, grants: teamChangeGrants(caller, 'writeTask') }, event);
+    return { status: 201, body: new JsonText(await changedOrRefused(changed, () => checkCreate(db, caller, params.teamId, body))) };
+  }
+  return inTransaction(db, async (trx) => {
+    await checkCreate(trx, caller, params.teamId, body);
+    return { status: 201, body: toTask(await tasks.insertTask(trx, task)) };
   });
-  return { status: 201, body: toTask(task) };
-};
+});
 
 export const getTask: Handler<'getTask'> = async ({ params }, { db, caller }) => {
   const { task } = await loadTask(db, caller, params.id);
   return { status: 200, body: toTask(task) };
 };
 
-/** Only a new owner is checked: other fields stay editable after the current owner has left the team. */
-export const updateTask: Handler<'updateTask'> = async ({ params, body }, { db, caller }) => {
-  const { task, access } = await loadTask(db, caller, params.id);
+/**
+ * A change's refusals, as the change would decide them: the task's visibility (404), the role, and a
+ * new owner who is not a team member. Only a new owner is checked: other fields stay editable after
+ * the current owner has left the team.
+ */
+async function checkUpdate(db: Kysely<Database>, caller: Caller, taskId: string, body: { ownerId?: string | undefined }) {
+  const { task, access } = await loadTask(db, caller, taskId);
   requireChange(access, teamAllows(access, 'writeTask'));
-  const updated = await inTransaction(db, async (trx) => {
-    if (body.ownerId !== undefined) await requireTeamMember(trx, task.team_id, body.ownerId, 'task');
-    return tasks.updateTask(trx, params.id, body);
-  });
-  if (!updated) throw new NotFound();
-  return { status: 200, body: toTask(updated) };
-};
+  if (body.ownerId !== undefined) await requireTeamMember(db, task.team_id, body.ownerId, 'task');
+}
 
-export const deleteTask: Handler<'deleteTask'> = async ({ params }, { db, caller }) => {
-  const { access } = await loadTask(db, caller, params.id);
+export const updateTask: Handler<'updateTask'> = writingItsEvent(async ({ params, body }, { db, caller, event }) => {
+  if (event) {
+    const changed = tasks.updateTaskWithEvent(db, taskJson, params.id, body, { userId: caller.userId, grants: teamChangeGrants(caller, 'writeTask') }, event);
+    return { status: 200, body: new JsonText(await changedOrRefused(changed, () => checkUpdate(db, caller, params.id, body))) };
+  }
+  return inTransaction(db, async (trx) => {
+    await checkUpdate(trx, caller, params.id, body);
+    const updated = await tasks.updateTask(trx, params.id, body);
+    if (!updated) throw new NotFound();
+    return { status: 200, body: toTask(updated) };
+  });
+});
+
+async function checkDelete(db: Kysely<Database>, caller: Caller, taskId: string) {
+  const { access } = await loadTask(db, caller, taskId);
   requireChange(access, teamAllows(access, 'delete'));
+}
+
+export const deleteTask: Handler<'deleteTask'> = writingItsEvent(async ({ params }, { db, caller, event }) => {
+  if (event) {
+    await changedOrRefused(deleteTeamItemWithEvent(db, 'tasks', params.id, { userId: caller.userId, grants: teamChangeGrants(caller, 'delete') }, event), () =>
+      checkDelete(db, caller, params.id),
+    );
+    return { status: 204, body: undefined };
+  }
+  await checkDelete(db, caller, params.id);
   await tasks.deleteTask(db, params.id);
   return { status: 204, body: undefined };
-};
+});
 
 export const tasksHandlers: AreaHandlers<'Tasks'> = {
   listTeamTasks,

@@ -9,6 +9,7 @@ import type { OperationId, OperationOf, OperationRequest, SuccessResponse, Tag }
 import type { Caller } from '../auth/authenticate.js';
 import type { SecretBox } from '../auth/secrets.js';
 import type { Database } from '../db/database.js';
+import type { EventStamp } from '../db/queries/webhooks.js';
 
 /** Operations anyone may call without a key (the contract gives them `security: []`). */
 export type PublicOperationId = 'getOpenApiDocument' | 'getApiDocs';
@@ -27,12 +28,21 @@ export interface RequestContext extends PublicContext {
   secrets: SecretBox;
   /** Whether webhooks may target non-public addresses and plain http (WEBHOOKS_ALLOW_PRIVATE_TARGETS). */
   allowPrivateWebhookTargets: boolean;
+  /**
+   * The event of this change, stamped by the outbox for a handler that writes its own event
+   * (`writingItsEvent`) on the plain path: the handler writes it in the change's one statement
+   * (src/webhooks/outbox.ts). Absent in a transaction (Idempotency-Key, If-Match): the outbox writes it.
+   */
+  event?: EventStamp;
 }
 
 type AsJsonText<R> = R extends { status: infer S; body: infer B } ? { status: S; body: JsonText<B> } : never;
 
-/** A read (`list…`, `get…`) may answer with its body already written as JSON by PostgreSQL (src/db/json.ts). */
-export type Answer<K extends OperationId> = K extends `list${string}` | `get${string}` ? SuccessResponse<K> | AsJsonText<SuccessResponse<K>> : SuccessResponse<K>;
+/**
+ * An answer may carry its body already written as JSON by PostgreSQL (src/db/json.ts): a read's page,
+ * or the record a change's one statement wrote for its event and its answer.
+ */
+export type Answer<K extends OperationId> = SuccessResponse<K> | AsJsonText<SuccessResponse<K>>;
 
 export type Handler<K extends OperationId> = (
   request: OperationRequest<K>,
@@ -46,3 +56,16 @@ export type HandlerMap = { [K in OperationId]: Handler<K> };
  * so, and `tsc` names an operation without a handler there, in the file where it belongs.
  */
 export type AreaHandlers<T extends Tag> = { [K in OperationOf<T>]: Handler<K> };
+
+const writesEvent = Symbol('writes its event');
+
+/**
+ * `handler`, marked as writing its operation's event itself in the one statement of its change when
+ * the context carries `event`. The mark is the handler's, not the operation's: a handler put in its
+ * place (a test's) does not write the event, and gets the transaction of any other change.
+ */
+export function writingItsEvent<K extends OperationId>(handler: Handler<K>): Handler<K> {
+  return Object.assign(handler, { [writesEvent]: true });
+}
+
+export const writesItsEvent = (handler: unknown): boolean => typeof handler === 'function' && writesEvent in handler;

@@ -18,7 +18,7 @@ import type { SecretBox } from '../auth/secrets.js';
 import { scopeAllows, type Scope } from '../auth/scopes.js';
 import type { Database } from '../db/database.js';
 import { FormatError, InsufficientScope, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType } from '../errors.js';
-import type { HandlerMap, PublicOperationId } from '../handlers/types.js';
+import { writesItsEvent, type HandlerMap, type PublicOperationId } from '../handlers/types.js';
 import { lockResource } from '../db/queries/conditional.js';
 import { inTransaction } from '../db/transaction.js';
 import { traceparentOf } from '../observability/traceContext.js';
@@ -229,6 +229,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
     const integers = integerParameters(operation);
     const lists = listParameters(operation);
     const isChange = operation.method !== 'get';
+    const ownEvent = writesItsEvent(handler);
     const read = reads.get(operationId);
     const readHandler = read && (handlers[read.operationId as OperationId] as unknown as AnyHandler);
     // openapi-backend compiles them (Ajv) on an operation's first request and keeps them: one for the
@@ -282,8 +283,14 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
         });
       const change = async (database: Kysely<Database>): Promise<Outcome> => {
         const input = { params, body, userId: req.caller!.userId };
-        const result = await withEvents(database, operationId, input, now, traceparentOf(req.trace), (target) =>
-          ifMatch === undefined ? handler(request, { ...context, db: target }) : conditionally(target),
+        const result = await withEvents(
+          database,
+          operationId,
+          input,
+          now,
+          traceparentOf(req.trace),
+          (target, event) => (ifMatch === undefined ? handler(request, { ...context, db: target, event }) : conditionally(target)),
+          ownEvent && ifMatch === undefined,
         );
         const outcome = outcomeOf(result);
         if (read?.sameRecord && outcome.body !== null) outcome.headers.ETag = etagOf(outcome.body);

@@ -23,6 +23,8 @@ export interface ChangeResult {
 }
 
 export interface EventSpec {
+  /** The event's type, where the change does not decide it (all but a meeting's update and a rating). */
+  type?: string;
   /** Where the resource lives: a kind of lookup and the parameter (or body field) it starts from. */
   subject: { kind: SubjectKind; from: (input: ChangeInput) => string | readonly string[] };
   /**
@@ -41,12 +43,14 @@ const param = (name: string) => (input: ChangeInput) => input.params[name]!;
 
 /** `x.created` / `x.updated` / … with the change's answer as the object. */
 const answered = (type: string, kind: SubjectKind, from: string): EventSpec => ({
+  type,
   subject: { kind, from: param(from) },
   event: (_input, result) => ({ type, object: result.body }),
 });
 
 /** `x.deleted` with the id of what is gone. */
 const deleted = (type: string, kind: SubjectKind, from: string): EventSpec => ({
+  type,
   before: true,
   subject: { kind, from: param(from) },
   event: (input) => ({ type, object: { id: input.params[from] } }),
@@ -54,6 +58,7 @@ const deleted = (type: string, kind: SubjectKind, from: string): EventSpec => ({
 
 /** `x_member.removed` with the user id of who left. */
 const removed = (type: string, kind: SubjectKind, from: string): EventSpec => ({
+  type,
   subject: { kind, from: param(from) },
   event: (input) => ({ type, object: { userId: input.params.userId } }),
 });

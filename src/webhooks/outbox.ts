@@ -8,13 +8,19 @@
  * An event costs its change one statement, which finds the resource's organization and team as it
  * writes; a deletion, or a change defined by what it alters, looks its subject up before the change
  * instead, while it still exists.
+ *
+ * A handler that writes its own event (`writingItsEvent`, src/handlers/types.ts) makes the change,
+ * its access check and its event one statement on the plain path (no `Idempotency-Key`, no
+ * `If-Match`): the outbox stamps the event and opens no transaction (`changeWithEvent`,
+ * src/db/queries/webhooks.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { bodyText } from '../api/jsonText.js';
 import type { OperationId } from '../api/operations.js';
 import type { Database } from '../db/database.js';
 import { inTransaction } from '../db/transaction.js';
-import { insertEventOf, insertEvents, subjectsBefore, type NewEvent } from '../db/queries/webhooks.js';
+import { insertEventOf, insertEvents, subjectsBefore, type EventStamp, type NewEvent } from '../db/queries/webhooks.js';
 import { eventCatalog, type ChangeInput, type ChangeResult } from './catalog.js';
 
 /** The exact JSON text an event is sent and signed as (Standard Webhooks' `type`, `timestamp`, `data`). */
@@ -23,8 +29,34 @@ export function eventBody(type: string, at: Date, data: { orgId: string; teamId:
 }
 
 /**
+ * Thrown by a change that writes its own event when its one statement changed nothing and the load
+ * path found no refusal either: what the statement read moved between the two (a role, a member).
+ * The outbox then runs the change again as any other, in a transaction.
+ */
+export class ChangedMeanwhile extends Error {
+  constructor() {
+    super('The change’s statement changed nothing, yet nothing refuses it now');
+  }
+}
+
+/**
+ * The plain path of a change that writes its own event: `changed` is its one statement (whose guard
+ * holds the access check and the rules) and `refusal`, run only when that changed nothing, the load
+ * path that throws what the change would be refused with (404, 403, 409, 422) — a second statement
+ * only on failure, so that every refusal keeps its status and body. Answers the statement's `object`.
+ */
+export async function changedOrRefused(changed: Promise<string | undefined>, refusal: () => Promise<unknown>): Promise<string> {
+  const object = await changed;
+  if (object !== undefined) return object;
+  await refusal();
+  throw new ChangedMeanwhile();
+}
+
+/**
  * Runs `change` (given the database or transaction to work in) and writes the events it causes in its
- * transaction, each with the `traceparent` of the request (its deliveries send it).
+ * transaction, each with the `traceparent` of the request (its deliveries send it). With `itsOwnEvent`
+ * (a handler that writes its event, on the plain path) and outside any transaction, the change gets
+ * the event stamped and writes it in its own statement; no transaction is opened.
  */
 export async function withEvents<R extends ChangeResult>(
   db: Kysely<Database>,
@@ -32,10 +64,18 @@ export async function withEvents<R extends ChangeResult>(
   input: ChangeInput,
   now: () => Date,
   traceparent: string | null,
-  change: (db: Kysely<Database>) => Promise<R>,
+  change: (db: Kysely<Database>, event?: EventStamp) => Promise<R>,
+  itsOwnEvent = false,
 ): Promise<R> {
   const spec = eventCatalog[operationId];
   if (!spec) return change(db);
+  if (itsOwnEvent && spec.type !== undefined && !db.isTransaction) {
+    try {
+      return await change(db, { id: randomUUID(), type: spec.type, at: now(), traceparent });
+    } catch (error) {
+      if (!(error instanceof ChangedMeanwhile)) throw error;
+    }
+  }
   const from = spec.subject.from(input);
   if (!spec.before) {
     return inTransaction(db, async (trx) => {
@@ -50,7 +90,7 @@ export async function withEvents<R extends ChangeResult>(
         userId: input.userId,
         type,
         teamId: spec.teamOf?.(result),
-        object: JSON.stringify(object),
+        object: bodyText(object),
         at,
         traceparent,
       });

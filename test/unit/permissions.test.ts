@@ -12,9 +12,11 @@ import {
   requireChange,
   seesEveryPeopleReview,
   teamAccess,
+  teamActions,
   teamAllows,
+  teamChangeGrants,
 } from '../../src/auth/permissions.js';
-import type { OrganizationRole, OrganizationStatus } from '../../src/db/database.js';
+import type { OrganizationRole, OrganizationStatus, TeamRole } from '../../src/db/database.js';
 
 function callerIn(role?: OrganizationRole, status: OrganizationStatus = 'ACTIVE'): Caller {
   return {
@@ -188,5 +190,37 @@ describe('meetings', () => {
     expect(messagesAccess(callerIn('MEMBER'), [])).toEqual({ suspended: false });
     expect(messagesAccess(callerIn('MEMBER', 'SUSPENDED'), ['org'])).toEqual({ suspended: true });
     expect(code(() => messagesAccess(callerIn('MEMBER'), ['org', 'elsewhere']))).toBe('forbidden');
+  });
+});
+
+describe('the grants of a change made in one statement agree with the decision', () => {
+  const organizationRoles: (OrganizationRole | undefined)[] = [undefined, 'OWNER', 'ADMIN', 'IMPLEMENTER', 'MEMBER'];
+  const statuses: OrganizationStatus[] = ['ACTIVE', 'SUSPENDED'];
+  const teamRoles: (TeamRole | null)[] = [null, 'VIEWER', 'MEMBER', 'ADMIN', 'OWNER'];
+
+  it('for every organization role, status, team role and action, a grant matches exactly when the change is allowed', () => {
+    const disagreements: string[] = [];
+    for (const orgRole of organizationRoles) {
+      for (const status of statuses) {
+        const caller = callerIn(orgRole, status);
+        for (const action of teamActions) {
+          const grants = teamChangeGrants(caller, action);
+          for (const teamRole of teamRoles) {
+            const decided = code(() => {
+              const access = teamAccess(caller, facts(teamRole), 'item');
+              requireChange(access, teamAllows(access, action));
+            });
+            const granted = grants.some((grant) => grant.orgId === 'org' && grant.teamRole === teamRole);
+            if (granted !== (decided === 'allowed')) disagreements.push(`${orgRole} ${status} ${teamRole} ${action}: ${decided}, granted ${granted}`);
+          }
+        }
+      }
+    }
+    expect(disagreements).toEqual([]);
+  });
+
+  it('no organization the caller is not a member of is granted', () => {
+    const grants = teamChangeGrants(callerIn('OWNER'), 'delete');
+    expect(new Set(grants.map((grant) => grant.orgId))).toEqual(new Set(['org']));
   });
 });

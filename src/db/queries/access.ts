@@ -42,4 +42,3 @@ export function teamFactsOf(teamId: string, userId: string) {
     sql<TeamRole | null>`(select tm.role from team_members tm where tm.team_id = ${teamId} and tm.user_id = ${userId})`.as('caller_team_role'),
   ] as const;
 }
-

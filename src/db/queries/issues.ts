@@ -4,7 +4,9 @@ import type { Database, IssuePriority, IssueRow, IssueStatus } from '../database
 import type { JsonShape } from '../json.js';
 import { preparedJsonPages } from '../pagination.js';
 import { prepared } from '../prepared.js';
+import { changedItem, changeGranted, isNoneOrMeetingOfTeam, teamOfChange, type ChangeGuard } from '../changes.js';
 import { callerTeamRole, teamFactsOf } from './access.js';
+import { changeWithEvent, type EventStamp } from './webhooks.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -102,6 +104,46 @@ export function updateIssue(db: Db, issueId: string, change: IssueChange) {
     .where('id', '=', issueId)
     .returningAll()
     .executeTakeFirst();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Changes in one statement with their event (`changeWithEvent`): the guard holds the caller's grants
+// and the rules, and the issue's JSON is written by `shape` (given by the handler) for the event and the answer.
+
+/** A new issue, when the guard and the rules allow it: a meeting is the team's. */
+export function insertIssueWithEvent<R>(
+  db: Db,
+  shape: JsonShape<IssueRow, R>,
+  issue: { teamId: string; title: string; description: string | null; priority: IssuePriority; meetingId: string | null; createdById: string },
+  guard: ChangeGuard,
+  event: EventStamp,
+) {
+  return changeWithEvent(
+    db,
+    sql`insert into issues as x (team_id, title, description, priority, meeting_id, created_by_id)
+      select t.id, ${issue.title}, ${issue.description}::text, ${issue.priority}, ${issue.meetingId}::text, ${issue.createdById} from ${teamOfChange(guard)}
+      where t.id = ${issue.teamId} and ${changeGranted(guard)} and ${isNoneOrMeetingOfTeam(issue.meetingId, sql`t.id`)}
+      returning ${sql.join(changedItem(shape, sql`(select t.org_id from teams t where t.id = x.team_id)`))}`,
+    event,
+  );
+}
+
+/** `updateIssue` when the guard allows it. */
+export function updateIssueWithEvent<R>(db: Db, shape: JsonShape<IssueRow, R>, issueId: string, change: IssueChange, guard: ChangeGuard, event: EventStamp) {
+  const resolution =
+    change.status === undefined
+      ? {}
+      : { status: change.status, resolved_at: change.status === 'SOLVED' ? sql<Date>`coalesce(x.resolved_at, now())` : null };
+  const query = db
+    .updateTable('issues as x')
+    .set({ title: change.title, description: change.description, priority: change.priority, ...resolution })
+    .from('teams as t')
+    .leftJoin('team_members as tm', (join) => join.onRef('tm.team_id', '=', 't.id').on('tm.user_id', '=', guard.userId))
+    .whereRef('t.id', '=', 'x.team_id')
+    .where('x.id', '=', issueId)
+    .where(changeGranted(guard))
+    .returning(changedItem(shape, sql`t.org_id`));
+  return changeWithEvent(db, query, event);
 }
 
 export async function deleteIssue(db: Db, issueId: string) {

@@ -4,7 +4,9 @@ import type { Database, TaskRow } from '../database.js';
 import type { JsonShape } from '../json.js';
 import { preparedJsonPages } from '../pagination.js';
 import { prepared } from '../prepared.js';
+import { changedItem, changeGranted, isMemberOfTeam, isNoneOrMeetingOfTeam, teamOfChange, type ChangeGuard } from '../changes.js';
 import { callerTeamRole, teamFactsOf } from './access.js';
+import { changeWithEvent, type EventStamp } from './webhooks.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -91,4 +93,46 @@ export function updateTask(db: Db, taskId: string, change: TaskChange) {
 
 export async function deleteTask(db: Db, taskId: string) {
   await db.deleteFrom('tasks').where('id', '=', taskId).execute();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Changes in one statement with their event (`changeWithEvent`): the guard holds the caller's grants
+// and the rules, and the task's JSON is written by `shape` (given by the handler) for the event and the answer.
+
+/** A new task, when the guard and the rules allow it: the owner is a team member, a meeting is the team's. */
+export function insertTaskWithEvent<R>(
+  db: Db,
+  shape: JsonShape<TaskRow, R>,
+  task: { teamId: string; title: string; ownerId: string; dueDate: string; meetingId: string | null },
+  guard: ChangeGuard,
+  event: EventStamp,
+) {
+  return changeWithEvent(
+    db,
+    sql`insert into tasks as x (team_id, title, owner_id, due_date, meeting_id)
+      select t.id, ${task.title}, ${task.ownerId}, ${task.dueDate}, ${task.meetingId}::text from ${teamOfChange(guard)}
+      where t.id = ${task.teamId} and ${changeGranted(guard)}
+        and ${isMemberOfTeam(sql`t.id`, task.ownerId)} and ${isNoneOrMeetingOfTeam(task.meetingId, sql`t.id`)}
+      returning ${sql.join(changedItem(shape, sql`(select t.org_id from teams t where t.id = x.team_id)`))}`,
+    event,
+  );
+}
+
+/** `updateTask` when the guard and the rules allow it: a new owner is a team member. */
+export function updateTaskWithEvent<R>(db: Db, shape: JsonShape<TaskRow, R>, taskId: string, change: TaskChange, guard: ChangeGuard, event: EventStamp) {
+  const completion =
+    change.completed === undefined
+      ? {}
+      : { completed: change.completed, completed_at: change.completed ? sql<Date>`coalesce(x.completed_at, now())` : null };
+  const query = db
+    .updateTable('tasks as x')
+    .set({ title: change.title, owner_id: change.ownerId, due_date: change.dueDate, ...completion })
+    .from('teams as t')
+    .leftJoin('team_members as tm', (join) => join.onRef('tm.team_id', '=', 't.id').on('tm.user_id', '=', guard.userId))
+    .whereRef('t.id', '=', 'x.team_id')
+    .where('x.id', '=', taskId)
+    .where(changeGranted(guard))
+    .$if(change.ownerId !== undefined, (query) => query.where(isMemberOfTeam(sql`x.team_id`, change.ownerId!)))
+    .returning(changedItem(shape, sql`t.org_id`));
+  return changeWithEvent(db, query, event);
 }

@@ -2,7 +2,7 @@
  * Queries of outgoing webhooks: subscriptions, the outbox (events and their deliveries, written in
  * the change's own transaction), the worker's claims and attempts, and the delivery log.
  */
-import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
+import { sql, type Kysely, type OperationNodeSource, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import type { Database, WebhookAttemptsTable, WebhookDeliveryState, WebhookSubscriptionRow, WebhookSubscriptionUpdate } from '../database.js';
 import { jsonRecord, type JsonShape } from '../json.js';
 import { preparedJsonPages } from '../pagination.js';
@@ -173,9 +173,18 @@ export async function insertEvents(trx: Transaction<Database>, events: readonly 
 }
 
 /**
+ * The SQL of an event's body, the text `eventBody` writes — `{"type","timestamp","data":{"orgId",
+ * "teamId","object"}}`, compact — from the SQL of its organization, team and object (JSON text).
+ */
+function eventBodyOf(type: string, at: Date, orgId: RawBuilder<unknown>, teamId: RawBuilder<unknown>, object: RawBuilder<unknown>) {
+  return sql`'{"type":' || to_json(${type}::text)::text || ',"timestamp":' || to_json(${at.toISOString()}::text)::text
+      || ',"data":{"orgId":' || to_json(${orgId})::text || ',"teamId":' || coalesce(to_json(${teamId})::text, 'null')
+      || ',"object":' || ${object} || '}}'`;
+}
+
+/**
  * Writes the event of a change whose subject still exists after it, finding the subject's
- * organization and team in the same statement. The body is the text `eventBody` writes —
- * `{"type","timestamp","data":{"orgId","teamId","object"}}`, compact — with `object` the JSON text given.
+ * organization and team in the same statement, with `object` the JSON text given.
  */
 export function insertEventOf(
   trx: Transaction<Database>,
@@ -195,12 +204,41 @@ export function insertEventOf(
   return writeEvents(
     trx,
     sql`select ${event.id}::text, subject.org_id, ${teamId}, ${event.type}::text,
-      '{"type":' || to_json(${event.type}::text)::text || ',"timestamp":' || to_json(${event.at.toISOString()}::text)::text
-      || ',"data":{"orgId":' || to_json(subject.org_id)::text || ',"teamId":' || coalesce(to_json(${teamId})::text, 'null')
-      || ',"object":' || ${event.object}::text || '}}', ${event.traceparent ?? null}::text
+      ${eventBodyOf(event.type, event.at, sql`subject.org_id`, teamId, sql`${event.object}::text`)}, ${event.traceparent ?? null}::text
       from (${subjectsOf(event.kind, [event.key], event.userId)}) subject`,
     event.at,
   );
+}
+
+/** An event stamped before its change runs, which the change writes itself (`changeWithEvent`). */
+export interface EventStamp {
+  id: string;
+  type: string;
+  at: Date;
+  /** The W3C `traceparent` of the request, which the event's deliveries send. */
+  traceparent: string | null;
+}
+
+/**
+ * A change and its event in one statement (a data-modifying `with`, atomic without `begin` and
+ * `commit`). `change` is an `insert`, `update` or `delete` whose guard (`where`) holds the access
+ * check and the rules, and which returns, for the row it changed, the event's `org_id` and `team_id`
+ * and `object`, the JSON text of the event's object (the record as the change answers it, written
+ * with `jsonRecord`, or the id of what is gone). Answers `object`; undefined when the guard let
+ * nothing through — then nothing changed and no event was written.
+ */
+export async function changeWithEvent(db: Db, change: OperationNodeSource, event: EventStamp): Promise<string | undefined> {
+  const { rows } = await sql<{ object: string }>`
+    with changed as (${change}),
+    event as (
+      insert into webhook_events (id, org_id, team_id, type, body, traceparent, created_at)
+      select ${event.id}::text, changed.org_id, changed.team_id, ${event.type}::text,
+        ${eventBodyOf(event.type, event.at, sql`changed.org_id`, sql`changed.team_id`, sql`changed.object`)}, ${event.traceparent}::text, ${event.at}
+      from changed
+    )
+    select changed.object from changed
+  `.execute(db);
+  return rows[0]?.object;
 }
 
 /** One event to one subscription only (a ping, which is no change: outside the feed and the fan-out): the delivery's id. */

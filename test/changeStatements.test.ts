@@ -48,12 +48,15 @@ async function eventsOf(id: string): Promise<LoggedEvent[]> {
   return rows;
 }
 
-/** The statements a request sends, the recording of a key's use aside. */
+/**
+ * The statements a request sends for its operation: authentication aside (the key's lookup, sent
+ * only while the caller is not kept in memory) and the recording of a key's use.
+ */
 async function counted<T>(work: () => Promise<T>): Promise<{ result: T; sent: string[] }> {
   statements = [];
   try {
     const result = await work();
-    return { result, sent: statements.filter((text) => !/^update "api_keys" set "last_used_at"/.test(text)) };
+    return { result, sent: statements.filter((text) => !/^update "api_keys" set "last_used_at"|^select "api_keys"\."id"/.test(text)) };
   } finally {
     statements = undefined;
   }
@@ -77,7 +80,7 @@ describe(`a task's changes in one statement (${databaseLabel})`, () => {
     );
 
     expect(created.status).toBe(201);
-    expect(sent.slice(1), sent.join('\n')).toHaveLength(1);
+    expect(sent, sent.join('\n')).toHaveLength(1);
     const read = await app.request('GET', `/v1/tasks/${created.body.id}`, { key: member.key });
     expect(created.text).toBe(read.text);
     const [event, ...others] = await eventsOf(created.body.id);
@@ -96,7 +99,7 @@ describe(`a task's changes in one statement (${databaseLabel})`, () => {
     );
 
     expect(changed.status).toBe(200);
-    expect(sent.slice(1), sent.join('\n')).toHaveLength(1);
+    expect(sent, sent.join('\n')).toHaveLength(1);
     expect(changed.body.completedAt).not.toBeNull();
     const read = await app.request('GET', `/v1/tasks/${task.id}`, { key: member.key });
     expect(changed.text).toBe(read.text);
@@ -114,7 +117,7 @@ describe(`a task's changes in one statement (${databaseLabel})`, () => {
     const { result: deleted, sent } = await counted(() => app.request('DELETE', `/v1/tasks/${task.id}`, { key: admin.key }));
 
     expect(deleted.status).toBe(204);
-    expect(sent.slice(1), sent.join('\n')).toHaveLength(1);
+    expect(sent, sent.join('\n')).toHaveLength(1);
     const events = await eventsOf(task.id);
     expect(events.map((event) => [event.type, event.team_id])).toEqual([['task.deleted', world.team.id]]);
     expect(events[0]!.body).toBe(expectedBody(events[0]!, JSON.stringify({ id: task.id })));
@@ -149,7 +152,7 @@ describe(`an issue's changes in one statement (${databaseLabel})`, () => {
     const deleted = await counted(() => app.request('DELETE', `/v1/issues/${id}`, { key: admin.key }));
 
     expect([created.result.status, changed.result.status, deleted.result.status]).toEqual([201, 200, 204]);
-    expect([created.sent.length, changed.sent.length, deleted.sent.length]).toEqual([2, 2, 2]);
+    expect([created.sent.length, changed.sent.length, deleted.sent.length]).toEqual([1, 1, 1]);
     expect(changed.result.body).toMatchObject({ description: null, status: 'SOLVED' });
     expect(changed.result.text).toBe(read.text);
     const events = await eventsOf(id);
@@ -199,7 +202,7 @@ describe(`a change its statement refuses changes nothing, and a second statement
     const hidden = await app.request('DELETE', `/v1/tasks/${task.id}`, { key: outsider.key });
 
     expect([forbidden.status, forbidden.body.error.code]).toEqual([403, 'forbidden']);
-    expect(sent.slice(1), sent.join('\n')).toHaveLength(2);
+    expect(sent, sent.join('\n')).toHaveLength(2);
     expect(sent.some((text) => /^begin/i.test(text))).toBe(false);
     expect([hidden.status, hidden.body.error.code]).toEqual([404, 'notFound']);
     expect(await eventsOf(task.id)).toEqual([]);

@@ -15,6 +15,7 @@
  */
 import type { GoalLevel, OrganizationRole, TeamRole } from '../db/database.js';
 import { Forbidden, NotFound, OrgSuspended } from '../errors.js';
+import type { TeamStanding } from '../db/queries/access.js';
 import type { Caller } from './authenticate.js';
 
 /**
@@ -43,13 +44,6 @@ export interface TeamAccess {
   suspended: boolean;
 }
 
-/** What the query that loads a team or one of its items tells about the caller. */
-export interface TeamFacts {
-  teamId: string;
-  orgId: string;
-  /** The caller's role in the team's `team_members`, or null when the caller is not in the team. */
-  callerTeamRole: TeamRole | null;
-}
 
 const refuse = (target: Target): Error => (target === 'item' ? new NotFound() : new Forbidden());
 
@@ -112,19 +106,19 @@ export function eventAccess(caller: Caller, orgId: string | undefined): Organiza
   return { orgId: membership.id, role: membership.role, suspended: membership.status === 'SUSPENDED' };
 }
 
-/** The caller's access to a team; `facts` undefined means the team (or item) does not exist. */
-export function teamAccess(caller: Caller, facts: TeamFacts | undefined, target: Target): TeamAccess {
-  if (!facts) throw new NotFound();
-  const membership = membershipIn(caller, facts.orgId);
-  const role = effectiveTeamRole(membership?.role, facts.callerTeamRole);
+/** The caller's access to a team; `standing` undefined means the team (or item) does not exist. */
+export function teamAccess(caller: Caller, standing: TeamStanding | undefined, target: Target): TeamAccess {
+  if (!standing) throw new NotFound();
+  const membership = membershipIn(caller, standing.orgId);
+  const role = effectiveTeamRole(membership?.role, standing.callerTeamRole);
   if (!membership || !role) throw refuse(target);
   if (target === 'administration' && !administersOrganization(membership.role)) throw new Forbidden();
   return {
-    orgId: facts.orgId,
-    teamId: facts.teamId,
+    orgId: standing.orgId,
+    teamId: standing.teamId,
     orgRole: membership.role,
     role,
-    membership: facts.callerTeamRole,
+    membership: standing.callerTeamRole,
     suspended: membership.status === 'SUSPENDED',
   };
 }
@@ -253,14 +247,14 @@ export interface GoalAccess {
 }
 
 /** Company goals are visible to every member of their organization; other goals only with team access (404 otherwise). */
-export function goalAccess(caller: Caller, facts: TeamFacts | undefined, level: GoalLevel | undefined): GoalAccess {
-  if (facts && level === 'COMPANY') {
-    const membership = membershipIn(caller, facts.orgId);
-    if (membership && !seesTeam(membership.role, facts.callerTeamRole)) {
+export function goalAccess(caller: Caller, standing: TeamStanding | undefined, level: GoalLevel | undefined): GoalAccess {
+  if (standing && level === 'COMPANY') {
+    const membership = membershipIn(caller, standing.orgId);
+    if (membership && !seesTeam(membership.role, standing.callerTeamRole)) {
       return { suspended: membership.status === 'SUSPENDED', team: null };
     }
   }
-  const team = teamAccess(caller, facts, 'item');
+  const team = teamAccess(caller, standing, 'item');
   return { suspended: team.suspended, team };
 }
 

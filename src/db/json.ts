@@ -152,7 +152,7 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 /**
  * The `facts` columns of a statement over the rows `alias`: alike on every row (the caller's access,
- * `teamFactsOf`), so any row's value will do and no order is needed.
+ * `standingColumns`), so any row's value will do and no order is needed.
  */
 export const factColumns = (facts: readonly string[], alias: string) => facts.map((fact) => sql`(array_agg(${sql.ref(`${alias}.${fact}`)}))[1]`.as(fact));
 
@@ -163,7 +163,7 @@ export const factsOf = <F>(row: Record<string, unknown> | undefined, facts: read
 /**
  * Every row of `build`'s query (no order of its own), in `order`, written as JSON records by `shape`
  * in one statement: what goes between the brackets of a JSON array, and the `facts` columns (alike
- * on every row, such as `teamFactsOf`) from the first row, undefined when there is none.
+ * on every row, such as `standingColumns`) from the first row, undefined when there is none.
  */
 export function preparedJsonList<A extends Record<string, unknown>, TB extends keyof Database, O, R, F extends keyof O & string = never>(
   build: (db: Db, args: A) => SelectQueryBuilder<Database, TB, O>,

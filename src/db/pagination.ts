@@ -153,7 +153,7 @@ interface JsonPage<Facts> {
  * the order and one row more than the page are added (the cursor's values and the page size are
  * bound as values). Around them the statement writes the page's records with `shape` (src/db/json.ts),
  * counts the rows and returns the sort keys of the page's last row for the next cursor, and the
- * `facts` columns (alike on every row, such as `teamFactsOf`).
+ * `facts` columns (alike on every row, such as `standingColumns`).
  */
 export function preparedJsonPages<A extends Record<string, unknown>, TB extends keyof DB, O, R, DB = Database, F extends keyof O & string = never>(
   build: (db: Db<DB>, args: A) => SelectQueryBuilder<DB, TB, O>,

@@ -1,6 +1,7 @@
 /** Handlers of the documents area: the team's links and files; the API adds links only. */
 import { requireChange, teamAccess, teamAllows } from '../auth/permissions.js';
-import { listAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
+import { loadTeamAccess } from '../auth/access.js';
+import { standingOf } from '../db/queries/access.js';
 import * as documents from '../db/queries/documents.js';
 import { pageLimit } from '../db/pagination.js';
 import { RuleViolation } from '../errors.js';
@@ -13,7 +14,7 @@ const teamDocumentPages = documents.teamDocumentPages(documentJson);
 
 export const listTeamDocuments: Handler<'listTeamDocuments'> = async ({ params, query }, { db, caller }) => {
   const page = await teamDocumentPages(db, params.teamId, caller.userId, { limit: pageLimit(query.limit), cursor: query.cursor });
-  await listAccess(db, caller, params.teamId, page.facts);
+  await loadTeamAccess(db, caller, params.teamId, 'collection', page.standing);
   return { status: 200, body: pageText(page) };
 };
 
@@ -28,7 +29,7 @@ export const createDocument: Handler<'createDocument'> = async ({ params, body }
 
 export const deleteDocument: Handler<'deleteDocument'> = async ({ params }, { db, caller }) => {
   const document = await documents.findDocument(db, params.id, caller.userId);
-  const access = teamAccess(caller, document && teamFacts(document), 'item');
+  const access = teamAccess(caller, document && standingOf(document), 'item');
   requireChange(access, teamAllows(access, 'delete'));
   await documents.deleteDocument(db, params.id);
   return { status: 204, body: undefined };

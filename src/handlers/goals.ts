@@ -1,7 +1,8 @@
 /** Handlers of the goals area: quarterly goals (Rocks) of a team or of the whole company, and their milestones. */
 import { goalAccess, mayDeleteGoal, mayManageGoal, mayReportOnGoal, requireChange, teamAllows } from '../auth/permissions.js';
 import type { GoalLevel } from '../db/database.js';
-import { listAccess, loadOrganizationAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
+import { loadOrganizationAccess, loadTeamAccess } from '../auth/access.js';
+import { standingOf } from '../db/queries/access.js';
 import * as goals from '../db/queries/goals.js';
 import { pageLimit } from '../db/pagination.js';
 import { NotFound, RuleViolation } from '../errors.js';
@@ -34,7 +35,7 @@ export const listTeamGoals: Handler<'listTeamGoals'> = async ({ params, query },
     { quarter: query.quarter, status: query.status, level: query.level },
     { limit: pageLimit(query.limit), cursor: query.cursor },
   );
-  await listAccess(db, caller, params.teamId, page.facts);
+  await loadTeamAccess(db, caller, params.teamId, 'collection', page.standing);
   return { status: 200, body: pageText(page) };
 };
 
@@ -60,7 +61,7 @@ export const createGoal: Handler<'createGoal'> = async ({ params, body }, { db, 
 
 export const getGoal: Handler<'getGoal'> = async ({ params }, { db, caller }) => {
   const goal = await goals.findGoal(db, params.id, caller.userId);
-  goalAccess(caller, goal && teamFacts(goal), goal?.level);
+  goalAccess(caller, goal && standingOf(goal), goal?.level);
   return { status: 200, body: toGoal(goal!) };
 };
 
@@ -72,7 +73,7 @@ export const getGoal: Handler<'getGoal'> = async ({ params }, { db, caller }) =>
 export const updateGoal: Handler<'updateGoal'> = async ({ params, body }, { db, caller }) => {
   const goal = await inTransaction(db, async (trx) => {
     const stored = await goals.lockGoal(trx, params.id, caller.userId);
-    const access = goalAccess(caller, stored && teamFacts(stored), stored?.level);
+    const access = goalAccess(caller, stored && standingOf(stored), stored?.level);
     const statusOnly = Object.keys(body).every((field) => field === 'status');
     requireChange(access, statusOnly ? mayReportOnGoal(access, caller.userId, stored!.owner_id) : mayManageGoal(access));
     requireCompanyLevelAllowed(body.level, stored!.is_leadership);
@@ -84,7 +85,7 @@ export const updateGoal: Handler<'updateGoal'> = async ({ params, body }, { db, 
 
 export const deleteGoal: Handler<'deleteGoal'> = async ({ params }, { db, caller }) => {
   const goal = await goals.findGoalFacts(db, params.id, caller.userId);
-  const access = goalAccess(caller, goal && teamFacts(goal), goal?.level);
+  const access = goalAccess(caller, goal && standingOf(goal), goal?.level);
   requireChange(access, mayDeleteGoal(access));
   await goals.deleteGoal(db, params.id);
   return { status: 204, body: undefined };
@@ -92,7 +93,7 @@ export const deleteGoal: Handler<'deleteGoal'> = async ({ params }, { db, caller
 
 export const createMilestone: Handler<'createMilestone'> = async ({ params, body }, { db, caller }) => {
   const goal = await goals.findGoalFacts(db, params.id, caller.userId);
-  const access = goalAccess(caller, goal && teamFacts(goal), goal?.level);
+  const access = goalAccess(caller, goal && standingOf(goal), goal?.level);
   requireChange(access, mayReportOnGoal(access, caller.userId, goal!.owner_id));
   const milestone = await goals.insertMilestone(db, params.id, { title: body.title, dueDate: body.dueDate ?? null });
   if (!milestone) throw new NotFound();
@@ -101,7 +102,7 @@ export const createMilestone: Handler<'createMilestone'> = async ({ params, body
 
 export const updateMilestone: Handler<'updateMilestone'> = async ({ params, body }, { db, caller }) => {
   const milestone = await goals.findMilestone(db, params.id, caller.userId);
-  const access = goalAccess(caller, milestone && teamFacts(milestone), milestone?.level);
+  const access = goalAccess(caller, milestone && standingOf(milestone), milestone?.level);
   requireChange(access, mayReportOnGoal(access, caller.userId, milestone!.owner_id));
   const updated = await goals.updateMilestone(db, params.id, body);
   if (!updated) throw new NotFound();
@@ -110,7 +111,7 @@ export const updateMilestone: Handler<'updateMilestone'> = async ({ params, body
 
 export const deleteMilestone: Handler<'deleteMilestone'> = async ({ params }, { db, caller }) => {
   const milestone = await goals.findMilestone(db, params.id, caller.userId);
-  const access = goalAccess(caller, milestone && teamFacts(milestone), milestone?.level);
+  const access = goalAccess(caller, milestone && standingOf(milestone), milestone?.level);
   requireChange(access, mayReportOnGoal(access, caller.userId, milestone!.owner_id));
   await goals.deleteMilestone(db, params.id);
   return { status: 204, body: undefined };

@@ -3,7 +3,8 @@ import type { Kysely } from 'kysely';
 import type { Caller } from '../auth/authenticate.js';
 import { requireChange, teamAccess, teamAllows, teamChangeGrants } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
-import { listAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
+import { loadTeamAccess } from '../auth/access.js';
+import { standingOf } from '../db/queries/access.js';
 import { deleteTeamItemWithEvent } from '../db/changes.js';
 import * as issues from '../db/queries/issues.js';
 import { pageLimit } from '../db/pagination.js';
@@ -18,7 +19,7 @@ import { inTransaction } from '../db/transaction.js';
 /** The issue and the caller's access to it; an invisible issue is answered like a missing one (404). */
 async function loadIssue(db: Kysely<Database>, caller: Caller, issueId: string) {
   const issue = await issues.findIssue(db, issueId, caller.userId);
-  const access = teamAccess(caller, issue && teamFacts(issue), 'item');
+  const access = teamAccess(caller, issue && standingOf(issue), 'item');
   return { issue: issue!, access };
 }
 
@@ -26,7 +27,7 @@ const teamIssuePages = issues.teamIssuePages(issueJson);
 
 export const listTeamIssues: Handler<'listTeamIssues'> = async ({ params, query }, { db, caller }) => {
   const page = await teamIssuePages(db, params.teamId, caller.userId, { status: query.status, priority: query.priority }, { limit: pageLimit(query.limit), cursor: query.cursor });
-  await listAccess(db, caller, params.teamId, page.facts);
+  await loadTeamAccess(db, caller, params.teamId, 'collection', page.standing);
   return { status: 200, body: pageText(page) };
 };
 

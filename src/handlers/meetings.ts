@@ -14,7 +14,8 @@ import {
   type TeamAccess,
 } from '../auth/permissions.js';
 import type { Database, MeetingRow } from '../db/database.js';
-import { listAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
+import { loadTeamAccess } from '../auth/access.js';
+import { standingOf } from '../db/queries/access.js';
 import * as meetings from '../db/queries/meetings.js';
 import { pageLimit } from '../db/pagination.js';
 import { FormatError, NotFound, RatingClosed, RuleViolation } from '../errors.js';
@@ -75,14 +76,14 @@ function requireRatingOpen(meeting: MeetingRow & { next_started_at: Date | null 
 /** The caller's access to a meeting; an invisible meeting is answered like a missing one (404). */
 async function meetingAccess(db: Kysely<Database>, caller: Caller, meetingId: string) {
   const meeting = await meetings.findMeetingFacts(db, meetingId, caller.userId);
-  return teamAccess(caller, meeting && teamFacts(meeting), 'item');
+  return teamAccess(caller, meeting && standingOf(meeting), 'item');
 }
 
 const teamMeetingPages = meetings.teamMeetingPages(meetingJson, ratingSummaryJson);
 
 export const listTeamMeetings: Handler<'listTeamMeetings'> = async ({ params, query }, { db, caller }) => {
   const page = await teamMeetingPages(db, params.teamId, caller.userId, { status: query.status }, { limit: pageLimit(query.limit), cursor: query.cursor });
-  await listAccess(db, caller, params.teamId, page.facts);
+  await loadTeamAccess(db, caller, params.teamId, 'collection', page.standing);
   return { status: 200, body: pageText(page) };
 };
 
@@ -112,7 +113,7 @@ export const createMeeting: Handler<'createMeeting'> = async ({ params, body }, 
 
 export const getMeeting: Handler<'getMeeting'> = async ({ params }, { db, caller, now }) => {
   const meeting = await meetings.findMeeting(db, params.id, caller.userId);
-  teamAccess(caller, meeting && teamFacts(meeting), 'item');
+  teamAccess(caller, meeting && standingOf(meeting), 'item');
   return { status: 200, body: toMeetingDetail(meeting!, caller.userId, now()) };
 };
 
@@ -124,7 +125,7 @@ export const updateMeeting: Handler<'updateMeeting'> = async ({ params, body }, 
   const at = now();
   const updated = await inTransaction(db, async (trx) => {
     const meeting = await meetings.lockMeeting(trx, params.id, caller.userId);
-    const access = teamAccess(caller, meeting && teamFacts(meeting), 'item');
+    const access = teamAccess(caller, meeting && standingOf(meeting), 'item');
     requireChange(access, teamAllows(access, 'manageMeetings'));
     const stored = meeting!;
     let change: meetings.MeetingChange;
@@ -158,7 +159,7 @@ export const updateMeeting: Handler<'updateMeeting'> = async ({ params, body }, 
 
 export const getMeetingRecap: Handler<'getMeetingRecap'> = async ({ params }, { db, caller }) => {
   const meeting = await meetings.findMeetingRecap(db, params.id, caller.userId);
-  teamAccess(caller, meeting && teamFacts(meeting), 'item');
+  teamAccess(caller, meeting && standingOf(meeting), 'item');
   if (meeting!.status !== 'COMPLETED') throw new RuleViolation('Only a COMPLETED meeting has a recap.');
   return { status: 200, body: toMeetingRecap(meeting!) };
 };
@@ -167,7 +168,7 @@ export const getMeetingRecap: Handler<'getMeetingRecap'> = async ({ params }, { 
 export const rateMeetingAsMe: Handler<'rateMeetingAsMe'> = async ({ params, body }, { db, caller, now }) => {
   const rating = await inTransaction(db, async (trx) => {
     const meeting = await meetings.lockMeetingForRating(trx, params.id, caller.userId);
-    const access = teamAccess(caller, meeting && teamFacts(meeting), 'item');
+    const access = teamAccess(caller, meeting && standingOf(meeting), 'item');
     requireChange(access, mayRateSelf(access));
     requireRatingOpen(meeting!, now(), ratesAnyTime(access));
     return meetings.upsertRating(trx, { meetingId: meeting!.id, userId: caller.userId, rating: body.rating, absent: false });
@@ -178,7 +179,7 @@ export const rateMeetingAsMe: Handler<'rateMeetingAsMe'> = async ({ params, body
 export const setMeetingRating: Handler<'setMeetingRating'> = async ({ params, body }, { db, caller, now }) => {
   const rating = await inTransaction(db, async (trx) => {
     const meeting = await meetings.lockMeetingForRating(trx, params.id, caller.userId);
-    const access = teamAccess(caller, meeting && teamFacts(meeting), 'item');
+    const access = teamAccess(caller, meeting && standingOf(meeting), 'item');
     requireChange(access, teamAllows(access, 'rateOthers'));
     requireRatingOpen(meeting!, now(), true);
     await requireTeamMember(trx, meeting!.team_id, params.userId, 'rating', 'rated person');
@@ -197,7 +198,7 @@ export const revealMeetingRatings: Handler<'revealMeetingRatings'> = async ({ pa
   const at = now();
   const revealed = await inTransaction(db, async (trx) => {
     const meeting = await meetings.lockMeeting(trx, params.id, caller.userId);
-    const access = teamAccess(caller, meeting && teamFacts(meeting), 'item');
+    const access = teamAccess(caller, meeting && standingOf(meeting), 'item');
     requireChange(access, teamAllows(access, 'manageMeetings'));
     if (meeting!.status === 'SCHEDULED') throw new RuleViolation('A SCHEDULED meeting has no ratings to reveal.');
     await meetings.revealRatings(trx, meeting!.id, at);
@@ -233,7 +234,7 @@ export const createCascadingMessage: Handler<'createCascadingMessage'> = async (
 
 export const deleteCascadingMessage: Handler<'deleteCascadingMessage'> = async ({ params }, { db, caller }) => {
   const message = await meetings.findMessageFacts(db, params.id, caller.userId);
-  const access = teamAccess(caller, message && teamFacts(message), 'item');
+  const access = teamAccess(caller, message && standingOf(message), 'item');
   requireChange(access, teamAllows(access, 'delete'));
   await meetings.deleteMessage(db, params.id);
   return { status: 204, body: undefined };

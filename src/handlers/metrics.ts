@@ -1,9 +1,10 @@
 /** Handlers of the metrics area: a team's weekly Scorecard, its order, and the weekly values. */
 import type { Kysely } from 'kysely';
 import type { Caller } from '../auth/authenticate.js';
-import { requireChange, teamAccess, teamAllows, type TeamAccess } from '../auth/permissions.js';
+import { requireChange, teamAccess, teamAllows } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
-import { listAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
+import { loadTeamAccess } from '../auth/access.js';
+import { standingOf } from '../db/queries/access.js';
 import * as metrics from '../db/queries/metrics.js';
 import { pageLimit } from '../db/pagination.js';
 import { NotFound, RuleViolation } from '../errors.js';
@@ -12,31 +13,22 @@ import { pageText } from '../api/jsonText.js';
 import { judgeValue } from '../rules/metricValues.js';
 import { SCORECARD_MAX_WEEKS, scorecardWeeks } from '../rules/scorecardWeeks.js';
 import { currentWeekMonday, isMonday } from '../time.js';
-import { callerTimeZoneIn, clearable, requireTeamMember } from './shared.js';
+import { clearable, requireTeamMember, zoneInTeam } from './shared.js';
 import type { AreaHandlers, Handler } from './types.js';
 import { inTransaction } from '../db/transaction.js';
 
 /** The metric and the caller's access to it; an invisible metric is answered like a missing one (404). */
 async function loadMetric(db: Kysely<Database>, caller: Caller, metricId: string) {
   const metric = await metrics.findMetric(db, metricId, caller.userId);
-  const access = teamAccess(caller, metric && teamFacts(metric), 'item');
+  const access = teamAccess(caller, metric && standingOf(metric), 'item');
   return { metric: metric!, access };
 }
 
 export const listTeamMetrics: Handler<'listTeamMetrics'> = async ({ params }, { db, caller }) => {
-  const rows = await metrics.listTeamMetrics(db, params.teamId, caller.userId);
-  await listAccess(db, caller, params.teamId, rows[0]);
+  const { rows, standing } = await metrics.listTeamMetrics(db, params.teamId, caller.userId);
+  await loadTeamAccess(db, caller, params.teamId, 'collection', standing);
   return { status: 200, body: { data: rows.map(toMetric), nextCursor: null } };
 };
-
-/**
- * The caller's time zone when it is known before the team is read: the profile's, or the one zone all
- * the caller's organizations share (the team, if visible at all, belongs to one of them).
- */
-function zoneKnownInAdvance(caller: Caller): string | undefined {
-  const zones = new Set(caller.organizations.map((organization) => organization.timezone));
-  return caller.timezone ?? (zones.size === 1 ? [...zones][0] : undefined);
-}
 
 /**
  * The metrics with their values and the caller's access come in one statement. Only the default range
@@ -45,18 +37,13 @@ function zoneKnownInAdvance(caller: Caller): string | undefined {
 const scorecards = metrics.scorecards(scorecardMetricJson, metricValueJson);
 
 export const getTeamScorecard: Handler<'getTeamScorecard'> = async ({ params, query }, { db, caller, now }) => {
-  let access: TeamAccess | undefined;
-  let zone = zoneKnownInAdvance(caller);
-  if (zone === undefined && query.from === undefined && query.to === undefined) {
-    access = (await loadTeamAccess(db, caller, params.teamId, 'collection')).access;
-    zone = callerTimeZoneIn(caller, access.orgId);
-  }
+  const { zone, access } = query.from === undefined && query.to === undefined ? await zoneInTeam(db, caller, params.teamId) : { zone: undefined, access: undefined };
   const range = scorecardWeeks(query, () => currentWeekMonday(now(), zone!));
   if (!range) {
     throw new RuleViolation(`The range must run forwards, cover at most ${SCORECARD_MAX_WEEKS} weeks and stay within the years 2000-2100.`);
   }
   const scorecard = await scorecards(db, params.teamId, caller.userId, range.from, range.to);
-  if (!access) await listAccess(db, caller, params.teamId, scorecard.facts);
+  if (!access) await loadTeamAccess(db, caller, params.teamId, 'collection', scorecard.standing);
   return { status: 200, body: scorecardText(params.teamId, range, scorecard.records) };
 };
 

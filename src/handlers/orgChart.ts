@@ -2,7 +2,8 @@
 import type { Transaction } from 'kysely';
 import { requireChange, teamAccess, teamAllows } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
-import { loadTeamAccess, teamFacts } from '../auth/access.js';
+import { loadTeamAccess } from '../auth/access.js';
+import { standingOf } from '../db/queries/access.js';
 import * as orgChart from '../db/queries/orgChart.js';
 import { NotFound, RuleViolation } from '../errors.js';
 import { toSeat } from '../records/orgChart.js';
@@ -46,7 +47,7 @@ export const createSeat: Handler<'createSeat'> = async ({ params, body }, { db, 
 /** Only a new person is checked: other fields stay editable after the person in the seat has left the team. */
 export const updateSeat: Handler<'updateSeat'> = async ({ params, body }, { db, caller }) => {
   const seat = await orgChart.findSeat(db, params.id, caller.userId);
-  const access = teamAccess(caller, seat && teamFacts(seat), 'item');
+  const access = teamAccess(caller, seat && standingOf(seat), 'item');
   requireChange(access, teamAllows(access, 'editOrgChart'));
   const updated = await inTransaction(db, async (trx) => {
     if (body.userId != null) await requireTeamMember(trx, seat!.team_id, body.userId, 'seat', 'holder');
@@ -62,7 +63,7 @@ export const updateSeat: Handler<'updateSeat'> = async ({ params, body }, { db, 
 
 export const deleteSeat: Handler<'deleteSeat'> = async ({ params }, { db, caller }) => {
   const seat = await orgChart.findSeat(db, params.id, caller.userId);
-  const access = teamAccess(caller, seat && teamFacts(seat), 'item');
+  const access = teamAccess(caller, seat && standingOf(seat), 'item');
   requireChange(access, teamAllows(access, 'delete'));
   await orgChart.deleteSeat(db, params.id);
   return { status: 204, body: undefined };

@@ -4,8 +4,9 @@
  * it — and the caller's time zone.
  */
 import type { Kysely } from 'kysely';
+import { loadTeamAccess } from '../auth/access.js';
 import type { Caller } from '../auth/authenticate.js';
-import { membershipIn } from '../auth/permissions.js';
+import { membershipIn, type TeamAccess } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
 import { meetingTeamId } from '../db/queries/meetings.js';
 import { isTeamMember } from '../db/queries/teams.js';
@@ -15,6 +16,21 @@ import { callerTimeZone, canonicalTimeZone } from '../time.js';
 /** The caller's time zone in an organization they belong to: the profile's, else the organization's. */
 export const callerTimeZoneIn = (caller: Caller, orgId: string): string =>
   callerTimeZone(caller.timezone, membershipIn(caller, orgId)!.timezone);
+
+/**
+ * The caller's time zone for a read under a team (its "today", its current week), at the read's own
+ * statement count: known without a statement when the profile has a zone or all the caller's
+ * organizations share one (the team, if visible at all, is in one of them), so the read's statement
+ * can bring its access along; otherwise the team is read first, for its organization's zone, and
+ * `access` is the caller's access to it, which the read then need not decide again.
+ */
+export async function zoneInTeam(db: Kysely<Database>, caller: Caller, teamId: string): Promise<{ zone: string; access?: TeamAccess }> {
+  const zones = new Set(caller.organizations.map((organization) => organization.timezone));
+  const known = caller.timezone ?? (zones.size === 1 ? [...zones][0] : undefined);
+  if (known !== undefined) return { zone: known };
+  const { access } = await loadTeamAccess(db, caller, teamId, 'collection');
+  return { zone: callerTimeZoneIn(caller, access.orgId), access };
+}
 
 /** A time zone as stored: the tz database's name in its spelling (src/time.ts); any other name is refused. */
 export function storedTimeZone(name: string): string {

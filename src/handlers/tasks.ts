@@ -3,7 +3,8 @@ import type { Kysely } from 'kysely';
 import type { Caller } from '../auth/authenticate.js';
 import { requireChange, teamAccess, teamAllows, teamChangeGrants } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
-import { listAccess, loadTeamAccess, teamFacts } from '../auth/access.js';
+import { loadTeamAccess } from '../auth/access.js';
+import { standingOf } from '../db/queries/access.js';
 import { deleteTeamItemWithEvent } from '../db/changes.js';
 import * as tasks from '../db/queries/tasks.js';
 import { pageLimit } from '../db/pagination.js';
@@ -18,7 +19,7 @@ import { inTransaction } from '../db/transaction.js';
 /** The task and the caller's access to it; an invisible task is answered like a missing one (404). */
 async function loadTask(db: Kysely<Database>, caller: Caller, taskId: string) {
   const task = await tasks.findTask(db, taskId, caller.userId);
-  const access = teamAccess(caller, task && teamFacts(task), 'item');
+  const access = teamAccess(caller, task && standingOf(task), 'item');
   return { task: task!, access };
 }
 
@@ -26,7 +27,7 @@ const teamTaskPages = tasks.teamTaskPages(taskJson);
 
 export const listTeamTasks: Handler<'listTeamTasks'> = async ({ params, query }, { db, caller }) => {
   const page = await teamTaskPages(db, params.teamId, caller.userId, { completed: query.completed, ownerId: query.ownerId }, { limit: pageLimit(query.limit), cursor: query.cursor });
-  await listAccess(db, caller, params.teamId, page.facts);
+  await loadTeamAccess(db, caller, params.teamId, 'collection', page.standing);
   return { status: 200, body: pageText(page) };
 };
 

@@ -32,13 +32,46 @@ export async function findTeam(db: Kysely<Database>, teamId: string, userId: str
 }
 
 /**
- * `team_org_id` and `caller_team_role` of one team, as columns any query under that team can carry:
+ * The caller's standing in a team: what the authorization module (src/auth/permissions.ts) decides
+ * the caller's access to the team or one of its items from. Read with the team or item itself, or
+ * brought along by a list's statement (`standingColumns`), so that it costs no statement of its own.
+ */
+export interface TeamStanding {
+  teamId: string;
+  orgId: string;
+  /** The caller's role in the team's `team_members`, or null when the caller is not in the team. */
+  callerTeamRole: TeamRole | null;
+}
+
+/** The standing read with a team's item: its row carries `team_id`, `org_id` and `caller_team_role` (`callerTeamRole`). */
+export const standingOf = (row: { team_id: string; org_id: string; caller_team_role: TeamRole | null }): TeamStanding => ({
+  teamId: row.team_id,
+  orgId: row.org_id,
+  callerTeamRole: row.caller_team_role,
+});
+
+/** The names of the columns `standingColumns` adds to a statement. */
+export const standingColumnNames = ['team_org_id', 'caller_team_role'] as const;
+
+/**
+ * The caller's standing in team `teamId` as columns any statement under that team can bring along:
  * a list reads its rows and the caller's access in one statement. Both subqueries are uncorrelated,
  * so PostgreSQL runs them once per statement, not once per row.
  */
-export function teamFactsOf(teamId: string, userId: string) {
+export function standingColumns(teamId: string, userId: string) {
   return [
     sql<string | null>`(select t.org_id from teams t where t.id = ${teamId})`.as('team_org_id'),
     sql<TeamRole | null>`(select tm.role from team_members tm where tm.team_id = ${teamId} and tm.user_id = ${userId})`.as('caller_team_role'),
   ] as const;
+}
+
+/**
+ * A page with the standing its statement brought along (`standingColumns`, read from its first row)
+ * in place of the raw columns; no standing when the page is empty (the team, if any, is then read alone).
+ */
+export function withStanding<P extends { facts: { team_org_id: string | null; caller_team_role: TeamRole | null } | undefined }>(
+  teamId: string,
+  { facts, ...page }: P,
+): Omit<P, 'facts'> & { standing: TeamStanding | undefined } {
+  return { ...page, standing: facts?.team_org_id ? { teamId, orgId: facts.team_org_id, callerTeamRole: facts.caller_team_role } : undefined };
 }

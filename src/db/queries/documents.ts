@@ -3,7 +3,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database, DocumentRow } from '../database.js';
 import type { JsonShape } from '../json.js';
 import { preparedJsonPages } from '../pagination.js';
-import { callerTeamRole, teamFactsOf } from './access.js';
+import { callerTeamRole, standingColumnNames, standingColumns, withStanding } from './access.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -18,11 +18,11 @@ export function findDocument(db: Db, documentId: string, userId: string) {
 }
 
 const documentPageRows = (db: Db, { teamId, userId }: { teamId: string; userId: string }) =>
-  db.selectFrom('documents').selectAll('documents').select(teamFactsOf(teamId, userId)).where('documents.team_id', '=', teamId);
+  db.selectFrom('documents').selectAll('documents').select(standingColumns(teamId, userId)).where('documents.team_id', '=', teamId);
 
 /**
  * The team's documents, oldest first (index `documents_team_id_created_at_id_idx`), written as JSON by
- * `shape` (given by the handler), with the team's facts for the access check (`teamFactsOf`).
+ * `shape` (given by the handler), with the caller's standing in the team for the access check (`standingColumns`).
  */
 export function teamDocumentPages<R>(shape: JsonShape<DocumentRow, R>) {
   const pages = preparedJsonPages(
@@ -32,9 +32,9 @@ export function teamDocumentPages<R>(shape: JsonShape<DocumentRow, R>) {
       { column: 'documents.id', direction: 'asc', type: 'string' },
     ],
     shape,
-    ['team_org_id', 'caller_team_role'],
+    standingColumnNames,
   );
-  return (db: Db, teamId: string, userId: string, page: { limit: number; cursor?: string | undefined }) => pages(db, { teamId, userId }, page);
+  return async (db: Db, teamId: string, userId: string, page: { limit: number; cursor?: string | undefined }) => withStanding(teamId, await pages(db, { teamId, userId }, page));
 }
 
 export function insertLink(db: Db, link: { teamId: string; name: string; url: string; createdById: string }) {

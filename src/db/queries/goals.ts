@@ -4,7 +4,7 @@ import type { Database, Day, GoalLevel, GoalRow, GoalStatus, MilestoneRow } from
 import { jsonRecord, type JsonShape } from '../json.js';
 import { preparedJsonPages } from '../pagination.js';
 import { prepared } from '../prepared.js';
-import { callerTeamRole, teamFactsOf } from './access.js';
+import { callerTeamRole, standingColumnNames, standingColumns, withStanding } from './access.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 type Page = { limit: number; cursor?: string | undefined };
@@ -71,13 +71,13 @@ type TeamGoalPageArgs = { teamId: string; userId: string; quarter: string | unde
 
 /**
  * The team's goals with their milestones, oldest first, written as JSON by `shape` and
- * `milestoneShape` (given by the handler), with the team's facts for the access check (`teamFactsOf`).
+ * `milestoneShape` (given by the handler), with the caller's standing in the team for the access check (`standingColumns`).
  */
 export function teamGoalPages<R, M>(shape: JsonShape<GoalPageRow, R>, milestoneShape: JsonShape<MilestoneRow, M>) {
   const milestones = milestonesText(milestoneShape);
   const pages = preparedJsonPages(
     (db: Db, { teamId, userId, quarter, status, level }: TeamGoalPageArgs) => {
-      let query = db.selectFrom('goals').selectAll('goals').select(milestones).select(teamFactsOf(teamId, userId)).where('goals.team_id', '=', teamId);
+      let query = db.selectFrom('goals').selectAll('goals').select(milestones).select(standingColumns(teamId, userId)).where('goals.team_id', '=', teamId);
       if (quarter !== undefined) query = query.where('goals.quarter', '=', quarter);
       if (status !== undefined) query = query.where('goals.status', '=', status);
       if (level !== undefined) query = query.where('goals.level', '=', level);
@@ -85,10 +85,10 @@ export function teamGoalPages<R, M>(shape: JsonShape<GoalPageRow, R>, milestoneS
     },
     [...byCreation],
     shape,
-    ['team_org_id', 'caller_team_role'],
+    standingColumnNames,
   );
-  return (db: Db, teamId: string, userId: string, filters: TeamGoalFilters, page: Page) =>
-    pages(db, { teamId, userId, quarter: filters.quarter, status: filters.status, level: filters.level }, page);
+  return async (db: Db, teamId: string, userId: string, filters: TeamGoalFilters, page: Page) =>
+    withStanding(teamId, await pages(db, { teamId, userId, quarter: filters.quarter, status: filters.status, level: filters.level }, page));
 }
 
 type CompanyGoalPageArgs = { orgId: string; quarter: string | undefined; status: GoalStatus | undefined };

@@ -5,7 +5,7 @@ import type { JsonShape } from '../json.js';
 import { preparedJsonPages } from '../pagination.js';
 import { prepared } from '../prepared.js';
 import { changedItem, changeGranted, isNoneOrMeetingOfTeam, teamOfChange, type ChangeGuard } from '../changes.js';
-import { callerTeamRole, teamFactsOf } from './access.js';
+import { callerTeamRole, standingColumnNames, standingColumns, withStanding } from './access.js';
 import { changeWithEvent, type EventStamp } from './webhooks.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -32,7 +32,7 @@ export interface IssueFilters {
 type IssuePageArgs = { teamId: string; userId: string; status: IssueStatus | undefined; priority: IssuePriority | undefined };
 
 const issuePageRows = (db: Db, { teamId, userId, status, priority }: IssuePageArgs) => {
-  let query = db.selectFrom('issues').selectAll('issues').select(teamFactsOf(teamId, userId)).where('issues.team_id', '=', teamId);
+  let query = db.selectFrom('issues').selectAll('issues').select(standingColumns(teamId, userId)).where('issues.team_id', '=', teamId);
   if (status !== undefined) query = query.where('issues.status', '=', status);
   if (priority !== undefined) query = query.where('issues.priority', '=', priority);
   return query;
@@ -40,7 +40,7 @@ const issuePageRows = (db: Db, { teamId, userId, status, priority }: IssuePageAr
 
 /**
  * The team's issues, oldest first, written as JSON by `shape` (given by the handler), with the team's
- * facts for the access check (`teamFactsOf`).
+ * standing for the access check (`standingColumns`).
  */
 export function teamIssuePages<R>(shape: JsonShape<IssueRow, R>) {
   const pages = preparedJsonPages(
@@ -50,10 +50,10 @@ export function teamIssuePages<R>(shape: JsonShape<IssueRow, R>) {
       { column: 'issues.id', direction: 'asc', type: 'string' },
     ],
     shape,
-    ['team_org_id', 'caller_team_role'],
+    standingColumnNames,
   );
-  return (db: Db, teamId: string, userId: string, filters: IssueFilters, page: { limit: number; cursor?: string | undefined }) =>
-    pages(db, { teamId, userId, status: filters.status, priority: filters.priority }, page);
+  return async (db: Db, teamId: string, userId: string, filters: IssueFilters, page: { limit: number; cursor?: string | undefined }) =>
+    withStanding(teamId, await pages(db, { teamId, userId, status: filters.status, priority: filters.priority }, page));
 }
 
 export function insertIssue(

@@ -8,7 +8,7 @@ import type { Database, Day, HeadlineType, IssuePriority, IssueStatus, MeetingRo
 import { jsonRecord, type JsonShape } from '../json.js';
 import { preparedJsonPages } from '../pagination.js';
 import { prepared } from '../prepared.js';
-import { callerTeamRole, teamFactsOf } from './access.js';
+import { callerTeamRole, standingColumnNames, standingColumns, withStanding } from './access.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 type Page = { limit: number; cursor?: string | undefined };
@@ -165,7 +165,7 @@ type MeetingPageArgs = { teamId: string; userId: string; status: MeetingStatus |
 /**
  * The team's meetings with their rating summaries, newest first (day, then creation, then id),
  * written as JSON by `shape` and `ratingShape` (given by the handler), with the team's facts for the
- * access check (`teamFactsOf`).
+ * access check (`standingColumns`).
  */
 export function teamMeetingPages<R, S>(shape: JsonShape<MeetingPageRow, R>, ratingShape: JsonShape<RatingSummaryJson, S>) {
   const ratingJson = ratingSummaryText(ratingShape);
@@ -175,7 +175,7 @@ export function teamMeetingPages<R, S>(shape: JsonShape<MeetingPageRow, R>, rati
         .selectFrom('meetings')
         .selectAll('meetings')
         .select(ratingJson)
-        .select(teamFactsOf(teamId, userId))
+        .select(standingColumns(teamId, userId))
         .where('meetings.team_id', '=', teamId);
       if (status !== undefined) query = query.where('meetings.status', '=', status);
       return query;
@@ -186,10 +186,10 @@ export function teamMeetingPages<R, S>(shape: JsonShape<MeetingPageRow, R>, rati
       { column: 'meetings.id', direction: 'desc', type: 'string' },
     ],
     shape,
-    ['team_org_id', 'caller_team_role'],
+    standingColumnNames,
   );
-  return (db: Db, teamId: string, userId: string, filters: { status?: MeetingStatus | undefined }, page: Page) =>
-    pages(db, { teamId, userId, status: filters.status }, page);
+  return async (db: Db, teamId: string, userId: string, filters: { status?: MeetingStatus | undefined }, page: Page) =>
+    withStanding(teamId, await pages(db, { teamId, userId, status: filters.status }, page));
 }
 
 /** One meeting with everything it shows and what decides access and its rating window, in one statement. */

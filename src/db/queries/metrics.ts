@@ -4,14 +4,15 @@ import type { Database, Day, MetricRow, MetricValueRow } from '../database.js';
 import { jsonRecord, preparedJsonList, type JsonShape } from '../json.js';
 import { preparedJsonPages } from '../pagination.js';
 import { prepared } from '../prepared.js';
-import { callerTeamRole, teamFactsOf } from './access.js';
+import { callerTeamRole, standingColumnNames, standingColumns, withStanding } from './access.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 type Page = { limit: number; cursor?: string | undefined };
 
 /** The team's metrics in Scorecard order. */
-export function listTeamMetrics(db: Db, teamId: string, userId: string) {
-  return db.selectFrom('metrics').selectAll('metrics').select(teamFactsOf(teamId, userId)).where('metrics.team_id', '=', teamId).orderBy('metrics.position').execute();
+export async function listTeamMetrics(db: Db, teamId: string, userId: string) {
+  const rows = await db.selectFrom('metrics').selectAll('metrics').select(standingColumns(teamId, userId)).where('metrics.team_id', '=', teamId).orderBy('metrics.position').execute();
+  return withStanding(teamId, { rows, facts: rows[0] });
 }
 
 /**
@@ -25,7 +26,7 @@ export function scorecards<M, V>(metricShape: JsonShape<MetricRow & { values_jso
       db
         .selectFrom('metrics')
         .selectAll('metrics')
-        .select(teamFactsOf(teamId, userId))
+        .select(standingColumns(teamId, userId))
         .select(
           sql<string>`(
             select '[' || coalesce(string_agg(${jsonRecord(valueShape, 'v')}, ',' order by v.week), '') || ']'
@@ -36,9 +37,9 @@ export function scorecards<M, V>(metricShape: JsonShape<MetricRow & { values_jso
         .where('metrics.team_id', '=', teamId),
     [{ column: 'metrics.position', direction: 'asc' }],
     metricShape,
-    ['team_org_id', 'caller_team_role'],
+    standingColumnNames,
   );
-  return (db: Db, teamId: string, userId: string, from: Day, to: Day) => list(db, { teamId, userId, from, to });
+  return async (db: Db, teamId: string, userId: string, from: Day, to: Day) => withStanding(teamId, await list(db, { teamId, userId, from, to }));
 }
 
 const metricById = prepared((db, { metricId, userId }: { metricId: string; userId: string }) =>

@@ -5,7 +5,7 @@ import type { JsonShape } from '../json.js';
 import { preparedJsonPages } from '../pagination.js';
 import { prepared } from '../prepared.js';
 import { changedItem, changeGranted, isMemberOfTeam, isNoneOrMeetingOfTeam, teamOfChange, type ChangeGuard } from '../changes.js';
-import { callerTeamRole, teamFactsOf } from './access.js';
+import { callerTeamRole, standingColumnNames, standingColumns, withStanding } from './access.js';
 import { changeWithEvent, type EventStamp } from './webhooks.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -32,7 +32,7 @@ export interface TaskFilters {
 type TaskPageArgs = { teamId: string; userId: string; completed: boolean | undefined; ownerId: string | undefined };
 
 const taskPageRows = (db: Db, { teamId, userId, completed, ownerId }: TaskPageArgs) => {
-  let query = db.selectFrom('tasks').selectAll('tasks').select(teamFactsOf(teamId, userId)).where('tasks.team_id', '=', teamId);
+  let query = db.selectFrom('tasks').selectAll('tasks').select(standingColumns(teamId, userId)).where('tasks.team_id', '=', teamId);
   if (completed !== undefined) query = query.where('tasks.completed', '=', completed);
   if (ownerId !== undefined) query = query.where('tasks.owner_id', '=', ownerId);
   return query;
@@ -40,7 +40,7 @@ const taskPageRows = (db: Db, { teamId, userId, completed, ownerId }: TaskPageAr
 
 /**
  * The team's tasks, oldest first, written as JSON by `shape` (the mapper's form for PostgreSQL, given
- * by the handler), with the team's facts for the access check (`teamFactsOf`).
+ * by the handler), with the caller's standing in the team for the access check (`standingColumns`).
  */
 export function teamTaskPages<R>(shape: JsonShape<TaskRow, R>) {
   const pages = preparedJsonPages(
@@ -50,10 +50,10 @@ export function teamTaskPages<R>(shape: JsonShape<TaskRow, R>) {
       { column: 'tasks.id', direction: 'asc', type: 'string' },
     ],
     shape,
-    ['team_org_id', 'caller_team_role'],
+    standingColumnNames,
   );
-  return (db: Db, teamId: string, userId: string, filters: TaskFilters, page: { limit: number; cursor?: string | undefined }) =>
-    pages(db, { teamId, userId, completed: filters.completed, ownerId: filters.ownerId }, page);
+  return async (db: Db, teamId: string, userId: string, filters: TaskFilters, page: { limit: number; cursor?: string | undefined }) =>
+    withStanding(teamId, await pages(db, { teamId, userId, completed: filters.completed, ownerId: filters.ownerId }, page));
 }
 
 export function insertTask(

@@ -5,7 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
-import { findTeam, organizationExists, standingOf, type TeamStanding } from '../db/queries/access.js';
+import { findTeam, organizationExists, standingInTeam, type TeamStanding } from '../db/queries/access.js';
 import type { Caller } from './authenticate.js';
 import { membershipIn, organizationAccess, teamAccess, type TeamAccess, type Target } from './permissions.js';
 
@@ -33,6 +33,6 @@ export async function loadTeamAccess(
 export async function loadTeamAccess(db: Kysely<Database>, caller: Caller, teamId: string, target: Target, brought?: TeamStanding) {
   if (brought) return { access: teamAccess(caller, brought, target) };
   const team = await findTeam(db, teamId, caller.userId);
-  const access = teamAccess(caller, team && standingOf({ ...team, team_id: team.id }), target);
+  const access = teamAccess(caller, team && standingInTeam(team), target);
   return { team: team!, access };
 }

@@ -50,6 +50,10 @@ export const standingOf = (row: { team_id: string; org_id: string; caller_team_r
   callerTeamRole: row.caller_team_role,
 });
 
+/** The standing read with the team itself (`findTeam`). */
+export const standingInTeam = (team: { id: string; org_id: string; caller_team_role: TeamRole | null }): TeamStanding =>
+  standingOf({ ...team, team_id: team.id });
+
 /** The names of the columns `standingColumns` adds to a statement. */
 export const standingColumnNames = ['team_org_id', 'caller_team_role'] as const;
 

@@ -71,6 +71,27 @@ function expectedBody(event: LoggedEvent, answer: string) {
 const unusualTitle = 'Quote "Baltic" \\ Trade: naïve café, 𝄞 and \u2028 a line separator';
 
 describe(`a task's changes in one statement (${databaseLabel})`, () => {
+  it('with an Idempotency-Key the new task and its event are still one statement, inside the key\'s transaction', async () => {
+    const { team, member } = await setup();
+
+    const { result: created, sent } = await counted(() =>
+      app.request('POST', `/v1/teams/${team.id}/tasks`, {
+        key: member.key,
+        headers: { 'idempotency-key': `one-statement-${team.id}` },
+        body: { title: 'Book the ferry', ownerId: member.user.id, dueDate: '2026-12-01' },
+      }),
+    );
+
+    expect(created.status).toBe(201);
+    const changing = sent.filter((text) => /webhook_events/.test(text));
+    expect(changing, sent.join('\n')).toHaveLength(1);
+    expect(changing[0]).toMatch(/insert into "?tasks"?/i);
+    expect(sent.filter((text) => /^begin/i.test(text)), sent.join('\n')).toHaveLength(1);
+    const events = await eventsOf(created.body.id);
+    expect(events.map((event) => event.type)).toEqual(['task.created']);
+    expect(events[0]!.body).toBe(expectedBody(events[0]!, created.text));
+  });
+
   it('a new task is answered, and its event written, byte for byte as the mapper and eventBody write them, in one statement', async () => {
     const { org, team, member } = await setup();
     const meeting = await createMeeting(app.db, team.id, member.user.id);

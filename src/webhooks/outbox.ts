@@ -55,8 +55,10 @@ export async function changedOrRefused(changed: Promise<string | undefined>, ref
 /**
  * Runs `change` (given the database or transaction to work in) and writes the events it causes in its
  * transaction, each with the `traceparent` of the request (its deliveries send it). With `itsOwnEvent`
- * (a handler that writes its event, on the plain path) and outside any transaction, the change gets
- * the event stamped and writes it in its own statement; no transaction is opened.
+ * (a handler that writes its event; not under If-Match) the change gets the event stamped and writes
+ * it in its own statement: no transaction is opened, and within an Idempotency-Key's the statement is
+ * one of it. A statement that changed nothing changed nothing in the transaction either, so the
+ * change can run again there the old way when the facts moved in between.
  */
 export async function withEvents<R extends ChangeResult>(
   db: Kysely<Database>,
@@ -69,7 +71,7 @@ export async function withEvents<R extends ChangeResult>(
 ): Promise<R> {
   const spec = eventCatalog[operationId];
   if (!spec) return change(db);
-  if (itsOwnEvent && spec.type !== undefined && !db.isTransaction) {
+  if (itsOwnEvent && spec.type !== undefined) {
     try {
       return await change(db, { id: randomUUID(), type: spec.type, at: now(), traceparent });
     } catch (error) {

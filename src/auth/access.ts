@@ -4,10 +4,11 @@
  * src/auth/permissions.ts — one query at most, and the decision in one place.
  */
 import type { Kysely } from 'kysely';
+import type { ChangeGuard } from '../db/changes.js';
 import type { Database } from '../db/database.js';
 import { findTeam, organizationExists, standingInTeam, type TeamStanding } from '../db/queries/access.js';
 import type { Caller } from './authenticate.js';
-import { membershipIn, organizationAccess, teamAccess, type TeamAccess, type Target } from './permissions.js';
+import { membershipIn, organizationAccess, teamAccess, teamChangeGrants, type TeamAccess, type TeamAction, type Target } from './permissions.js';
 
 /** The caller's access to an organization; the organization is looked up only when the caller is not a member. */
 export async function loadOrganizationAccess(db: Kysely<Database>, caller: Caller, orgId: string, target: Target) {
@@ -36,3 +37,6 @@ export async function loadTeamAccess(db: Kysely<Database>, caller: Caller, teamI
   const access = teamAccess(caller, team && standingInTeam(team), target);
   return { team: team!, access };
 }
+
+/** The guard of a change made in one statement: the caller, with the grants `permissions.ts` gives them for `action`. */
+export const changeGuard = (caller: Caller, action: TeamAction): ChangeGuard => ({ userId: caller.userId, grants: teamChangeGrants(caller, action) });

@@ -1,9 +1,9 @@
 /** Handlers of the issues area: the issues of a team, from OPEN through SOLVING to SOLVED. */
 import type { Kysely } from 'kysely';
 import type { Caller } from '../auth/authenticate.js';
-import { requireChange, teamAccess, teamAllows, teamChangeGrants } from '../auth/permissions.js';
+import { requireChange, teamAccess, teamAllows } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
-import { loadTeamAccess } from '../auth/access.js';
+import { changeGuard, loadTeamAccess } from '../auth/access.js';
 import { standingOf } from '../db/queries/access.js';
 import { deleteTeamItemWithEvent } from '../db/changes.js';
 import * as issues from '../db/queries/issues.js';
@@ -48,7 +48,7 @@ export const createIssue: Handler<'createIssue'> = writingItsEvent(async ({ para
     createdById: caller.userId,
   };
   if (event) {
-    const changed = issues.insertIssueWithEvent(db, issueJson, issue, { userId: caller.userId, grants: teamChangeGrants(caller, 'writeIssue') }, event);
+    const changed = issues.insertIssueWithEvent(db, issueJson, issue, changeGuard(caller, 'writeIssue'), event);
     return { status: 201, body: new JsonText(await changedOrRefused(changed, () => checkCreate(db, caller, params.teamId, issue.meetingId))) };
   }
   return inTransaction(db, async (trx) => {
@@ -71,7 +71,7 @@ async function checkChange(db: Kysely<Database>, caller: Caller, issueId: string
 export const updateIssue: Handler<'updateIssue'> = writingItsEvent(async ({ params, body }, { db, caller, event }) => {
   const change = { title: body.title, description: clearable(body.description), priority: body.priority, status: body.status };
   if (event) {
-    const changed = issues.updateIssueWithEvent(db, issueJson, params.id, change, { userId: caller.userId, grants: teamChangeGrants(caller, 'writeIssue') }, event);
+    const changed = issues.updateIssueWithEvent(db, issueJson, params.id, change, changeGuard(caller, 'writeIssue'), event);
     return { status: 200, body: new JsonText(await changedOrRefused(changed, () => checkChange(db, caller, params.id, 'writeIssue'))) };
   }
   await checkChange(db, caller, params.id, 'writeIssue');
@@ -82,7 +82,7 @@ export const updateIssue: Handler<'updateIssue'> = writingItsEvent(async ({ para
 
 export const deleteIssue: Handler<'deleteIssue'> = writingItsEvent(async ({ params }, { db, caller, event }) => {
   if (event) {
-    await changedOrRefused(deleteTeamItemWithEvent(db, 'issues', params.id, { userId: caller.userId, grants: teamChangeGrants(caller, 'delete') }, event), () =>
+    await changedOrRefused(deleteTeamItemWithEvent(db, 'issues', params.id, changeGuard(caller, 'delete'), event), () =>
       checkChange(db, caller, params.id, 'delete'),
     );
     return { status: 204, body: undefined };

@@ -1,9 +1,9 @@
 /** Handlers of the tasks area: the to-dos of a team. */
 import type { Kysely } from 'kysely';
 import type { Caller } from '../auth/authenticate.js';
-import { requireChange, teamAccess, teamAllows, teamChangeGrants } from '../auth/permissions.js';
+import { requireChange, teamAccess, teamAllows } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
-import { loadTeamAccess } from '../auth/access.js';
+import { changeGuard, loadTeamAccess } from '../auth/access.js';
 import { standingOf } from '../db/queries/access.js';
 import { deleteTeamItemWithEvent } from '../db/changes.js';
 import * as tasks from '../db/queries/tasks.js';
@@ -42,7 +42,7 @@ async function checkCreate(db: Kysely<Database>, caller: Caller, teamId: string,
 export const createTask: Handler<'createTask'> = writingItsEvent(async ({ params, body }, { db, caller, event }) => {
   const task = { teamId: params.teamId, title: body.title, ownerId: body.ownerId, dueDate: body.dueDate, meetingId: body.meetingId ?? null };
   if (event) {
-    const changed = tasks.insertTaskWithEvent(db, taskJson, task, { userId: caller.userId, grants: teamChangeGrants(caller, 'writeTask') }, event);
+    const changed = tasks.insertTaskWithEvent(db, taskJson, task, changeGuard(caller, 'writeTask'), event);
     return { status: 201, body: new JsonText(await changedOrRefused(changed, () => checkCreate(db, caller, params.teamId, body))) };
   }
   return inTransaction(db, async (trx) => {
@@ -69,7 +69,7 @@ async function checkUpdate(db: Kysely<Database>, caller: Caller, taskId: string,
 
 export const updateTask: Handler<'updateTask'> = writingItsEvent(async ({ params, body }, { db, caller, event }) => {
   if (event) {
-    const changed = tasks.updateTaskWithEvent(db, taskJson, params.id, body, { userId: caller.userId, grants: teamChangeGrants(caller, 'writeTask') }, event);
+    const changed = tasks.updateTaskWithEvent(db, taskJson, params.id, body, changeGuard(caller, 'writeTask'), event);
     return { status: 200, body: new JsonText(await changedOrRefused(changed, () => checkUpdate(db, caller, params.id, body))) };
   }
   return inTransaction(db, async (trx) => {
@@ -87,7 +87,7 @@ async function checkDelete(db: Kysely<Database>, caller: Caller, taskId: string)
 
 export const deleteTask: Handler<'deleteTask'> = writingItsEvent(async ({ params }, { db, caller, event }) => {
   if (event) {
-    await changedOrRefused(deleteTeamItemWithEvent(db, 'tasks', params.id, { userId: caller.userId, grants: teamChangeGrants(caller, 'delete') }, event), () =>
+    await changedOrRefused(deleteTeamItemWithEvent(db, 'tasks', params.id, changeGuard(caller, 'delete'), event), () =>
       checkDelete(db, caller, params.id),
     );
     return { status: 204, body: undefined };

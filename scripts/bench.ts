@@ -47,12 +47,15 @@
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names a server on which a
  * throwaway database is created and dropped. BENCH_SECONDS (default 10) sets each run's length.
  * BENCH_PGLITE=0 skips the embedded database. BENCH_ONLY=webhooks measures the webhook figures alone,
- * BENCH_ONLY=tracing the tracing figures (PostgreSQL then seeded with 10,000 tasks).
+ * BENCH_ONLY=tracing the tracing figures, BENCH_ONLY=feed the feed's (PostgreSQL then seeded with
+ * 10,000 tasks). Each pair of runs (`loadPair`) also prints where a request's CPU went: the server's
+ * process, PostgreSQL's processes and the rest of the machine (the load generator, the kernel).
  * BENCH_WEBHOOK_CONCURRENCY and BENCH_WEBHOOK_POLL_MS set the worker's `concurrency` and `pollMs` for
  * the throughput figure (its defaults otherwise).
  */
 import { execFile, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
@@ -80,7 +83,7 @@ import { countStatementError, createMetrics } from '../src/observability/metrics
 import { startTracing, type Tracing } from '../src/observability/tracing.js';
 import { taskJson, toTask } from '../src/records/tasks.js';
 import { addWeeks, currentWeekMonday } from '../src/time.js';
-import { eventBody } from '../src/webhooks/outbox.js';
+import { eventText } from '../src/webhooks/outbox.js';
 import type { WorkerOptions } from '../src/webhooks/worker.js';
 import type { Listen } from '../src/db/listen.js';
 
@@ -91,17 +94,20 @@ const connections = 20;
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const postgresTaskCount = 1_000_000;
 const pgliteTaskCount = 10_000;
-/** BENCH_ONLY=webhooks or tracing: only those figures (PostgreSQL then seeds 10,000 tasks instead of a million). */
+/** BENCH_ONLY=webhooks, tracing or feed: only those figures (PostgreSQL then seeds 10,000 tasks instead of a million). */
 const only = process.env.BENCH_ONLY || undefined;
-if (only !== undefined && only !== 'webhooks' && only !== 'tracing') throw new Error(`BENCH_ONLY=${only}: the values known are "webhooks" and "tracing"`);
+if (only !== undefined && only !== 'webhooks' && only !== 'tracing' && only !== 'feed') throw new Error(`BENCH_ONLY=${only}: the values known are "webhooks", "tracing" and "feed"`);
 const webhooksOnly = only === 'webhooks';
 const tracingOnly = only === 'tracing';
+const feedOnly = only === 'feed';
 const deepPosition = 900_000;
 /** Rows in each of the other lists the bench pages through: issues, meetings, organization members. */
 const listRows = 200;
 const metricCount = 10;
 const weeksOfValues = 260;
 const zone = 'Europe/Bratislava';
+/** /proc counts CPU time in ticks of 1/100 s (USER_HZ on Linux). */
+const tickMicroseconds = 10_000;
 
 interface Result {
   name: string;
@@ -110,6 +116,50 @@ interface Result {
   p99: number;
   mean: number;
   non2xx: number;
+  /** CPU time per request (µs) of the pair's halves (`loadPair`). */
+  cpu?: CpuPerRequest;
+}
+
+/**
+ * Where a request's CPU goes: this process (the server under test), PostgreSQL's processes (none for
+ * PGlite, which runs in this process) and the rest of the machine (the load generator, the kernel's
+ * loopback), from /proc at the tick's resolution, which a half-run's thousands of requests average out.
+ */
+interface CpuPerRequest {
+  server: number;
+  postgres: number;
+  rest: number;
+}
+
+interface CpuSample {
+  server: number;
+  postgres: number;
+  machine: number;
+}
+
+/** CPU time (µs) of every process named `postgres`. */
+function postgresCpu(): number {
+  let ticks = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * tickMicroseconds;
+}
+
+function cpuSample(): CpuSample {
+  const usage = process.cpuUsage();
+  const times = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.split(/\s+/).slice(1).map(Number);
+  const busy = times.reduce((sum, time) => sum + time, 0) - times[3]! - times[4]!;
+  return { server: usage.user + usage.system, postgres: postgresCpu(), machine: busy * tickMicroseconds };
 }
 
 interface LoadOptions {
@@ -198,8 +248,9 @@ function etagMicroseconds(body: string): number {
 
 function print(results: Result[]) {
   for (const result of results) {
+    const cpu = result.cpu && `   CPU µs/request: server ${result.cpu.server.toFixed(0)}, PostgreSQL ${result.cpu.postgres.toFixed(0)}, rest ${result.cpu.rest.toFixed(0)}`;
     console.log(
-      `${result.name.padEnd(58)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${String(result.p50).padStart(4)} ms   p99 ${String(result.p99).padStart(4)} ms${result.non2xx ? `   (${result.non2xx} non-2xx!)` : ''}`,
+      `${result.name.padEnd(58)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${String(result.p50).padStart(4)} ms   p99 ${String(result.p99).padStart(4)} ms${result.non2xx ? `   (${result.non2xx} non-2xx!)` : ''}${cpu ?? ''}`,
     );
   }
 }
@@ -236,9 +287,20 @@ async function loadPair(a: Target, b: Target, headers: Record<string, string>): 
   const duration = Math.max(1, Math.round(seconds / 2));
   // The floor routes ignore the key header; sent to both, it keeps the requests alike on the wire.
   const options = ({ before: _before, paths: _paths, ...target }: Target) => ({ ...target, headers: { ...headers, ...target.headers }, duration });
+  const spent = new Map<Target, CpuSample & { requests: number }>([a, b].map((target) => [target, { server: 0, postgres: 0, machine: 0, requests: 0 }]));
   const half = async (target: Target) => {
     await target.before?.();
-    return target.paths ? spreadLoad(new URL(target.url).origin, target.paths, options(target)) : autocannon(target.url, options(target));
+    const started = cpuSample();
+    const result = target.paths ? await spreadLoad(new URL(target.url).origin, target.paths, options(target)) : await autocannon(target.url, options(target));
+    const ended = cpuSample();
+    const sum = spent.get(target)!;
+    for (const part of ['server', 'postgres', 'machine'] as const) sum[part] += ended[part] - started[part];
+    sum.requests += result.requestsPerSecond * duration;
+    return result;
+  };
+  const cpuOf = (target: Target): CpuPerRequest => {
+    const { server, postgres, machine, requests } = spent.get(target)!;
+    return { server: server / requests, postgres: postgres / requests, rest: Math.max(0, machine - server - postgres) / requests };
   };
   const a1 = await half(a);
   const b1 = await half(b);
@@ -252,7 +314,10 @@ async function loadPair(a: Target, b: Target, headers: Record<string, string>): 
     mean: (x.mean + y.mean) / 2,
     non2xx: x.non2xx + y.non2xx,
   });
-  const results: [Result, Result] = [merge(a.name, a1, a2), merge(b.name, b1, b2)];
+  const results: [Result, Result] = [
+    { ...merge(a.name, a1, a2), cpu: cpuOf(a) },
+    { ...merge(b.name, b1, b2), cpu: cpuOf(b) },
+  ];
   print(results);
   return results;
 }
@@ -377,6 +442,17 @@ async function seedMeeting(db: Kysely<Database>, world: World) {
   return meeting.id;
 }
 
+/** `count` `task.updated` events of the world's team about `task`, in one statement. */
+async function insertEventsInBulk(db: Kysely<Database>, world: World, task: unknown, count: number) {
+  const at = new Date();
+  const ids = Array.from({ length: count }, () => randomUUID());
+  const texts = ids.map((id) => eventText(id, 'task.updated', at, { orgId: world.orgId, teamId: world.teamId, object: task }));
+  await sql`
+    insert into webhook_events (id, org_id, team_id, type, event, created_at)
+    select e.id, ${world.orgId}, ${world.teamId}, 'task.updated', e.event, ${at} from unnest(${ids}::text[], ${texts}::text[]) e (id, event)
+  `.execute(db);
+}
+
 /**
  * More than a page of 50 in the other lists the bench reads: issues, weekly meetings rated by the
  * team (before the seeded meeting's week), and members of the organization.
@@ -384,11 +460,7 @@ async function seedMeeting(db: Kysely<Database>, world: World) {
 async function seedLists(db: Kysely<Database>, world: World) {
   // 200 events of the organization's log, each the body a task.updated delivery carries.
   const sample = await db.selectFrom('tasks').selectAll().where('team_id', '=', world.teamId).limit(1).executeTakeFirstOrThrow();
-  const eventText = eventBody('task.updated', new Date(), { orgId: world.orgId, teamId: world.teamId, object: toTask(sample) });
-  await sql`
-    insert into webhook_events (id, org_id, team_id, type, body, created_at)
-    select gen_random_uuid()::text, ${world.orgId}, ${world.teamId}, 'task.updated', ${eventText}, now() from generate_series(1, 200)
-  `.execute(db);
+  await insertEventsInBulk(db, world, toTask(sample), 200);
   const lastWeek = currentWeekMonday(new Date(), zone);
   await sql`
     insert into issues (team_id, title, description, priority, status, created_by_id, resolved_at, created_at)
@@ -618,7 +690,6 @@ async function measureStack(stack: Stack, results: Result[]): Promise<Check[]> {
       issues: `/v1/teams/${stack.world.teamId}/issues`,
       meetings: `/v1/teams/${stack.world.teamId}/meetings`,
       members: `/v1/orgs/${stack.world.orgId}/members`,
-      events: `/v1/orgs/${stack.world.orgId}/events?limit=100`,
       scorecard: `/v1/teams/${stack.world.teamId}/scorecard`,
       values: `/v1/metrics/${stack.metricId}/values`,
     };
@@ -628,10 +699,9 @@ async function measureStack(stack: Stack, results: Result[]): Promise<Check[]> {
     }
     const meeting = (await (await fetch(`${api.url}${paths.meeting}`, { headers: read })).json()) as Record<string, unknown[]>;
     const scorecard = (await (await fetch(`${api.url}${paths.scorecard}`, { headers: read })).json()) as { metrics: { values: unknown[] }[] };
-    for (const list of ['list', 'issues', 'meetings', 'members', 'events'] as const) {
+    for (const list of ['list', 'issues', 'meetings', 'members'] as const) {
       const page = (await (await fetch(`${api.url}${paths[list]}`, { headers: read })).json()) as { data: unknown[] };
-      const size = list === 'events' ? 100 : DEFAULT_PAGE_LIMIT;
-      if (page.data.length !== size) throw new Error(`${stack.label}: GET ${paths[list]} holds ${page.data.length} items, not a page of ${size}`);
+      if (page.data.length !== DEFAULT_PAGE_LIMIT) throw new Error(`${stack.label}: GET ${paths[list]} holds ${page.data.length} items, not a page of ${DEFAULT_PAGE_LIMIT}`);
     }
     if (!meeting.ratings?.length || !meeting.segues?.length || !meeting.headlines?.length || !meeting.messages?.length) {
       throw new Error(`${stack.label}: the meeting lacks ratings, segues, headlines or messages`);
@@ -657,12 +727,6 @@ async function measureStack(stack: Stack, results: Result[]): Promise<Check[]> {
     const [issuesFloor, issues] = await loadPair(pageFloor, { name: name('GET /v1/teams/{teamId}/issues (50 per page)'), url: `${api.url}${paths.issues}` }, read);
     const [meetingsFloor, meetings] = await loadPair(pageFloor, { name: name('GET /v1/teams/{teamId}/meetings (50 per page)'), url: `${api.url}${paths.meetings}` }, read);
     const [membersFloor, members] = await loadPair(pageFloor, { name: name('GET /v1/orgs/{orgId}/members (50 per page)'), url: `${api.url}${paths.members}` }, read);
-    // The event feed against the task list, the page a reader of the log compares it with.
-    const [taskPage, feedPage] = await loadPair(
-      { name: name('GET /v1/teams/{teamId}/tasks (50 per page)'), url: `${api.url}${paths.list}` },
-      { name: name('GET /v1/orgs/{orgId}/events (100 per page)'), url: `${api.url}${paths.events}` },
-      read,
-    );
     const logged = await load(name('GET /v1/me with request log lines on (info, to /dev/null)'), `${logging.url}${paths.me}`, { headers: read });
     // Changes, each against the floor of its shape: a PATCH of a task per connection, and a POST.
     const ownTasks = (await stack.db.selectFrom('tasks').select('id').where('team_id', '=', stack.world.teamId).orderBy('created_at', 'desc').limit(connections).execute()).map(
@@ -733,7 +797,7 @@ async function measureStack(stack: Stack, results: Result[]): Promise<Check[]> {
       const floorTail = await paced(name('  its floor at the same rate'), floorUrl, rate, halfDuration, read);
       tails.push({ what, read: answer, floor: floorTail });
     }
-    results.push(meFloor, me, taskFloor, task, listFloor, list, meetingFloor, meetingRead, issuesFloor, issues, meetingsFloor, meetings, membersFloor, members, taskPage, feedPage);
+    results.push(meFloor, me, taskFloor, task, listFloor, list, meetingFloor, meetingRead, issuesFloor, issues, meetingsFloor, meetings, membersFloor, members);
     results.push(logged, patchFloor, patch, createFloor, create, scorecardRead, values, fresh, notModified, post, postWithKey, replay);
     results.push(...tails.flatMap((tail) => [tail.read, tail.floor]));
 
@@ -746,7 +810,6 @@ async function measureStack(stack: Stack, results: Result[]): Promise<Check[]> {
       atLeast(name('GET …/meetings page ÷ the page floor'), rps(meetings) / rps(meetingsFloor), 0.7),
       atLeast(name('GET …/members page ÷ the page floor'), rps(members) / rps(membersFloor), 0.7),
       reported(name('GET /v1/meetings/{id} ÷ the read floor'), rps(meetingRead) / rps(meetingFloor)),
-      atLeast(name('GET …/events page of 100 ÷ GET …/tasks page of 50'), rps(feedPage) / rps(taskPage), 0.8, `${rps(feedPage).toFixed(0)} / ${rps(taskPage).toFixed(0)} req/s`),
       reported(name('GET /v1/me, request log lines on ÷ off'), rps(logged) / rps(me), `${rps(logged).toFixed(0)} req/s`),
       atLeast(name('PATCH /v1/tasks/{id} ÷ its floor (begin, UPDATE … RETURNING, commit)'), rps(patch) / rps(patchFloor), 0.8, `${rps(patch).toFixed(0)} / ${rps(patchFloor).toFixed(0)} req/s, a task per connection, p99 ${patch.p99} ms`),
       atLeast(name('POST …/tasks ÷ its floor (begin, INSERT … RETURNING, commit)'), rps(create) / rps(createFloor), 0.7, `${rps(create).toFixed(0)} / ${rps(createFloor).toFixed(0)} req/s`),
@@ -767,6 +830,35 @@ async function measureStack(stack: Stack, results: Result[]): Promise<Check[]> {
     await floor.close();
     await full.close();
     await withLogs.close();
+  }
+}
+
+/** The event feed's page of 100 against the task page of 50, the page a reader of the log compares it with: ≥ 0.8. */
+async function benchFeed(stack: Stack, results: Result[]): Promise<Check[]> {
+  const full = await createApp({
+    db: stack.db,
+    config: { rateLimitPerMinute: 10_000_000, redisUrl: undefined },
+    logger: pino({ level: 'silent' }),
+    secrets: createSecretBox(randomBytes(32)),
+    callerCache: { subscribe: stack.subscribe },
+  });
+  const api = await listen(full.app);
+  try {
+    const read = { authorization: `Bearer ${stack.world.readKey}` };
+    const feedUrl = `${api.url}/v1/orgs/${stack.world.orgId}/events?limit=100`;
+    const page = (await (await fetch(feedUrl, { headers: read })).json()) as { data: unknown[] };
+    if (page.data.length !== 100) throw new Error(`${stack.label}: the feed's page holds ${page.data.length} events, not 100`);
+    const [taskPage, feedPage] = await loadPair(
+      { name: `${stack.label}: GET /v1/teams/{teamId}/tasks (50 per page)`, url: `${api.url}/v1/teams/${stack.world.teamId}/tasks` },
+      { name: `${stack.label}: GET /v1/orgs/{orgId}/events (100 per page)`, url: feedUrl },
+      read,
+    );
+    results.push(taskPage, feedPage);
+    const rps = (result: Result) => result.requestsPerSecond;
+    return [atLeast(`${stack.label}: GET …/events page of 100 ÷ GET …/tasks page of 50`, rps(feedPage) / rps(taskPage), 0.8, `${rps(feedPage).toFixed(0)} / ${rps(taskPage).toFixed(0)} req/s`)];
+  } finally {
+    await api.close();
+    await full.close();
   }
 }
 
@@ -1041,11 +1133,7 @@ async function benchWebhooks(stack: WebhookStack, results: Result[]): Promise<Ch
     await clear();
     await subscribe(['*']);
     const task = await (await fetch(`${plain.url}${taskPath}`, { headers: write })).json();
-    const body = eventBody('task.updated', new Date(), { orgId: world.orgId, teamId: world.teamId, object: task });
-    await sql`
-      insert into webhook_events (id, org_id, team_id, type, body, created_at)
-      select gen_random_uuid()::text, ${world.orgId}, ${world.teamId}, 'task.updated', ${body}, now() from generate_series(1, ${stack.deliveryCount})
-    `.execute(db);
+    await insertEventsInBulk(db, world, task, stack.deliveryCount);
     await sql`analyze webhook_events, webhook_deliveries, webhook_subscriptions`.execute(db);
     await receiver.reset();
     const statements = { fanOuts: 0, claims: 0, attempts: 0, all: 0 };
@@ -1435,6 +1523,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
     };
     if (only) {
       console.log(`Bench: ${seconds} s per run, ${connections} connections, autocannon on loopback; Node ${process.version}`);
+      if (feedOnly) return await benchFeed(stack, results);
       return await (webhooksOnly ? benchWebhooks(webhookStack, results) : benchTracing(tracingStack, results));
     }
 
@@ -1509,6 +1598,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
       await full.close();
     }
     checks.push(...(await measureStack(stack, results)));
+    checks.push(...(await benchFeed(stack, results)));
     checks.push(...(await benchTracing(tracingStack, results)));
     checks.push(...(await benchWebhooks(webhookStack, results)));
     return checks;
@@ -1555,6 +1645,8 @@ async function benchPglite(results: Result[]): Promise<Check[]> {
       },
     };
     const checks = only ? [] : await measureStack(stack, results);
+    if (!only || feedOnly) checks.push(...(await benchFeed(stack, results)));
+    if (feedOnly) return checks;
     if (!webhooksOnly) {
       // Kysely instances of their own on the same PGlite, whose destruction would close it: left to the stack's.
       const open = async (hooks: DatabaseOptions) => ({ db: new Kysely<Database>({ dialect: new PGliteDialect(pglite), ...statementLog(hooks) }), close: async () => undefined });

@@ -2,7 +2,7 @@
  * Changes in one statement (issue 32): a task or an issue created, changed or deleted without `Idempotency-Key`
  * or `If-Match` is one statement after authentication — the access check the authorization module
  * granted, the rules, the change and its event. Its answer and its event's object are PostgreSQL's
- * JSON, held here byte for byte to what the mapper and `eventBody` write; a refusal changes nothing,
+ * JSON, held here byte for byte to what the mapper and `eventText` write; a refusal changes nothing,
  * writes no event and is decided by a second statement; when the statement changed nothing and
  * nothing refuses the change, it runs again in a transaction and is recorded once.
  */
@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTask as createTaskHandler } from '../src/handlers/tasks.js';
 import { writingItsEvent, type Handler } from '../src/handlers/types.js';
-import { ChangedMeanwhile, eventBody } from '../src/webhooks/outbox.js';
+import { ChangedMeanwhile, eventText } from '../src/webhooks/outbox.js';
 import { createTestDatabase, databaseLabel, type TestDatabase } from './support/database.js';
 import { createMeeting, createTask } from './support/executionFactories.js';
 import { createTeamWorld } from './support/factories.js';
@@ -34,8 +34,9 @@ async function setup() {
 }
 
 interface LoggedEvent {
+  id: string;
   type: string;
-  body: string;
+  event: string;
   team_id: string | null;
   traceparent: string | null;
 }
@@ -43,7 +44,7 @@ interface LoggedEvent {
 /** The events of the log whose object is (or names) `id`, in log order. */
 async function eventsOf(id: string): Promise<LoggedEvent[]> {
   const { rows } = await sql<LoggedEvent>`
-    select type, body, team_id, traceparent from webhook_events where body::json -> 'data' -> 'object' ->> 'id' = ${id} order by txid, position
+    select id, type, event, team_id, traceparent from webhook_events where event::json -> 'data' -> 'object' ->> 'id' = ${id} order by txid, position
   `.execute(app.db);
   return rows;
 }
@@ -62,10 +63,10 @@ async function counted<T>(work: () => Promise<T>): Promise<{ result: T; sent: st
   }
 }
 
-/** The event's body as `eventBody` writes it for the answer `answer` (JSON text). */
-function expectedBody(event: LoggedEvent, answer: string) {
-  const { type, timestamp, data } = JSON.parse(event.body) as { type: string; timestamp: string; data: { orgId: string; teamId: string } };
-  return eventBody(type, new Date(timestamp), { orgId: data.orgId, teamId: data.teamId, object: JSON.parse(answer) });
+/** The event's text as `eventText` writes it for the answer `answer` (JSON text). */
+function expectedText(event: LoggedEvent, answer: string) {
+  const { type, timestamp, data } = JSON.parse(event.event) as { type: string; timestamp: string; data: { orgId: string; teamId: string } };
+  return eventText(event.id, type, new Date(timestamp), { orgId: data.orgId, teamId: data.teamId, object: JSON.parse(answer) });
 }
 
 const unusualTitle = 'Quote "Baltic" \\ Trade: naïve café, 𝄞 and \u2028 a line separator';
@@ -89,10 +90,10 @@ describe(`a task's changes in one statement (${databaseLabel})`, () => {
     expect(sent.filter((text) => /^begin/i.test(text)), sent.join('\n')).toHaveLength(1);
     const events = await eventsOf(created.body.id);
     expect(events.map((event) => event.type)).toEqual(['task.created']);
-    expect(events[0]!.body).toBe(expectedBody(events[0]!, created.text));
+    expect(events[0]!.event).toBe(expectedText(events[0]!, created.text));
   });
 
-  it('a new task is answered, and its event written, byte for byte as the mapper and eventBody write them, in one statement', async () => {
+  it('a new task is answered, and its event written, byte for byte as the mapper and eventText write them, in one statement', async () => {
     const { org, team, member } = await setup();
     const meeting = await createMeeting(app.db, team.id, member.user.id);
 
@@ -107,11 +108,11 @@ describe(`a task's changes in one statement (${databaseLabel})`, () => {
     const [event, ...others] = await eventsOf(created.body.id);
     expect(others).toEqual([]);
     expect([event!.type, event!.team_id]).toEqual(['task.created', team.id]);
-    expect(event!.body).toBe(expectedBody(event!, created.text));
-    expect(JSON.parse(event!.body).data.orgId).toBe(org.id);
+    expect(event!.event).toBe(expectedText(event!, created.text));
+    expect(JSON.parse(event!.event).data.orgId).toBe(org.id);
   });
 
-  it('a change is answered, and its event written, byte for byte as the mapper and eventBody write them, in one statement', async () => {
+  it('a change is answered, and its event written, byte for byte as the mapper and eventText write them, in one statement', async () => {
     const { team, member } = await setup();
     const task = await createTask(app.db, team.id, member.user.id);
 
@@ -127,7 +128,7 @@ describe(`a task's changes in one statement (${databaseLabel})`, () => {
     expect(changed.headers.get('etag')).toBe(read.headers.get('etag'));
     const events = await eventsOf(task.id);
     expect(events.map((event) => event.type)).toEqual(['task.updated']);
-    expect(events[0]!.body).toBe(expectedBody(events[0]!, changed.text));
+    expect(events[0]!.event).toBe(expectedText(events[0]!, changed.text));
   });
 
   it('a deletion writes its event with the id of what is gone, in one statement', async () => {
@@ -141,7 +142,7 @@ describe(`a task's changes in one statement (${databaseLabel})`, () => {
     expect(sent, sent.join('\n')).toHaveLength(1);
     const events = await eventsOf(task.id);
     expect(events.map((event) => [event.type, event.team_id])).toEqual([['task.deleted', world.team.id]]);
-    expect(events[0]!.body).toBe(expectedBody(events[0]!, JSON.stringify({ id: task.id })));
+    expect(events[0]!.event).toBe(expectedText(events[0]!, JSON.stringify({ id: task.id })));
   });
 
   it("the event keeps the request's traceparent, as a change in a transaction does", async () => {
@@ -178,9 +179,9 @@ describe(`an issue's changes in one statement (${databaseLabel})`, () => {
     expect(changed.result.text).toBe(read.text);
     const events = await eventsOf(id);
     expect(events.map((event) => event.type)).toEqual(['issue.created', 'issue.updated', 'issue.deleted']);
-    expect(events[0]!.body).toBe(expectedBody(events[0]!, created.result.text));
-    expect(events[1]!.body).toBe(expectedBody(events[1]!, changed.result.text));
-    expect(events[2]!.body).toBe(expectedBody(events[2]!, JSON.stringify({ id })));
+    expect(events[0]!.event).toBe(expectedText(events[0]!, created.result.text));
+    expect(events[1]!.event).toBe(expectedText(events[1]!, changed.result.text));
+    expect(events[2]!.event).toBe(expectedText(events[2]!, JSON.stringify({ id })));
   });
 });
 
@@ -256,6 +257,6 @@ describe(`a change its statement did not make, and nothing refuses, runs again i
     expect(stored.rows[0]!.n).toBe(1);
     const events = await eventsOf(created.body.id);
     expect(events.map((event) => event.type)).toEqual(['task.created']);
-    expect(events[0]!.body).toBe(expectedBody(events[0]!, created.text));
+    expect(events[0]!.event).toBe(expectedText(events[0]!, created.text));
   });
 });

@@ -14,6 +14,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres, type OpenDatabase } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { deliveryBody } from '../src/webhooks/outbox.js';
 import { createPostgresDatabase, postgresUrl } from './support/database.js';
 import { createTeamWorld } from './support/factories.js';
 import { waitFor } from './support/processes.js';
@@ -106,7 +107,7 @@ describe.skipIf(!postgresUrl)('the event log fanned out by two server processes 
 
     const events = await direct!.db
       .selectFrom('webhook_events')
-      .select(['id', 'type', 'body'])
+      .select(['id', 'type', 'event'])
       .where('org_id', '=', orgId)
       .where('type', '<>', 'webhook.ping')
       .execute();
@@ -127,7 +128,7 @@ describe.skipIf(!postgresUrl)('the event log fanned out by two server processes 
     // Stopped, a worker has sent whatever it held: nothing more can come.
     for (const server of servers) expect(await stopServerProcess(server), server.output()).toEqual({ code: 0, signal: null });
 
-    const bodies = new Map(events.map((event) => [event.id, event.body]));
+    const bodies = new Map(events.map((event) => [event.id, deliveryBody(event.id, event.event)]));
     for (const [n, { receiver, secret, events: types }] of subscribers.entries()) {
       const received = changesOf(receiver.received);
       const ids = received.map((delivery) => String(delivery.headers['webhook-id']));

@@ -15,6 +15,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../src/db/database.js';
 import { belowHorizon, fanOut, purgeEvents } from '../src/db/queries/webhooks.js';
+import { deliveryBody } from '../src/webhooks/outbox.js';
 import { createTask as createTaskHandler, deleteTask as deleteTaskHandler } from '../src/handlers/tasks.js';
 import type { Handler } from '../src/handlers/types.js';
 import { matrixRows } from './permissions/rows.js';
@@ -48,7 +49,7 @@ interface LogRow {
   org_id: string;
   team_id: string | null;
   type: string;
-  body: string;
+  event: string;
   created_at: Date;
   txid: string;
   position: string;
@@ -60,7 +61,7 @@ interface Cursor {
   position: string;
 }
 
-const logColumns = sql`id, org_id, team_id, type, body, created_at, txid::text as txid, position::text as position`;
+const logColumns = sql`id, org_id, team_id, type, event, created_at, txid::text as txid, position::text as position`;
 
 /** The events after `cursor` (the log's end when none is given), in log order, pings aside. */
 async function logAfter(db: Kysely<Database>, cursor: Cursor): Promise<LogRow[]> {
@@ -92,7 +93,7 @@ async function readFeed(db: Kysely<Database>, orgId: string, cursor: Cursor, gua
 }
 
 const cursorOf = (row: LogRow): Cursor => ({ txid: row.txid, position: row.position });
-const objectIdOf = (row: LogRow) => (JSON.parse(row.body) as { data: { object: { id?: string } } }).data.object.id;
+const objectIdOf = (row: LogRow) => (JSON.parse(row.event) as { data: { object: { id?: string } } }).data.object.id;
 
 /** The ids of the events a subscription has deliveries of, pings aside, in log order. */
 async function deliveredEvents(db: Kysely<Database>, subscriptionId: string): Promise<string[]> {
@@ -176,7 +177,7 @@ describe(`every change leaves exactly its events in the log, with no subscriptio
       const written = await logAfter(app.db, end);
       expect(written.map((event) => event.type)).toEqual([eventOf[operationId]]);
       const [event] = written;
-      const sent = JSON.parse(event!.body);
+      const sent = JSON.parse(deliveryBody(event!.id, event!.event));
       expect(checkWebhookEvent(sent).problems).toEqual([]);
       expect(sent.type).toBe(event!.type);
       expect(sent.timestamp).toBe(event!.created_at.toISOString());
@@ -441,12 +442,12 @@ describe(`retention (${databaseLabel})`, () => {
       const old = [await newTask(keeper, owner, team.id), await newTask(keeper, owner, team.id)];
       // More old events than a batch of the purge holds, written straight into the log.
       await sql`
-        insert into webhook_events (id, org_id, team_id, type, body, created_at)
-        select gen_random_uuid()::text, ${org.id}, ${team.id}, 'task.deleted',
-          json_build_object('type', 'task.deleted', 'timestamp', ${new Date(clock.at).toISOString()}::text,
+        insert into webhook_events (id, org_id, team_id, type, event, created_at)
+        select x.id, ${org.id}, ${team.id}, 'task.deleted',
+          json_build_object('id', x.id, 'type', 'task.deleted', 'timestamp', ${new Date(clock.at).toISOString()}::text,
             'data', json_build_object('orgId', ${org.id}::text, 'teamId', ${team.id}::text, 'object', json_build_object('id', gen_random_uuid()::text)))::text,
           ${new Date(clock.at)}
-        from generate_series(1, 1200)
+        from (select gen_random_uuid()::text as id from generate_series(1, 1200)) x
       `.execute(own.db);
       clock.at += 2 * 60 * 1000;
       const edge = await newTask(keeper, owner, team.id);
@@ -455,7 +456,7 @@ describe(`retention (${databaseLabel})`, () => {
       const deliveries = async () =>
         (
           await sql<{ id: string; state: string; event: string; attempts: string[] }>`
-            select d.id, d.state, e.type || ' ' || coalesce((e.body::json)->'data'->'object'->>'id', '') as event,
+            select d.id, d.state, e.type || ' ' || coalesce((e.event::json)->'data'->'object'->>'id', '') as event,
               array(select a.id from webhook_attempts a where a.delivery_id = d.id order by a.id) as attempts
             from webhook_deliveries d join webhook_events e on e.id = d.event_id order by d.id`.execute(own.db)
         ).rows;
@@ -472,7 +473,7 @@ describe(`retention (${databaseLabel})`, () => {
 
       const events = async () =>
         (await sql<{ id: string; type: string; object: string }>`
-          select id, type, (body::json)->'data'->'object'->>'id' as object from webhook_events order by created_at, position`.execute(own.db)).rows;
+          select id, type, (event::json)->'data'->'object'->>'id' as object from webhook_events order by created_at, position`.execute(own.db)).rows;
       // The bulk, the ping, the old tasks, and the two within the retention.
       expect((await events()).length).toBe(1200 + 1 + old.length + 2);
       expect(purges).toBe(0);
@@ -505,7 +506,7 @@ describe(`retention (${databaseLabel})`, () => {
     for (const [n, id] of ids.entries()) {
       await app.db
         .insertInto('webhook_events')
-        .values({ id, org_id: org.id, team_id: null, type: 'organization.updated', body: '{}', created_at: new Date(at.getTime() + n * 1000) })
+        .values({ id, org_id: org.id, team_id: null, type: 'organization.updated', event: '{}', created_at: new Date(at.getTime() + n * 1000) })
         .execute();
     }
     const left = async () => (await app.db.selectFrom('webhook_events').select('id').where('id', 'in', ids).orderBy('created_at').execute()).map((row) => row.id);

@@ -13,6 +13,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeEvents } from '../src/db/queries/webhooks.js';
+import { deliveryBody, eventText } from '../src/webhooks/outbox.js';
 import { contract } from './support/contract.js';
 import { createTestDatabase, databaseLabel, postgresUrl, type TestDatabase } from './support/database.js';
 import { createEvents, feedShowsAll } from './support/eventFactories.js';
@@ -35,7 +36,7 @@ afterAll(async () => {
 
 interface LogRow {
   id: string;
-  body: string;
+  event: string;
   txid: string;
   position: string;
 }
@@ -43,14 +44,14 @@ interface LogRow {
 /** The organization's log as the feed shows it, in log order, pings aside. */
 async function logOf(orgId: string): Promise<LogRow[]> {
   const { rows } = await sql<LogRow>`
-    select id, body, txid::text as txid, position::text as position from webhook_events
+    select id, event, txid::text as txid, position::text as position from webhook_events
     where org_id = ${orgId} and type <> 'webhook.ping' order by txid, position
   `.execute(app.db);
   return rows;
 }
 
-/** An event as the feed lists it: the stored body of its deliveries with the id in front. */
-const asEvent = (row: LogRow) => ({ id: row.id, ...(JSON.parse(row.body) as object) });
+/** An event as the feed lists it: the body of its deliveries with the id in front. */
+const asEvent = (row: LogRow) => ({ id: row.id, ...(JSON.parse(deliveryBody(row.id, row.event)) as object) });
 
 /** An organization with a team and an Owner who is in the team, so that the Owner can make every change. */
 async function newOrganization() {
@@ -307,13 +308,10 @@ describe.runIf(postgresUrl)(`the event feed while changes overlap (${databaseLab
     const session = new pg.Client({ connectionString: database.url });
     await session.connect();
     await session.query('begin');
-    const body = JSON.stringify({ type: 'task.deleted', timestamp: new Date().toISOString(), data: { orgId: o.org.id, teamId: o.team.id, object: { id: randomUUID() } } });
-    const { rows } = await session.query<{ id: string }>(`insert into webhook_events (org_id, team_id, type, body) values ($1, $2, 'task.deleted', $3) returning id`, [
-      o.org.id,
-      o.team.id,
-      body,
-    ]);
-    return { id: rows[0]!.id, commit: () => session.query('commit'), end: () => session.end() };
+    const id = randomUUID();
+    const event = eventText(id, 'task.deleted', new Date(), { orgId: o.org.id, teamId: o.team.id, object: { id: randomUUID() } });
+    await session.query(`insert into webhook_events (id, org_id, team_id, type, event) values ($1, $2, $3, 'task.deleted', $4)`, [id, o.org.id, o.team.id, event]);
+    return { id, commit: () => session.query('commit'), end: () => session.end() };
   }
 
   it('shows no event behind a change still running, and shows it in its place once that change commits', async () => {
@@ -356,7 +354,7 @@ describe.runIf(postgresUrl)(`the event feed while changes overlap (${databaseLab
 /** Writes one event of the organization (a statement of its own, committed at once), without waiting for the feed to show it: its id. */
 async function createEventBesides(o: Organization): Promise<string> {
   const id = randomUUID();
-  const body = JSON.stringify({ type: 'task.deleted', timestamp: new Date().toISOString(), data: { orgId: o.org.id, teamId: o.team.id, object: { id: randomUUID() } } });
-  await app.db.insertInto('webhook_events').values({ id, org_id: o.org.id, team_id: o.team.id, type: 'task.deleted', body }).execute();
+  const event = eventText(id, 'task.deleted', new Date(), { orgId: o.org.id, teamId: o.team.id, object: { id: randomUUID() } });
+  await app.db.insertInto('webhook_events').values({ id, org_id: o.org.id, team_id: o.team.id, type: 'task.deleted', event }).execute();
   return id;
 }

@@ -25,6 +25,7 @@ import { migrations } from '../src/db/migrate.js';
 import * as initial from '../src/db/migrations/0001_initial.js';
 import * as canonicalTimeZones from '../src/db/migrations/0002_canonical_time_zones.js';
 import { canonicalTimeZone } from '../src/time.js';
+import { deliveryBody, eventText } from '../src/webhooks/outbox.js';
 import { createPostgresDatabase, postgresUrl } from './support/database.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -360,7 +361,7 @@ const schema: SchemaFacts = {
     id: 'text defaulted',
     org_id: 'text required',
     type: 'text required',
-    body: 'text required',
+    event: 'text required',
     created_at: 'timestamptz defaulted',
     team_id: 'text nullable',
     txid: 'xid8 defaulted',
@@ -1371,5 +1372,52 @@ describe.each(databases)('the canonical time zones migration on $name', ({ open 
 
     expect(down.results).toEqual([{ migrationName: '0002_canonical_time_zones', direction: 'Down', status: 'Success' }]);
     expect(Object.values(await zonesOf('organizations', 'slug')).sort()).toEqual(spellings.map(([, after]) => after).sort());
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+
+describe.each(databases)('the event text migration on $name', ({ open }) => {
+  const at = new Date('2026-11-20T08:00:00.000Z');
+  // Kept before as the body of their deliveries, whatever text their objects hold.
+  const events = ['Quote "Baltic" \\ café', 'naïve 𝄞 \u2028 line', 'Plain'].map((title, n) => ({
+    id: `event-${n}`,
+    data: { orgId: 'org-event-text', teamId: null, object: { id: `task-${n}`, title } },
+  }));
+  const bodyOf = (event: (typeof events)[number]) => JSON.stringify({ type: 'task.updated', timestamp: at.toISOString(), data: event.data });
+
+  let database: OpenDatabase;
+  let migrator: Migrator;
+
+  beforeAll(async () => {
+    database = await open();
+    migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
+    await migrator.migrateTo('0007_caller_notifications');
+    await sql`insert into organizations (id, name, slug, timezone, default_locale) values ('org-event-text', 'Events', 'events', 'UTC', 'en')`.execute(database.db);
+    for (const event of events) {
+      await sql`insert into webhook_events (id, org_id, type, body) values (${event.id}, 'org-event-text', 'task.updated', ${bodyOf(event)})`.execute(database.db);
+    }
+  });
+
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  const kept = async (column: 'event' | 'body') =>
+    (await sql<{ text: string }>`select ${sql.ref(column)} as text from webhook_events order by id`.execute(database.db)).rows.map((row) => row.text);
+
+  it('keeps each event as the feed answers it, and its deliveries send the same bytes as before', async () => {
+    const up = await migrator.migrateTo('0008_event_text');
+
+    expect(up.results).toEqual([{ migrationName: '0008_event_text', direction: 'Up', status: 'Success' }]);
+    expect(await kept('event')).toEqual(events.map((event) => eventText(event.id, 'task.updated', at, event.data)));
+    expect((await kept('event')).map((text, n) => deliveryBody(events[n]!.id, text))).toEqual(events.map(bodyOf));
+  });
+
+  it('gives back the bodies of the deliveries when migrated down', async () => {
+    const down = await migrator.migrateDown();
+
+    expect(down.results).toEqual([{ migrationName: '0008_event_text', direction: 'Down', status: 'Success' }]);
+    expect(await kept('body')).toEqual(events.map(bodyOf));
   });
 });

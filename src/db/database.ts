@@ -538,7 +538,8 @@ export interface WebhookEventsTable {
   org_id: string;
   team_id: string | null;
   type: string;
-  body: string;
+  /** The event as the feed answers it, `{"id","type","timestamp","data"}`: its deliveries send it without `id` (`deliveryBody`). */
+  event: string;
   /** The writing transaction's id (`xid8`, as text): with `position`, the log's order. */
   txid: Generated<string>;
   position: ColumnType<string, never, never>;

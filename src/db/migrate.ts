@@ -7,6 +7,7 @@ import * as webhooks from './migrations/0004_webhooks.js';
 import * as eventLog from './migrations/0005_event_log.js';
 import * as eventTrace from './migrations/0006_event_trace.js';
 import * as callerNotifications from './migrations/0007_caller_notifications.js';
+import * as eventText from './migrations/0008_event_text.js';
 
 // Listed here rather than read from the file system so the set is fixed at build time.
 export const migrations: Record<string, Migration> = {
@@ -17,6 +18,7 @@ export const migrations: Record<string, Migration> = {
   '0005_event_log': eventLog,
   '0006_event_trace': eventTrace,
   '0007_caller_notifications': callerNotifications,
+  '0008_event_text': eventText,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -11,7 +11,7 @@ import { inTransaction } from '../db/transaction.js';
 import { NotFound, RuleViolation } from '../errors.js';
 import { toWebhook, toWebhookDelivery, toWebhookWithSecret, webhookDeliveryJson, webhookJson } from '../records/webhooks.js';
 import { pageText } from '../api/jsonText.js';
-import { eventBody } from '../webhooks/outbox.js';
+import { eventText } from '../webhooks/outbox.js';
 import { targetFault } from '../webhooks/targets.js';
 import type { AreaHandlers, Handler } from './types.js';
 
@@ -39,8 +39,8 @@ async function loadWebhook(db: Kysely<Database>, caller: Caller, webhookId: stri
 /** A ping to one subscription, due at once (its event and delivery written in one statement): the delivery it made. */
 async function ping(db: Kysely<Database>, webhook: { id: string; org_id: string }, now: Date) {
   const id = randomUUID();
-  const body = eventBody(webhooks.pingType, now, { orgId: webhook.org_id, teamId: null, object: { webhookId: webhook.id } });
-  const deliveryId = await webhooks.insertEventFor(db, webhook.id, { id, orgId: webhook.org_id, type: webhooks.pingType, body }, now);
+  const event = eventText(id, webhooks.pingType, now, { orgId: webhook.org_id, teamId: null, object: { webhookId: webhook.id } });
+  const deliveryId = await webhooks.insertEventFor(db, webhook.id, { id, orgId: webhook.org_id, type: webhooks.pingType, event }, now);
   return (await webhooks.findDelivery(db, webhook.id, deliveryId))!;
 }
 

@@ -23,9 +23,20 @@ import { inTransaction } from '../db/transaction.js';
 import { insertEventOf, insertEvents, subjectsBefore, type EventStamp, type NewEvent } from '../db/queries/webhooks.js';
 import { eventCatalog, type ChangeInput, type ChangeResult } from './catalog.js';
 
-/** The exact JSON text an event is sent and signed as (Standard Webhooks' `type`, `timestamp`, `data`). */
-export function eventBody(type: string, at: Date, data: { orgId: string; teamId: string | null; object: unknown }): string {
-  return JSON.stringify({ type, timestamp: at.toISOString(), data });
+/** The JSON text of an event as the log keeps it and the feed answers it: `{"id","type","timestamp","data"}`, compact. */
+export function eventText(id: string, type: string, at: Date, data: { orgId: string; teamId: string | null; object: unknown }): string {
+  return JSON.stringify({ id, type, timestamp: at.toISOString(), data });
+}
+
+/**
+ * The exact JSON text an event is sent and signed as (Standard Webhooks' `type`, `timestamp`, `data`):
+ * the event without its leading `id` member, which travels as `webhook-id`. Cut off here rather than
+ * in SQL, where taking a text apart walks it character by character.
+ */
+export function deliveryBody(id: string, event: string): string {
+  const idMember = `{"id":${JSON.stringify(id)},`;
+  if (!event.startsWith(idMember)) throw new Error(`The event ${id} is not kept with its id first`);
+  return `{${event.slice(idMember.length)}`;
 }
 
 /**
@@ -108,7 +119,8 @@ export async function withEvents<R extends ChangeResult>(
     const events: NewEvent[] = subjects.map((subject) => {
       const { type, object } = spec.event(input, result, subject.id);
       const teamId = spec.teamOf?.(result) ?? subject.team_id;
-      return { id: randomUUID(), orgId: subject.org_id, teamId, type, body: eventBody(type, at, { orgId: subject.org_id, teamId, object }), traceparent };
+      const id = randomUUID();
+      return { id, orgId: subject.org_id, teamId, type, event: eventText(id, type, at, { orgId: subject.org_id, teamId, object }), traceparent };
     });
     await insertEvents(trx, events, at);
     return result;

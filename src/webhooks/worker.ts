@@ -28,6 +28,7 @@ import { claimDue, deliveriesChannel, fanOut, purgeEvents, recordAttempt, releas
 import { loggableError } from '../logger.js';
 import type { Tracing } from '../observability/tracing.js';
 import { afterAttempt, defaultEventRetentionDays, resultOfStatus, type AttemptResult } from '../rules/webhookDelivery.js';
+import { deliveryBody } from './outbox.js';
 import { guardedLookup, isPublicAddress, TargetRefused } from './targets.js';
 
 export const deliveryTimeoutMs = 15_000;
@@ -156,24 +157,25 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
   let timer: NodeJS.Timeout | undefined;
   let stopListening: (() => Promise<void>) | undefined;
 
-  const signatures = (delivery: ClaimedDelivery, at: Date): string => {
+  const signatures = (delivery: ClaimedDelivery, body: string, at: Date): string => {
     const keys = [delivery.secret];
     if (delivery.previous_secret && delivery.previous_secret_expires_at && delivery.previous_secret_expires_at > now()) keys.push(delivery.previous_secret);
-    return keys.map((sealed) => new Webhook(secrets.open(sealed)).sign(delivery.event_id, at, delivery.body)).join(' ');
+    return keys.map((sealed) => new Webhook(secrets.open(sealed)).sign(delivery.event_id, at, body)).join(' ');
   };
 
   const deliver = async (delivery: ClaimedDelivery): Promise<void> => {
     // Receivers check the signature's time against their own clock: it is always the real time.
     const signedAt = new Date();
+    const body = deliveryBody(delivery.event_id, delivery.event);
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'TeamOS-Webhooks/1',
       'webhook-id': delivery.event_id,
       'webhook-timestamp': String(Math.floor(signedAt.getTime() / 1000)),
-      'webhook-signature': signatures(delivery, signedAt),
+      'webhook-signature': signatures(delivery, body, signedAt),
     };
     const url = new URL(delivery.url);
-    const send = (traceparent: string | null) => post(url, traceparent === null ? headers : { ...headers, traceparent }, delivery.body, allowPrivateTargets);
+    const send = (traceparent: string | null) => post(url, traceparent === null ? headers : { ...headers, traceparent }, body, allowPrivateTargets);
     const started = performance.now();
     const sent = tracing
       ? await tracing.delivery({ traceparent: delivery.traceparent, url, eventId: delivery.event_id, deliveryId: delivery.id, attempt: delivery.attempt_count + 1 }, send)

@@ -1,6 +1,8 @@
 /** Factories for documents, people reviews, the accountability chart and the vision: rows inserted straight into the database. */
+import { randomUUID } from 'node:crypto';
 import type { Insertable, Kysely } from 'kysely';
 import type { Database, DocumentType, VisionsTable, WebhookDeliveryState } from '../../src/db/database.js';
+import { eventText } from '../../src/webhooks/outbox.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Documents
@@ -147,8 +149,9 @@ export interface DeliveryOptions {
 /** A delivery of a new event to the subscription, with its attempts: its id. */
 export async function createDelivery(db: Kysely<Database>, webhook: { id: string; org_id: string }, options: DeliveryOptions = {}) {
   const type = options.type ?? 'webhook.ping';
-  const body = JSON.stringify({ type, timestamp: new Date().toISOString(), data: { orgId: webhook.org_id, teamId: null, object: { webhookId: webhook.id } } });
-  const event = await db.insertInto('webhook_events').values({ org_id: webhook.org_id, type, body }).returning('id').executeTakeFirstOrThrow();
+  const id = randomUUID();
+  const text = eventText(id, type, new Date(), { orgId: webhook.org_id, teamId: null, object: { webhookId: webhook.id } });
+  const event = await db.insertInto('webhook_events').values({ id, org_id: webhook.org_id, type, event: text }).returning('id').executeTakeFirstOrThrow();
   const delivery = await db
     .insertInto('webhook_deliveries')
     .values({
@@ -182,8 +185,9 @@ export async function createWebhookWithDelivery(db: Kysely<Database>, orgId: str
   const webhook = await createWebhook(db, orgId, { isActive: false });
   let deliveryId = '';
   for (let made = 0; made < count; made += 1) {
-    const body = JSON.stringify({ type: 'webhook.ping', timestamp: new Date().toISOString(), data: { orgId, teamId: null, object: { webhookId: webhook.id } } });
-    const event = await db.insertInto('webhook_events').values({ org_id: orgId, type: 'webhook.ping', body }).returning('id').executeTakeFirstOrThrow();
+    const id = randomUUID();
+    const text = eventText(id, 'webhook.ping', new Date(), { orgId, teamId: null, object: { webhookId: webhook.id } });
+    const event = await db.insertInto('webhook_events').values({ id, org_id: orgId, type: 'webhook.ping', event: text }).returning('id').executeTakeFirstOrThrow();
     const delivery = await db
       .insertInto('webhook_deliveries')
       .values({ event_id: event.id, subscription_id: webhook.id, next_attempt_at: new Date() })

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../src/db/database.js';
 import { belowHorizon, insertEvents } from '../../src/db/queries/webhooks.js';
-import { eventBody } from '../../src/webhooks/outbox.js';
+import { eventText } from '../../src/webhooks/outbox.js';
 import { waitFor } from './processes.js';
 
 /**
@@ -30,8 +30,8 @@ export async function createEvents(db: Kysely<Database>, team: { id: string; org
   for (let made = 0; made < count; made += 1) {
     const id = randomUUID();
     const at = new Date();
-    const body = eventBody('task.deleted', at, { orgId: team.org_id, teamId: team.id, object: { id: randomUUID() } });
-    await db.transaction().execute((trx) => insertEvents(trx, [{ id, orgId: team.org_id, teamId: team.id, type: 'task.deleted', body }], at));
+    const event = eventText(id, 'task.deleted', at, { orgId: team.org_id, teamId: team.id, object: { id: randomUUID() } });
+    await db.transaction().execute((trx) => insertEvents(trx, [{ id, orgId: team.org_id, teamId: team.id, type: 'task.deleted', event }], at));
     ids.push(id);
   }
   await feedShowsAll(db);

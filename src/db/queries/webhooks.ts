@@ -83,13 +83,13 @@ export async function deleteSubscription(db: Db, id: string): Promise<boolean> {
 // ---------------------------------------------------------------------------------------------------
 // The outbox
 
-/** An event to write: the organization it belongs to, its type and the exact JSON text of its body. */
+/** An event to write: the organization it belongs to, its type and its JSON text (`eventText`). */
 export interface NewEvent {
   id: string;
   orgId: string;
   teamId: string | null;
   type: string;
-  body: string;
+  event: string;
   /** The W3C `traceparent` of the request that wrote it, which its deliveries send; none outside a request. */
   traceparent?: string | null;
 }
@@ -152,12 +152,12 @@ export async function subjectsBefore(db: Db, kind: SubjectKind, keys: readonly s
   return rows;
 }
 
-/** Writes the events of `sent` (rows of id, org_id, team_id, type, body, traceparent) into the log, in one statement of the change's transaction. */
+/** Writes the events of `sent` (rows of id, org_id, team_id, type, event, traceparent) into the log, in one statement of the change's transaction. */
 async function writeEvents(trx: Transaction<Database>, sent: RawBuilder<unknown>, now: Date): Promise<void> {
   await sql`
-    insert into webhook_events (id, org_id, team_id, type, body, traceparent, created_at)
-    select sent.id, sent.org_id, sent.team_id, sent.type, sent.body, sent.traceparent, ${now}
-    from (${sent}) sent (id, org_id, team_id, type, body, traceparent)
+    insert into webhook_events (id, org_id, team_id, type, event, traceparent, created_at)
+    select sent.id, sent.org_id, sent.team_id, sent.type, sent.event, sent.traceparent, ${now}
+    from (${sent}) sent (id, org_id, team_id, type, event, traceparent)
   `.execute(trx);
 }
 
@@ -167,18 +167,18 @@ export async function insertEvents(trx: Transaction<Database>, events: readonly 
   await writeEvents(
     trx,
     sql`select * from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.orgId)}::text[], ${events.map((e) => e.teamId)}::text[],
-      ${events.map((e) => e.type)}::text[], ${events.map((e) => e.body)}::text[], ${events.map((e) => e.traceparent ?? null)}::text[])`,
+      ${events.map((e) => e.type)}::text[], ${events.map((e) => e.event)}::text[], ${events.map((e) => e.traceparent ?? null)}::text[])`,
     now,
   );
 }
 
 /**
- * The SQL of an event's body, the text `eventBody` writes — `{"type","timestamp","data":{"orgId",
+ * The SQL of an event's text, as `eventText` writes it — `{"id","type","timestamp","data":{"orgId",
  * "teamId","object"}}`, compact — from the SQL of its organization, team and object (JSON text).
  */
-function eventBodyOf(type: string, at: Date, orgId: RawBuilder<unknown>, teamId: RawBuilder<unknown>, object: RawBuilder<unknown>) {
-  return sql`'{"type":' || to_json(${type}::text)::text || ',"timestamp":' || to_json(${at.toISOString()}::text)::text
-      || ',"data":{"orgId":' || to_json(${orgId})::text || ',"teamId":' || coalesce(to_json(${teamId})::text, 'null')
+function eventTextOf(id: string, type: string, at: Date, orgId: RawBuilder<unknown>, teamId: RawBuilder<unknown>, object: RawBuilder<unknown>) {
+  const known = `{"id":${JSON.stringify(id)},"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(at.toISOString())},"data":{"orgId":`;
+  return sql`${known}::text || to_json(${orgId})::text || ',"teamId":' || coalesce(to_json(${teamId})::text, 'null')
       || ',"object":' || ${object} || '}}'`;
 }
 
@@ -204,7 +204,7 @@ export function insertEventOf(
   return writeEvents(
     trx,
     sql`select ${event.id}::text, subject.org_id, ${teamId}, ${event.type}::text,
-      ${eventBodyOf(event.type, event.at, sql`subject.org_id`, teamId, sql`${event.object}::text`)}, ${event.traceparent ?? null}::text
+      ${eventTextOf(event.id, event.type, event.at, sql`subject.org_id`, teamId, sql`${event.object}::text`)}, ${event.traceparent ?? null}::text
       from (${subjectsOf(event.kind, [event.key], event.userId)}) subject`,
     event.at,
   );
@@ -231,9 +231,9 @@ export async function changeWithEvent(db: Db, change: OperationNodeSource, event
   const { rows } = await sql<{ object: string }>`
     with changed as (${change}),
     event as (
-      insert into webhook_events (id, org_id, team_id, type, body, traceparent, created_at)
+      insert into webhook_events (id, org_id, team_id, type, event, traceparent, created_at)
       select ${event.id}::text, changed.org_id, changed.team_id, ${event.type}::text,
-        ${eventBodyOf(event.type, event.at, sql`changed.org_id`, sql`changed.team_id`, sql`changed.object`)}, ${event.traceparent}::text, ${event.at}
+        ${eventTextOf(event.id, event.type, event.at, sql`changed.org_id`, sql`changed.team_id`, sql`changed.object`)}, ${event.traceparent}::text, ${event.at}
       from changed
     )
     select changed.object from changed
@@ -245,8 +245,8 @@ export async function changeWithEvent(db: Db, change: OperationNodeSource, event
 export async function insertEventFor(db: Db, subscriptionId: string, event: Omit<NewEvent, 'teamId'>, now: Date): Promise<string> {
   const { rows } = await sql<{ id: string }>`
     with event as (
-      insert into webhook_events (id, org_id, type, body, traceparent, created_at)
-      values (${event.id}, ${event.orgId}, ${event.type}, ${event.body}, ${event.traceparent ?? null}::text, ${now})
+      insert into webhook_events (id, org_id, type, event, traceparent, created_at)
+      values (${event.id}, ${event.orgId}, ${event.type}, ${event.event}, ${event.traceparent ?? null}::text, ${now})
       returning id
     )
     insert into webhook_deliveries (event_id, subscription_id, next_attempt_at, created_at)
@@ -404,7 +404,8 @@ export interface ClaimedDelivery {
   attempt_count: number;
   event_id: string;
   event_created_at: Date;
-  body: string;
+  /** The event's text, which is sent without its `id` (`deliveryBody`). */
+  event: string;
   /** The `traceparent` of the change that wrote the event, sent with it. */
   traceparent: string | null;
   subscription_id: string;
@@ -440,7 +441,7 @@ export async function claimDue(db: Db, claim: { now: Date; leaseMs: number; limi
       update webhook_deliveries d set lease_until = ${leaseUntil}, lease_token = gen_random_uuid()::text
       from due, webhook_events e, webhook_subscriptions s
       where d.id = due.id and e.id = d.event_id and s.id = d.subscription_id
-      returning d.id, d.lease_token, d.attempt_count, d.event_id, e.created_at as event_created_at, e.body, e.traceparent, s.id as subscription_id, s.url,
+      returning d.id, d.lease_token, d.attempt_count, d.event_id, e.created_at as event_created_at, e.event, e.traceparent, s.id as subscription_id, s.url,
         s.secret, s.previous_secret, s.previous_secret_expires_at, s.failing_since
     ),
     attempts as (

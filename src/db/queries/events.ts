@@ -13,6 +13,14 @@ import { decodeCursor, encodeCursor, type SortKeyType } from '../pagination.js';
 import { prepared } from '../prepared.js';
 import { belowHorizon, pingType } from './webhooks.js';
 
+/**
+ * Pings are left out by a literal, not a parameter: in a generic plan `type <> $1` is estimated from
+ * the number of distinct types, which for a log of few types makes it look as if almost no row
+ * passes, and PostgreSQL then chose a scan of the whole log and a sort over the index (on a log of
+ * 50,000 events of one organization: 30 ms against 0.07 ms for a page of 100).
+ */
+const notPing = (alias: string) => sql`${sql.ref(`${alias}.type`)} <> ${sql.lit(pingType)}`;
+
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** The cursor names the page's last event by its id: a page resumes after it as after `after`. */
@@ -44,7 +52,7 @@ const feedPage = prepared((db: Db, args: FeedArgs) => {
   const resumes = args.after !== undefined;
   const filters = [
     sql`e.org_id = ${args.orgId}`,
-    sql`e.type <> ${pingType}`,
+    notPing('e'),
     belowHorizon(sql`e.txid`),
     ...(resumes ? [sql`(e.txid, e.position) > (select s.txid, s.position from start s)`] : []),
     ...(args.types !== undefined ? [sql`e.type = any(${args.types}::text[])`] : []),
@@ -57,7 +65,7 @@ const feedPage = prepared((db: Db, args: FeedArgs) => {
   const query = resumes
     ? sql<FeedRow>`
       with start as (
-        select s.txid, s.position from webhook_events s where s.id = ${args.after} and s.org_id = ${args.orgId} and s.type <> ${pingType}
+        select s.txid, s.position from webhook_events s where s.id = ${args.after} and s.org_id = ${args.orgId} and ${notPing('s')}
       )
       select p.event from (
         (${page})
@@ -105,7 +113,7 @@ export async function eventPage(
 export async function findEvent(db: Db, id: string): Promise<{ org_id: string; event: string } | undefined> {
   const { rows } = await sql<{ org_id: string; event: string }>`
     select e.org_id, e.event from webhook_events e
-    where e.id = ${id} and e.type <> ${pingType} and ${belowHorizon(sql`e.txid`)}
+    where e.id = ${id} and ${notPing('e')} and ${belowHorizon(sql`e.txid`)}
   `.execute(db);
   return rows[0];
 }

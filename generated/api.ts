@@ -3141,7 +3141,7 @@ export interface webhooks {
         put?: never;
         /**
          * Meeting notes or times changed
-         * @description Sent after `PATCH /meetings/{id}` wrote a meeting's notes or corrected the times of a completed meeting; a body that moves the status sends `meeting.status_changed` instead. `object` is the whole meeting as that answer gave it. While the ratings of a meeting in progress are hidden (`ratingsHidden` true), `ratings` holds at most the rating of the person who made the change, as `GET /meetings/{id}` shows it to them.
+         * @description Sent after `PATCH /meetings/{id}` wrote a meeting's notes or corrected the times of a completed meeting; a body that moves the status sends `meeting.status_changed` instead. `object` is the whole meeting as every reader of the event may see it at the moment of the change, not as the writer's own answer shows it: while the ratings of a meeting in progress are hidden (`ratingsHidden` true), `ratings` is empty (nobody's rating, not even that of the person who made the change; revealing them sends `meeting.ratings_revealed`, which carries them), and each message's `acknowledged` is false (it tells a reader their own state, which an event read by many cannot).
          */
         post: {
             parameters: {
@@ -3194,7 +3194,7 @@ export interface webhooks {
         put?: never;
         /**
          * Meeting started or ended
-         * @description Sent after `PATCH /meetings/{id}` moved a meeting one step forward: from SCHEDULED to IN_PROGRESS (it started) or from IN_PROGRESS to COMPLETED (it ended, and every rating became visible). `object` is the whole meeting as that answer gave it, with the new `status`. While the ratings of a meeting in progress are hidden (`ratingsHidden` true), `ratings` holds at most the rating of the person who made the change, as `GET /meetings/{id}` shows it to them.
+         * @description Sent after `PATCH /meetings/{id}` moved a meeting one step forward: from SCHEDULED to IN_PROGRESS (it started) or from IN_PROGRESS to COMPLETED (it ended, and every rating became visible). `object` is the whole meeting, with the new `status`, as every reader of the event may see it at the moment of the change, not as the writer's own answer shows it: while the ratings of a meeting in progress are hidden (`ratingsHidden` true), `ratings` is empty (nobody's rating, not even that of the person who made the change), and each message's `acknowledged` is false (it tells a reader their own state, which an event read by many cannot).
          */
         post: {
             parameters: {
@@ -3247,7 +3247,7 @@ export interface webhooks {
         put?: never;
         /**
          * Ratings of a meeting revealed
-         * @description Sent after `POST /meetings/{id}/reveal-ratings` revealed the ratings of a meeting. `object` is the whole meeting as that answer gave it, with every rating and the average.
+         * @description Sent after `POST /meetings/{id}/reveal-ratings` revealed the ratings of a meeting. `object` is the whole meeting as that answer gave it, with every rating and the average, except that each message's `acknowledged` is false (it tells a reader their own state, which an event read by many cannot).
          */
         post: {
             parameters: {
@@ -4721,7 +4721,7 @@ export interface components {
             open: boolean;
             closesAt: components["schemas"]["Instant"] | null;
         };
-        /** @description One meeting with everything recorded in it. While `ratingsHidden` is true (a meeting IN_PROGRESS whose ratings were not yet revealed) `ratings` holds only the caller's own rating and `rating.average` is `null`; completed meetings always show every rating. */
+        /** @description One meeting with everything recorded in it. While `ratingsHidden` is true (a meeting IN_PROGRESS whose ratings were not yet revealed) `ratings` holds only the caller's own rating and `rating.average` is `null`; completed meetings always show every rating. In an event (`meeting.updated`, `meeting.status_changed`, `meeting.ratings_revealed`) the meeting is as every reader of the event may see it at the moment of the change: while ratings are hidden `ratings` is empty (nobody's, the writer's own included), and each message's `acknowledged` is false. */
         MeetingDetail: components["schemas"]["Meeting"] & {
             /** @description Meeting notes written by team Admins and Owners; `null` when there are none. */
             notes: string | null;
@@ -5649,7 +5649,7 @@ export interface components {
                 orgId: components["schemas"]["Id"];
                 /** @description The meeting's team. */
                 teamId: components["schemas"]["Id"];
-                /** @description The whole meeting as the change answered it. */
+                /** @description The whole meeting as every reader of the event may see it. */
                 object: components["schemas"]["MeetingDetail"];
             };
         };
@@ -5668,7 +5668,7 @@ export interface components {
                 orgId: components["schemas"]["Id"];
                 /** @description The meeting's team. */
                 teamId: components["schemas"]["Id"];
-                /** @description The whole meeting as the change answered it. */
+                /** @description The whole meeting as every reader of the event may see it. */
                 object: components["schemas"]["MeetingDetail"];
             };
         };
@@ -5687,7 +5687,7 @@ export interface components {
                 orgId: components["schemas"]["Id"];
                 /** @description The meeting's team. */
                 teamId: components["schemas"]["Id"];
-                /** @description The whole meeting as the change answered it. */
+                /** @description The whole meeting as every reader of the event may see it. */
                 object: components["schemas"]["MeetingDetail"];
             };
         };

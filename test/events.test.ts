@@ -358,3 +358,56 @@ async function createEventBesides(o: Organization): Promise<string> {
   await app.db.insertInto('webhook_events').values({ id, org_id: o.org.id, team_id: o.team.id, type: 'task.deleted', event }).execute();
   return id;
 }
+
+describe(`a meeting in an event (${databaseLabel})`, () => {
+  /** A meeting in progress that its team Admin rated, with a message the Admin acknowledged. */
+  async function ratedByItsAdmin() {
+    const o = await newOrganization();
+    const admin = await o.person('MEMBER', 'ADMIN');
+    const as = (method: string, path: string, body?: object) => app.request(method, `/v1${path}`, { key: admin.key, body });
+    const meeting = (await as('POST', `/teams/${o.team.id}/meetings`, { date: '2026-11-30' })).body as { id: string };
+    expect((await as('PATCH', `/meetings/${meeting.id}`, { status: 'IN_PROGRESS' })).status).toBe(200);
+    expect((await as('PUT', `/meetings/${meeting.id}/ratings/me`, { rating: 9 })).status).toBe(200);
+    const message = (await as('POST', `/meetings/${meeting.id}/messages`, { content: 'Quotes within one working day.' })).body as { id: string };
+    expect((await as('POST', '/messages/acknowledge', { ids: [message.id] })).status).toBe(204);
+    return { o, admin, meeting, as };
+  }
+
+  async function meetingEvents(o: Organization, type: string) {
+    await feedShowsAll(app.db);
+    const page = await feed(o, `?types=${type}&limit=200`);
+    expect(page.status, page.text).toBe(200);
+    return page.body.data as { data: { object: Record<string, unknown> } }[];
+  }
+
+  it("carries no hidden rating, not even the writer's own: meeting.updated shows the meeting as the Owner's GET does", async () => {
+    const { o, admin, meeting, as } = await ratedByItsAdmin();
+    const written = await as('PATCH', `/meetings/${meeting.id}`, { notes: 'The pallet shortage is covered until January.' });
+    expect(written.body).toMatchObject({ ratingsHidden: true, ratings: [{ userId: admin.user.id, rating: 9 }] });
+
+    const [event] = await meetingEvents(o, 'meeting.updated');
+    const asOwner = await app.request('GET', `/v1/meetings/${meeting.id}`, { key: o.key });
+
+    expect(asOwner.body).toMatchObject({ ratingsHidden: true, ratings: [] });
+    expect(event!.data.object).toEqual(asOwner.body);
+  });
+
+  it('carries every rating once they are revealed, in meeting.ratings_revealed', async () => {
+    const { o, admin, meeting, as } = await ratedByItsAdmin();
+    expect((await as('POST', `/meetings/${meeting.id}/reveal-ratings`)).status).toBe(200);
+
+    const [event] = await meetingEvents(o, 'meeting.ratings_revealed');
+
+    expect(event!.data.object).toMatchObject({ ratingsHidden: false, ratings: [{ userId: admin.user.id, rating: 9, absent: false }] });
+  });
+
+  it("tells no reader's own acknowledgement: every message in a meeting event is unacknowledged", async () => {
+    const { o, meeting, as } = await ratedByItsAdmin();
+    expect((await as('PATCH', `/meetings/${meeting.id}`, { status: 'COMPLETED' })).status).toBe(200);
+
+    const events = await meetingEvents(o, 'meeting.status_changed');
+    const completed = events.find((e) => e.data.object.status === 'COMPLETED')!;
+
+    expect(completed.data.object).toMatchObject({ ratingsHidden: false, messages: [{ acknowledged: false }] });
+  });
+});

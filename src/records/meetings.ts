@@ -98,6 +98,22 @@ export function toMeetingDetail(row: MeetingDetailRow, callerId: string, now: Da
   };
 }
 
+/**
+ * The single meeting as an event carries it: as a reader who has neither rated it nor acknowledged
+ * any of its messages sees it at the moment of the change. An event is read by many (the feed's
+ * Owners and Admins, webhook receivers), so it may carry only what all of them would be shown:
+ * while the ratings are hidden, nobody's rating (not even that of the person who made the change,
+ * whose own answer shows theirs); and `acknowledged`, which tells a reader their own state, false.
+ * Revealing the ratings, or completing the meeting, is an event of its own that carries them.
+ */
+export function meetingSeenByEveryone(detail: Schemas['MeetingDetail']): Schemas['MeetingDetail'] {
+  return {
+    ...detail,
+    ratings: detail.ratingsHidden ? [] : detail.ratings,
+    messages: detail.messages.map((message) => ({ ...message, acknowledged: false })),
+  };
+}
+
 const toRecapIssue = (row: RecapIssueJson): Schemas['RecapIssue'] => ({ id: row.id, title: row.title, priority: row.priority, status: row.status });
 
 /** The recap of a COMPLETED meeting (its times are set). */

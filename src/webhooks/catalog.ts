@@ -2,13 +2,15 @@
  * Which events each changing operation emits, and what they carry: the one table of the outbox. An
  * event names its resource and action (`task.created`), and its `object` is the resource exactly as
  * the change answered it (the same shape a GET answers); a deletion carries the deleted id, and a
- * meeting rating only who rated which meeting, because a rating may still be hidden.
+ * meeting rating only who rated which meeting, because a rating may still be hidden. A whole meeting
+ * is carried as every reader may see it (`meetingSeenByEveryone`), never as the writer's own answer.
  *
  * `subject` says where the resource lives: the organization and team the event belongs to, which the
  * feed filters on and subscriptions are matched on.
  */
-import type { OperationId } from '../api/operations.js';
+import type { OperationId, Schemas } from '../api/operations.js';
 import type { SubjectKind } from '../db/queries/webhooks.js';
+import { meetingSeenByEveryone } from '../records/meetings.js';
 
 export interface ChangeInput {
   params: Record<string, string>;
@@ -63,6 +65,9 @@ const removed = (type: string, kind: SubjectKind, from: string): EventSpec => ({
   event: (input) => ({ type, object: { userId: input.params.userId } }),
 });
 
+/** A single meeting as every reader of the event may see it, never as the writer's own answer shows it. */
+const seenByEveryone = (result: ChangeResult) => meetingSeenByEveryone(result.body as Schemas['MeetingDetail']);
+
 const ratingSet: EventSpec = {
   subject: { kind: 'meeting', from: param('id') },
   event: (input, result) => ({
@@ -105,12 +110,16 @@ export const eventCatalog: Partial<Record<OperationId, EventSpec>> = {
     subject: { kind: 'meeting', from: param('id') },
     event: (input, result) => ({
       type: (input.body as { status?: unknown }).status === undefined ? 'meeting.updated' : 'meeting.status_changed',
-      object: result.body,
+      object: seenByEveryone(result),
     }),
   },
   rateMeetingAsMe: ratingSet,
   setMeetingRating: ratingSet,
-  revealMeetingRatings: answered('meeting.ratings_revealed', 'meeting', 'id'),
+  revealMeetingRatings: {
+    type: 'meeting.ratings_revealed',
+    subject: { kind: 'meeting', from: param('id') },
+    event: (_input, result) => ({ type: 'meeting.ratings_revealed', object: seenByEveryone(result) }),
+  },
   createSegue: answered('segue.created', 'meeting', 'id'),
   createHeadline: answered('headline.created', 'meeting', 'id'),
   createCascadingMessage: answered('cascading_message.created', 'meeting', 'id'),

@@ -36,7 +36,8 @@ npx vitest run test/permissions.test.ts test/roundTrips.test.ts test/mock.test.t
   test/fuzz/fuzz.part2.test.ts test/client.test.ts -t "\\b${op}\\b"
 
 if [[ "$method" != get ]]; then
-  step "$op's events: declared in src/webhooks/catalog.ts, written exactly so, valid against the contract's webhooks"
+  step "$op's events: declared in src/webhooks/catalog.ts and the contract's webhooks, written exactly so, valid against them"
+  npx vitest run test/eventCatalog.test.ts
   npx vitest run test/eventLog.test.ts -t "\\b${op}\\b"
 fi
 

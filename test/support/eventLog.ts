@@ -30,13 +30,20 @@ export function eventOf(operationId: OperationId): string | undefined {
 /** The changing operations that send events, each with a matrix row's request to drive it. */
 export const eventfulOperations = changingOperations.filter((operationId) => eventSpecOf(operationId) !== undefined);
 
+/** Where the contract declares an event type: what a type new to it needs. */
+export function contractPlacesOf(type = '<resource>.<action>'): string {
+  return (
+    `openapi/webhooks/${type}.yaml listed under webhooks: in openapi/openapi.yaml, its body in openapi/components/schemas/, ` +
+    `and its branch of the Event and WebhookEvent unions and of EventType and WebhookEventType (openapi/components/schemas/), ` +
+    `then npm run generate`
+  );
+}
+
 /** What to change where when an operation does not send exactly its event, as the contract says it. */
 export function whereEventsAreDeclared(operationId: string, type = '<resource>.<action>'): string {
   return (
     `${operationId} must send exactly one ${type} event, valid against the contract. Declare it in src/webhooks/catalog.ts ` +
-    `(or noEvent('why') there); a type new to the contract needs openapi/webhooks/${type}.yaml listed under webhooks: in ` +
-    `openapi/openapi.yaml, its body in openapi/components/schemas/, and its branch of the Event and WebhookEvent unions and ` +
-    `of EventType and WebhookEventType (openapi/components/schemas/), then npm run generate; a handler wrapped in ` +
+    `(or noEvent('why') there); a type new to the contract needs ${contractPlacesOf(type)}; a handler wrapped in ` +
     `writingItsEvent (src/handlers/types.ts) writes the event in its own statement (src/db/changes.ts)`
   );
 }

@@ -19,3 +19,12 @@ export interface TagOperations {
   'Platform': 'listPlatformOrganizations' | 'createPlatformOrganization' | 'updatePlatformOrganization' | 'listPlatformUsers' | 'listPlatformUserApiKeys' | 'revokePlatformApiKey' | 'getPlatformAiConfig' | 'putPlatformAiProvider' | 'updatePlatformAiProvider' | 'deletePlatformAiProvider' | 'putPlatformAiPrompt' | 'deletePlatformAiPrompt';
   'Reference': 'getOpenApiDocument' | 'getApiDocs';
 }
+
+/** The operationIds of each HTTP method of the contract, in the contract's order. */
+export interface MethodOperations {
+  get: 'getMe' | 'listOrganizations' | 'getOrganization' | 'listOrganizationMembers' | 'listOrganizationTeams' | 'listOrganizationGoals' | 'getTeam' | 'listTeamMembers' | 'listTeamTasks' | 'getTask' | 'listTeamIssues' | 'getIssue' | 'listTeamGoals' | 'getGoal' | 'listTeamMetrics' | 'getTeamScorecard' | 'listMetricValues' | 'listTeamMeetings' | 'getMeeting' | 'getMeetingRecap' | 'getTeamVision' | 'listTeamSeats' | 'listTeamPeopleReviews' | 'listTeamDocuments' | 'listWebhooks' | 'getWebhook' | 'listWebhookDeliveries' | 'listOrganizationEvents' | 'getEvent' | 'listPlatformOrganizations' | 'listPlatformUsers' | 'listPlatformUserApiKeys' | 'getPlatformAiConfig' | 'getOpenApiDocument' | 'getApiDocs';
+  patch: 'updateOrganization' | 'updateOrganizationMember' | 'updateTeam' | 'updateTeamMember' | 'updateTask' | 'updateIssue' | 'updateGoal' | 'updateMilestone' | 'updateMetric' | 'updateMeeting' | 'updateTeamVision' | 'updateSeat' | 'updateWebhook' | 'updatePlatformOrganization' | 'updatePlatformAiProvider';
+  post: 'addOrganizationMember' | 'createTeam' | 'addTeamMember' | 'createTask' | 'createIssue' | 'createGoal' | 'createMilestone' | 'createMetric' | 'createMeeting' | 'revealMeetingRatings' | 'createSegue' | 'createHeadline' | 'createCascadingMessage' | 'acknowledgeCascadingMessages' | 'createTeamVision' | 'createSeat' | 'createDocument' | 'createWebhook' | 'pingWebhook' | 'rotateWebhookSecret' | 'redeliverWebhookDelivery' | 'createPlatformOrganization';
+  delete: 'removeOrganizationMember' | 'deleteTeam' | 'removeTeamMember' | 'deleteTask' | 'deleteIssue' | 'deleteGoal' | 'deleteMilestone' | 'deleteMetric' | 'deleteCascadingMessage' | 'deleteSeat' | 'deleteDocument' | 'deleteWebhook' | 'revokePlatformApiKey' | 'deletePlatformAiProvider' | 'deletePlatformAiPrompt';
+  put: 'putMetricValue' | 'rateMeetingAsMe' | 'setMeetingRating' | 'putPeopleReview' | 'putPlatformAiProvider' | 'putPlatformAiPrompt';
+}

@@ -2,7 +2,9 @@
 # `make check-op OP=getTeamTaskSummary`: every check of one operation, fastest first — the contract
 # (lint, generated/ fresh, the contract suite), the type check, then its rows of the matrix suites
 # (permissions, statement budget, mock, fuzzer, the client's pages), picked by name with vitest's -t,
-# and last its area's test file and its own (test/<area>.test.ts, test/<operationId>.test.ts).
+# for a change its events (declared in src/webhooks/catalog.ts, written exactly so and valid against
+# the contract's webhooks), and last its area's test file and its own (test/<area>.test.ts,
+# test/<operationId>.test.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 op="${1:-}"
@@ -11,11 +13,12 @@ if [[ ! "$op" =~ ^[a-z][a-zA-Z0-9]*$ ]]; then
   exit 2
 fi
 
-area=$(node -e '
+read -r area method < <(node -e '
   const { paths } = JSON.parse(require("fs").readFileSync("generated/openapi.json", "utf8"));
-  const op = Object.values(paths).flatMap((item) => Object.values(item)).find((o) => o && o.operationId === process.argv[1]);
-  if (!op) process.exit(1);
-  console.log(op.tags[0].toLowerCase().split(/\s+/).map((w, i) => (i ? w[0].toUpperCase() + w.slice(1) : w)).join(""));
+  const found = Object.values(paths).flatMap((item) => Object.entries(item)).find(([, o]) => o && o.operationId === process.argv[1]);
+  if (!found) process.exit(1);
+  const [method, op] = found;
+  console.log(op.tags[0].toLowerCase().split(/\s+/).map((w, i) => (i ? w[0].toUpperCase() + w.slice(1) : w)).join(""), method);
 ' "$op") || { echo "$op is not an operationId of generated/openapi.json (changed the contract? run make generate)" >&2; exit 1; }
 
 step() { printf '\n== %s\n' "$1"; }
@@ -31,6 +34,12 @@ npm run --silent typecheck
 step "$op in the permission matrix, the statement budget, the mock, the fuzzer and the client's pages"
 npx vitest run test/permissions.test.ts test/roundTrips.test.ts test/mock.test.ts test/fuzz/fuzz.part1.test.ts \
   test/fuzz/fuzz.part2.test.ts test/client.test.ts -t "\\b${op}\\b"
+
+if [[ "$method" != get ]]; then
+  step "$op's events: declared in src/webhooks/catalog.ts and the contract's webhooks, written exactly so, valid against them"
+  npx vitest run test/eventCatalog.test.ts
+  npx vitest run test/eventLog.test.ts -t "\\b${op}\\b"
+fi
 
 files=()
 for file in "test/${area}.test.ts" "test/${op}.test.ts"; do

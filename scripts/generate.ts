@@ -3,7 +3,8 @@
  *   openapi.json  the bundled contract (server, mock and docs load this one file)
  *   api.ts        TypeScript types from openapi-typescript
  *   docs.html     the Redoc page, script inlined so it works with no network
- *   tags.ts       each tag's operationIds: what an area's handlers and matrix rows must cover
+ *   tags.ts       each tag's and each method's operationIds: what an area's handlers and matrix rows
+ *                 must cover, and which operations change something (the event catalog's keys)
  * and then the typed client (client/dist/), whose types are generated/api.ts itself.
  * With --check it builds into a temporary folder and fails when generated/ differs.
  */
@@ -52,16 +53,22 @@ interface TaggedDocument {
 }
 
 /**
- * openapi-typescript drops the tags: this keeps them as a type, so that an area's handlers
- * (`AreaHandlers<'Tasks'>`) and matrix rows can be checked against exactly the operations of its tag.
+ * openapi-typescript drops the tags and maps a path's methods to operation types, not ids: this keeps
+ * both as types, so that an area's handlers (`AreaHandlers<'Tasks'>`) and matrix rows can be checked
+ * against exactly the operations of its tag, and the event catalog against every changing operation.
  */
 function tagOperations(document: TaggedDocument): string {
-  const operations = Object.values(document.paths).flatMap((item) => Object.values(item).filter((operation) => operation.operationId));
-  const entries = document.tags.map(({ name }) => {
-    const ids = operations.filter((operation) => operation.tags?.[0] === name).map((operation) => `'${operation.operationId}'`);
-    return `  '${name}': ${ids.length > 0 ? ids.join(' | ') : 'never'};`;
-  });
-  return `/** The operationIds of each tag of the contract, in the contract's order. */\nexport interface TagOperations {\n${entries.join('\n')}\n}\n`;
+  const operations = Object.values(document.paths).flatMap((item) =>
+    Object.entries(item).flatMap(([method, operation]) => (operation.operationId ? [{ method, ...operation }] : [])),
+  );
+  const union = (ids: string[]) => (ids.length > 0 ? ids.map((id) => `'${id}'`).join(' | ') : 'never');
+  const byTag = document.tags.map(({ name }) => `  '${name}': ${union(operations.filter((op) => op.tags?.[0] === name).map((op) => op.operationId!))};`);
+  const methods = [...new Set(operations.map((op) => op.method))];
+  const byMethod = methods.map((method) => `  ${method}: ${union(operations.filter((op) => op.method === method).map((op) => op.operationId!))};`);
+  return [
+    `/** The operationIds of each tag of the contract, in the contract's order. */\nexport interface TagOperations {\n${byTag.join('\n')}\n}\n`,
+    `/** The operationIds of each HTTP method of the contract, in the contract's order. */\nexport interface MethodOperations {\n${byMethod.join('\n')}\n}\n`,
+  ].join('\n');
 }
 
 /**

@@ -7,9 +7,11 @@
  *   test/permissions/<area>.rows.ts  the matrix row, its undecided cells `?`
  *   test/fixtures/operationOrigins.ts  the operation as an `addition` to the reference
  *   test/<operationId>.test.ts       a test of the documented success, failing until the query is written
+ *   src/webhooks/catalog.ts          for a change (any method but GET), its events' placeholder
  * The area is the operation's tag (`Org chart` → orgChart); a new tag gets new files and its line in
- * src/handlers/index.ts and test/permissions/rows.ts. Everything written compiles; the tests fail until
- * the query and the rows are filled in. `--root DIR` scaffolds another copy of the project.
+ * src/handlers/index.ts and test/permissions/rows.ts. Everything written compiles but the events'
+ * placeholder, which `tsc` refuses until the change declares its events or why it sends none; the
+ * tests fail until the query and the rows are filled in. `--root DIR` scaffolds another copy of the project.
  */
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -171,6 +173,16 @@ async function scaffoldBudget(op: Operation) {
   await edit('test/roundTrips.test.ts', (source) => insertIntoObject(source, /^const budget: /m, `  ${op.operationId}: ${statements},\n`, 'test/roundTrips.test.ts'), '');
 }
 
+/** A change's line in the event catalog: `undefined`, which `tsc` refuses there, under what to write instead. */
+async function scaffoldEvents(op: Operation) {
+  const file = 'src/webhooks/catalog.ts';
+  const todo =
+    `  // TODO ${op.operationId}: the events it sends, e.g. answered('<resource>.<action>', '<subject kind>', '<path parameter>') with the\n` +
+    `  // contract's openapi/webhooks/<resource>.<action>.yaml and its branch of the Event and WebhookEvent unions, or noEvent('why it sends none').\n` +
+    `  ${op.operationId}: undefined,\n`;
+  await edit(file, (source) => insertIntoObject(source, /^export const eventCatalog/m, todo, file), '');
+}
+
 async function scaffoldOrigin(op: Operation) {
   const file = 'test/fixtures/operationOrigins.ts';
   await edit(file, (source) => insertIntoObject(source, /^export const operationOrigins/m, `  ${op.operationId}: 'addition',\n`, file), '');
@@ -279,6 +291,8 @@ async function main() {
     await scaffoldOrigin(op);
     const rows = await scaffoldRow(op, area);
     const test = await scaffoldTest(op);
+    const change = op.method !== 'GET';
+    if (change) await scaffoldEvents(op);
     const places: [string, string][] = [
       [`src/handlers/${area}.ts`, 'the handler: check the access and the permission it needs'],
       [`src/db/queries/${area}.ts`, `${queryName}: the statement (it answers 501 until written)`],
@@ -286,6 +300,7 @@ async function main() {
       [rows, 'its row: each ? cell'],
       ['test/fixtures/operationOrigins.ts', "'addition' ('reference' if it is one of the reference's 79)"],
       [test, 'the behaviours, one test each'],
+      ...(change ? [['src/webhooks/catalog.ts', "its events, or noEvent('why') (tsc refuses the placeholder)"] as [string, string]] : []),
     ];
     written.push(`${op.operationId} (${op.method} ${op.path}):`, ...places.map(([file, what]) => `  ${file.padEnd(36)}${what}`));
   }

@@ -4,13 +4,15 @@
  * contract declares for it.
  */
 import type { components, operations } from '../../generated/api.js';
-import type { TagOperations } from '../../generated/tags.js';
+import type { MethodOperations, TagOperations } from '../../generated/tags.js';
 
 export type OperationId = keyof operations;
 /** A tag of the contract: the area an operation belongs to (src/handlers/<area>.ts). */
 export type Tag = keyof TagOperations;
 /** The operationIds of one or more tags. */
 export type OperationOf<T extends Tag> = TagOperations[T];
+/** Every operation but a GET: each changes something, so each declares the events it sends (src/webhooks/catalog.ts). */
+export type ChangingOperation = Exclude<MethodOperations[keyof MethodOperations], MethodOperations['get']>;
 export type Schemas = components['schemas'];
 
 type Operation<K extends OperationId> = operations[K];

@@ -7,8 +7,14 @@
  *
  * `subject` says where the resource lives: the organization and team the event belongs to, which the
  * feed filters on and subscriptions are matched on.
+ *
+ * Every changing operation of the contract (every one but a GET) has its line, typed so that `tsc`
+ * names here an operation without one: it declares its events, or says with `noEvent` why it sends
+ * none. Each type it declares is the contract's `webhooks` entry of that name (openapi/webhooks/) and a
+ * branch of the Event and WebhookEvent unions; test/eventLog.test.ts checks that each operation
+ * writes exactly its event, valid against that schema (`make check-op OP=…` runs its part).
  */
-import type { OperationId, Schemas } from '../api/operations.js';
+import type { ChangingOperation, OperationId, Schemas } from '../api/operations.js';
 import type { SubjectKind } from '../db/queries/webhooks.js';
 import { meetingSeenByEveryone } from '../records/meetings.js';
 
@@ -25,8 +31,11 @@ export interface ChangeResult {
 }
 
 export interface EventSpec {
-  /** The event's type, where the change does not decide it (all but a meeting's update and a rating). */
-  type?: string;
+  /**
+   * Every type the change may send. One alone is the type of all its events; with several (a meeting's
+   * update, a rating), the change's input or answer decides in `event`.
+   */
+  types: readonly [string, ...string[]];
   /** Where the resource lives: a kind of lookup and the parameter (or body field) it starts from. */
   subject: { kind: SubjectKind; from: (input: ChangeInput) => string | readonly string[] };
   /**
@@ -43,16 +52,25 @@ export interface EventSpec {
 
 const param = (name: string) => (input: ChangeInput) => input.params[name]!;
 
+/** A changing operation that deliberately sends no event, and why. */
+export interface NoEvent {
+  noEvent: string;
+}
+
+export const noEvent = (why: string): NoEvent => ({ noEvent: why });
+
+export type EventDeclaration = EventSpec | NoEvent;
+
 /** `x.created` / `x.updated` / … with the change's answer as the object. */
 const answered = (type: string, kind: SubjectKind, from: string): EventSpec => ({
-  type,
+  types: [type],
   subject: { kind, from: param(from) },
   event: (_input, result) => ({ type, object: result.body }),
 });
 
 /** `x.deleted` with the id of what is gone. */
 const deleted = (type: string, kind: SubjectKind, from: string): EventSpec => ({
-  type,
+  types: [type],
   before: true,
   subject: { kind, from: param(from) },
   event: (input) => ({ type, object: { id: input.params[from] } }),
@@ -60,7 +78,7 @@ const deleted = (type: string, kind: SubjectKind, from: string): EventSpec => ({
 
 /** `x_member.removed` with the user id of who left. */
 const removed = (type: string, kind: SubjectKind, from: string): EventSpec => ({
-  type,
+  types: [type],
   subject: { kind, from: param(from) },
   event: (input) => ({ type, object: { userId: input.params.userId } }),
 });
@@ -69,6 +87,7 @@ const removed = (type: string, kind: SubjectKind, from: string): EventSpec => ({
 const seenByEveryone = (result: ChangeResult) => meetingSeenByEveryone(result.body as Schemas['MeetingDetail']);
 
 const ratingSet: EventSpec = {
+  types: ['meeting_rating.set', 'meeting_rating.deleted'],
   subject: { kind: 'meeting', from: param('id') },
   event: (input, result) => ({
     type: result.status === 204 ? 'meeting_rating.deleted' : 'meeting_rating.set',
@@ -76,7 +95,10 @@ const ratingSet: EventSpec = {
   }),
 };
 
-export const eventCatalog: Partial<Record<OperationId, EventSpec>> = {
+const subscriptions = noEvent('a subscription is the integration’s own setting, not an organization’s record: its changes go to no one');
+const platform = noEvent('platform administration is not an organization’s record, and no organization subscribes to it');
+
+export const eventCatalog: Record<ChangingOperation, EventDeclaration> = {
   updateOrganization: answered('organization.updated', 'organization', 'orgId'),
   addOrganizationMember: answered('organization_member.added', 'organization', 'orgId'),
   updateOrganizationMember: answered('organization_member.updated', 'organization', 'orgId'),
@@ -107,6 +129,7 @@ export const eventCatalog: Partial<Record<OperationId, EventSpec>> = {
 
   createMeeting: answered('meeting.created', 'team', 'teamId'),
   updateMeeting: {
+    types: ['meeting.updated', 'meeting.status_changed'],
     subject: { kind: 'meeting', from: param('id') },
     event: (input, result) => ({
       type: (input.body as { status?: unknown }).status === undefined ? 'meeting.updated' : 'meeting.status_changed',
@@ -116,7 +139,7 @@ export const eventCatalog: Partial<Record<OperationId, EventSpec>> = {
   rateMeetingAsMe: ratingSet,
   setMeetingRating: ratingSet,
   revealMeetingRatings: {
-    type: 'meeting.ratings_revealed',
+    types: ['meeting.ratings_revealed'],
     subject: { kind: 'meeting', from: param('id') },
     event: (_input, result) => ({ type: 'meeting.ratings_revealed', object: seenByEveryone(result) }),
   },
@@ -125,6 +148,7 @@ export const eventCatalog: Partial<Record<OperationId, EventSpec>> = {
   createCascadingMessage: answered('cascading_message.created', 'meeting', 'id'),
   deleteCascadingMessage: deleted('cascading_message.deleted', 'message', 'id'),
   acknowledgeCascadingMessages: {
+    types: ['cascading_message.acknowledged'],
     before: true,
     subject: { kind: 'unacknowledgedMessages', from: (input) => (input.body as { ids: string[] }).ids },
     event: (input, _result, messageId) => ({ type: 'cascading_message.acknowledged', object: { id: messageId, userId: input.userId } }),
@@ -138,4 +162,26 @@ export const eventCatalog: Partial<Record<OperationId, EventSpec>> = {
   putPeopleReview: answered('people_review.set', 'team', 'teamId'),
   createDocument: answered('document.created', 'team', 'teamId'),
   deleteDocument: deleted('document.deleted', 'document', 'id'),
+
+  createWebhook: subscriptions,
+  updateWebhook: subscriptions,
+  deleteWebhook: subscriptions,
+  pingWebhook: noEvent('its webhook.ping goes to the one subscription pinged, whatever its events, and is no change of the organization'),
+  rotateWebhookSecret: subscriptions,
+  redeliverWebhookDelivery: noEvent('it sends an event already sent again, with its id'),
+
+  createPlatformOrganization: platform,
+  updatePlatformOrganization: platform,
+  revokePlatformApiKey: platform,
+  putPlatformAiProvider: platform,
+  updatePlatformAiProvider: platform,
+  deletePlatformAiProvider: platform,
+  putPlatformAiPrompt: platform,
+  deletePlatformAiPrompt: platform,
 };
+
+/** The events `operationId` sends, or undefined for a read and for a change that declares none. */
+export function eventSpecOf(operationId: OperationId): EventSpec | undefined {
+  const declared = (eventCatalog as Partial<Record<OperationId, EventDeclaration>>)[operationId];
+  return declared === undefined || 'noEvent' in declared ? undefined : declared;
+}

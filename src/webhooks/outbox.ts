@@ -21,7 +21,7 @@ import type { OperationId } from '../api/operations.js';
 import type { Database } from '../db/database.js';
 import { inTransaction } from '../db/transaction.js';
 import { insertEventOf, insertEvents, subjectsBefore, type EventStamp, type NewEvent } from '../db/queries/webhooks.js';
-import { eventCatalog, type ChangeInput, type ChangeResult } from './catalog.js';
+import { eventSpecOf, type ChangeInput, type ChangeResult } from './catalog.js';
 
 /** The JSON text of an event as the log keeps it and the feed answers it: `{"id","type","timestamp","data"}`, compact. */
 export function eventText(id: string, type: string, at: Date, data: { orgId: string; teamId: string | null; object: unknown }): string {
@@ -80,11 +80,12 @@ export async function withEvents<R extends ChangeResult>(
   change: (db: Kysely<Database>, event?: EventStamp) => Promise<R>,
   itsOwnEvent = false,
 ): Promise<R> {
-  const spec = eventCatalog[operationId];
+  const spec = eventSpecOf(operationId);
   if (!spec) return change(db);
-  if (itsOwnEvent && spec.type !== undefined) {
+  const [onlyType, ...otherTypes] = spec.types;
+  if (itsOwnEvent && otherTypes.length === 0) {
     try {
-      return await change(db, { id: randomUUID(), type: spec.type, at: now(), traceparent });
+      return await change(db, { id: randomUUID(), type: onlyType, at: now(), traceparent });
     } catch (error) {
       if (!(error instanceof ChangedMeanwhile)) throw error;
     }

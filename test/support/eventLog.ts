@@ -3,55 +3,50 @@ import pg from 'pg';
 import type { OperationId } from '../../src/api/operations.js';
 import type { Database } from '../../src/db/database.js';
 import { fanOut } from '../../src/db/queries/webhooks.js';
+import { eventSpecOf } from '../../src/webhooks/catalog.js';
+import { operations } from './contract.js';
 import { waitFor } from './processes.js';
 
-/** The event each changing operation of an organization's records writes (the contract's `webhooks`). */
-export const eventOf: Partial<Record<OperationId, string>> = {
-  updateOrganization: 'organization.updated',
-  addOrganizationMember: 'organization_member.added',
-  updateOrganizationMember: 'organization_member.updated',
-  removeOrganizationMember: 'organization_member.removed',
-  createTeam: 'team.created',
-  updateTeam: 'team.updated',
-  deleteTeam: 'team.deleted',
-  addTeamMember: 'team_member.added',
-  updateTeamMember: 'team_member.updated',
-  removeTeamMember: 'team_member.removed',
-  createTask: 'task.created',
-  updateTask: 'task.updated',
-  deleteTask: 'task.deleted',
-  createIssue: 'issue.created',
-  updateIssue: 'issue.updated',
-  deleteIssue: 'issue.deleted',
-  createGoal: 'goal.created',
-  updateGoal: 'goal.updated',
-  deleteGoal: 'goal.deleted',
-  createMilestone: 'milestone.created',
-  updateMilestone: 'milestone.updated',
-  deleteMilestone: 'milestone.deleted',
-  createMetric: 'metric.created',
-  updateMetric: 'metric.updated',
-  deleteMetric: 'metric.deleted',
-  putMetricValue: 'metric_value.set',
-  createMeeting: 'meeting.created',
+/** The operations of the contract that change something (every one but a GET): each has its line in the event catalog. */
+export const changingOperations = operations.filter((op) => op.method !== 'get').map((op) => op.operationId as OperationId);
+
+/** Which of its declared types the matrix row's request of an operation with several sends. */
+const sentByItsRow: Partial<Record<OperationId, string>> = {
   updateMeeting: 'meeting.status_changed',
   rateMeetingAsMe: 'meeting_rating.set',
   setMeetingRating: 'meeting_rating.set',
-  revealMeetingRatings: 'meeting.ratings_revealed',
-  createSegue: 'segue.created',
-  createHeadline: 'headline.created',
-  createCascadingMessage: 'cascading_message.created',
-  deleteCascadingMessage: 'cascading_message.deleted',
-  acknowledgeCascadingMessages: 'cascading_message.acknowledged',
-  createTeamVision: 'vision.created',
-  updateTeamVision: 'vision.updated',
-  createSeat: 'seat.created',
-  updateSeat: 'seat.updated',
-  deleteSeat: 'seat.deleted',
-  putPeopleReview: 'people_review.set',
-  createDocument: 'document.created',
-  deleteDocument: 'document.deleted',
 };
+
+/** The one event the matrix row's request of `operationId` sends, or undefined when it declares none. */
+export function eventOf(operationId: OperationId): string | undefined {
+  const spec = eventSpecOf(operationId);
+  if (!spec) return undefined;
+  if (spec.types.length === 1) return spec.types[0];
+  const sent = sentByItsRow[operationId];
+  if (sent === undefined) throw new Error(`${operationId} declares several event types: say in test/support/eventLog.ts which one its matrix row's request sends`);
+  return sent;
+}
+
+/** The changing operations that send events, each with a matrix row's request to drive it. */
+export const eventfulOperations = changingOperations.filter((operationId) => eventSpecOf(operationId) !== undefined);
+
+/** Where the contract declares an event type: what a type new to it needs. */
+export function contractPlacesOf(type = '<resource>.<action>'): string {
+  return (
+    `openapi/webhooks/${type}.yaml listed under webhooks: in openapi/openapi.yaml, its body in openapi/components/schemas/, ` +
+    `and its branch of the Event and WebhookEvent unions and of EventType and WebhookEventType (openapi/components/schemas/), ` +
+    `then npm run generate`
+  );
+}
+
+/** What to change where when an operation does not send exactly its event, as the contract says it. */
+export function whereEventsAreDeclared(operationId: string, type = '<resource>.<action>'): string {
+  return (
+    `${operationId} must send exactly one ${type} event, valid against the contract. Declare it in src/webhooks/catalog.ts ` +
+    `(or noEvent('why') there); a type new to the contract needs ${contractPlacesOf(type)}; a handler wrapped in ` +
+    `writingItsEvent (src/handlers/types.ts) writes the event in its own statement (src/db/changes.ts)`
+  );
+}
 
 /** Whether the worker has fanned every committed event of the log out into deliveries (pings need none). */
 export async function fannedOut(db: Kysely<Database>): Promise<boolean> {

@@ -9,6 +9,13 @@ $(NODE_MODULES): package.json package-lock.json
 
 install: $(NODE_MODULES)
 
+# `npm ci` builds the client (its `prepare`); this rebuilds it when the contract's types or its sources
+# changed since, so that the client's examples never run against a missing or stale build.
+CLIENT_BUILD := client/dist/client/src/index.js
+
+$(CLIENT_BUILD): generated/api.ts $(wildcard client/src/*.ts) client/package.json client/tsconfig.json | $(NODE_MODULES)
+	npm run --silent build:client
+
 run: $(NODE_MODULES) ## The server on the embedded database at http://127.0.0.1:3000/v1 (demo data on first start)
 	npm run --silent generate
 	scripts/run.sh
@@ -28,11 +35,10 @@ generate: $(NODE_MODULES) ## Contract → generated/ (bundle, types, docs page)
 lint: $(NODE_MODULES) ## Lint the contract with Redocly
 	npm run --silent lint
 
-mock: $(NODE_MODULES) ## Prism mock of the contract at http://127.0.0.1:4010/v1
+mock: $(NODE_MODULES) $(CLIENT_BUILD) ## Prism mock of the contract at http://127.0.0.1:4010/v1 (and the client built, for its examples)
 	npm run --silent mock
 
-client-example: $(NODE_MODULES) ## The typed client's example (client/examples/openTasks.ts); against the mock unless TEAM_OS_URL is set
-	npm run --silent build:client
+client-example: $(NODE_MODULES) $(CLIENT_BUILD) ## The typed client's example (client/examples/openTasks.ts); against the mock unless TEAM_OS_URL is set
 	npx tsx scripts/clientExample.ts
 
 docs: $(NODE_MODULES) ## Serve the API reference at http://127.0.0.1:4020/v1/docs

@@ -6450,10 +6450,7 @@ export interface components {
         WWWAuthenticate: "Bearer";
         /** @description Seconds until the next minute begins, when the budget is renewed. */
         RetryAfter: number;
-        /**
-         * @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`, replayed without changing anything; absent otherwise.
-         * @example true
-         */
+        /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`, replayed without changing anything; absent otherwise, so a first answer (and every answer of the mock, which keeps no key) has no such header. It has no example for that reason: an example would show a first answer claiming to be a replay. */
         IdempotentReplayed: "true";
     };
     pathItems: never;

@@ -3,12 +3,23 @@
  * from its examples, behind a small front that serves it under the contract's base path `/v1`
  * (Prism itself ignores base paths by design).
  *
+ * The front applies the server's own CORS rule (src/http/cors.ts over CORS_ORIGINS, read by
+ * src/config.ts), and Prism runs with `--cors false`: Prism's own CORS answers any origin with
+ * credentials allowed, so a page that works against it could fail against the server. Prism never
+ * replays (it keeps no Idempotency-Key), so no answer of the mock carries `Idempotent-Replayed`.
+ *
  *   npm run mock            → http://127.0.0.1:4010/v1
  *   MOCK_PORT=5000 npm run mock
+ *   CORS_ORIGINS=http://localhost:5173 npm run mock   → a page on that origin may call it
  */
 import { spawn } from 'node:child_process';
-import { createServer, request, type Server } from 'node:http';
+import { request, type Server } from 'node:http';
 import { resolve } from 'node:path';
+import express from 'express';
+import { corsOriginsOf } from '../src/config.js';
+import { Unauthenticated } from '../src/errors.js';
+import { crossOrigin } from '../src/http/cors.js';
+import { errorAnswer } from '../src/http/errorHandler.js';
 
 const root = resolve(import.meta.dirname, '..');
 
@@ -35,12 +46,19 @@ async function waitForPrism(port: number, deadline: number): Promise<void> {
 
 const notFound = JSON.stringify({ error: { code: 'notFound', message: 'The mock serves the API under /v1.' } });
 
-/** Starts Prism on `prismPort` and the `/v1` front on `port`; resolves once both answer. */
-export async function startMock(port: number, prismPort: number): Promise<MockServer> {
+/** Headers of Prism's answers the front never passes on: CORS is the front's, and the mock never replays. */
+const dropped = /^(access-control-|idempotent-replayed$)/i;
+
+/**
+ * Starts Prism on `prismPort` and the `/v1` front on `port`; resolves once both answer. The origins a
+ * page may call it from are CORS_ORIGINS's unless given.
+ */
+export async function startMock(port: number, prismPort: number, options: { corsOrigins?: readonly string[] } = {}): Promise<MockServer> {
+  const origins = options.corsOrigins ?? corsOriginsOf(process.env);
   // Prism forks a child that outlives its parent: give it its own process group and stop the group.
   const prism = spawn(
     resolve(root, 'node_modules/.bin/prism'),
-    ['mock', resolve(root, 'generated/openapi.json'), '--host', '127.0.0.1', '--port', String(prismPort)],
+    ['mock', resolve(root, 'generated/openapi.json'), '--host', '127.0.0.1', '--port', String(prismPort), '--cors', 'false'],
     { cwd: root, detached: true, stdio: ['ignore', 'ignore', 'inherit'] },
   );
   const stopPrism = () => {
@@ -57,23 +75,39 @@ export async function startMock(port: number, prismPort: number): Promise<MockSe
     throw error;
   }
 
-  const front: Server = createServer((req, res) => {
-    const url = req.url ?? '/';
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(crossOrigin(origins));
+  app.use((req, res) => {
+    const url = req.url;
     if (url !== '/v1' && !url.startsWith('/v1/') && !url.startsWith('/v1?')) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(notFound);
+      res.status(404).type('application/json').end(notFound);
+      return;
+    }
+    // A preflight the CORS rule did not answer: the server refuses it as any request without a key.
+    if (req.method === 'OPTIONS' && req.headers.authorization === undefined) {
+      const refused = errorAnswer(new Unauthenticated());
+      res.set(refused.headers).status(refused.status).json(refused.body);
       return;
     }
     const upstream = request(
       { host: '127.0.0.1', port: prismPort, method: req.method, path: url.slice(3) || '/', headers: req.headers },
       (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        for (const [name, value] of Object.entries(answer.headers)) {
+          if (value === undefined || dropped.test(name)) continue;
+          // Vary: Origin is the front's already; Prism's own Vary joins it.
+          if (name === 'vary') res.vary(String(value));
+          else res.setHeader(name, value);
+        }
+        res.status(answer.statusCode ?? 502);
         answer.pipe(res);
       },
     );
-    upstream.on('error', () => res.writeHead(502).end());
+    upstream.on('error', () => res.status(502).end());
     req.pipe(upstream);
   });
-  await new Promise<void>((listening) => front.listen(port, '127.0.0.1', listening));
+  const front: Server = app.listen(port, '127.0.0.1');
+  await new Promise<void>((listening, failed) => front.once('listening', listening).once('error', failed));
 
   return {
     url: `http://127.0.0.1:${port}/v1`,

@@ -73,6 +73,11 @@ function originList(name: string, raw: string | undefined): string[] {
   return [...origins];
 }
 
+/** CORS_ORIGINS as the server reads it; the mock (scripts/mock.ts) reads it here too, so both apply one rule. */
+export function corsOriginsOf(env: NodeJS.ProcessEnv): string[] {
+  return originList('CORS_ORIGINS', env.CORS_ORIGINS);
+}
+
 function onOff(name: string, raw: string | undefined, fallback: boolean): boolean {
   if (raw === undefined || raw === '') return fallback;
   if (raw === 'on') return true;
@@ -116,7 +121,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKey: env.SECRETS_KEY ? parseSecretsKey(env.SECRETS_KEY, 'SECRETS_KEY') : undefined,
     webhooksAllowPrivateTargets: booleanSetting('WEBHOOKS_ALLOW_PRIVATE_TARGETS', env.WEBHOOKS_ALLOW_PRIVATE_TARGETS),
     webhooksLeaseMs: atLeast('WEBHOOKS_LEASE_MS', env.WEBHOOKS_LEASE_MS, 1_000, 'a shorter lease is renewed without pause and lost at once'),
-    corsOrigins: originList('CORS_ORIGINS', env.CORS_ORIGINS),
+    corsOrigins: corsOriginsOf(env),
     eventsRetentionDays: atLeast('EVENTS_RETENTION_DAYS', env.EVENTS_RETENTION_DAYS, 1, 'events must outlive their deliveries and the feed'),
     metricsPort: metricsPort(env.METRICS_PORT, port),
     shutdownDrainMs: positiveInteger('SHUTDOWN_DRAIN_MS', env.SHUTDOWN_DRAIN_MS, 5_000),

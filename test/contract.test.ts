@@ -101,6 +101,24 @@ describe('the contract', () => {
     }
   });
 
+  it('shows no answer as a replay: Idempotent-Replayed has no example, as a first answer carries none (and the mock shows examples)', () => {
+    const claims: string[] = [];
+    let declaring = 0;
+    for (const op of operations) {
+      for (const [status, response] of Object.entries(op.operation.responses ?? {})) {
+        const headers = deref<OpenAPIV3_1.ResponseObject>(response, '').value.headers ?? {};
+        const replayed = headers['Idempotent-Replayed'];
+        if (!replayed) continue;
+        declaring += 1;
+        const header = deref<OpenAPIV3_1.HeaderObject>(replayed, '').value;
+        const schema = header.schema ? schemaAt(header.schema) : {};
+        if (header.example !== undefined || header.examples !== undefined || schema.examples !== undefined) claims.push(`${op.operationId} ${status}`);
+      }
+    }
+    expect(declaring).toBeGreaterThan(0);
+    expect(claims).toEqual([]);
+  });
+
   it('answers errors in the reference format on every operation that needs a key', () => {
     for (const op of operations.filter((candidate) => operationOrigins[candidate.operationId as OperationId] !== 'documentation')) {
       const statuses = Object.keys(op.operation.responses ?? {});

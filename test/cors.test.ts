@@ -206,6 +206,15 @@ describe(`CORS for pages on the allowed origins (${databaseLabel})`, () => {
     ['a subdomain of an allowed origin', 'https://eu.app.example.com'],
     ['an allowed origin with a trailing slash', `${allowed}/`],
     ['the opaque origin of a sandboxed page or file', 'null'],
+    // Lookalikes: each one passes a match by prefix, by suffix or without case, and no browser sends
+    // an allowed page's origin in any of these forms, so refusing them costs no page anything.
+    ['another host that starts with an allowed origin', `${allowed}.evil.example`],
+    ['a port that starts with an allowed port', 'http://localhost:51730'],
+    ['an allowed origin with a path', `${allowed}/app`],
+    ['an allowed origin with userinfo', 'http://user@localhost:5173'],
+    ['a host that ends with an allowed host', 'https://evilapp.example.com'],
+    ['an allowed origin in capitals (a browser sends the host in lowercase)', 'http://LOCALHOST:5173'],
+    ['two origins in one header', `${allowed} ${allowedToo}`],
   ])('gives %s no CORS header: a success has none, its preflight gets the 401 of any request without a key', async (_name, origin) => {
     const { key } = await createCaller(app.db);
 

@@ -8,7 +8,8 @@
  * runs a worker but the retention test's, so nothing moves the log's position behind a test's back.
  * Changes are held open inside their transaction by a lock of a session of the test's own (see
  * test/support/eventLog.ts), and the tests wait on what PostgreSQL says is waiting, never on time.
- * PGlite runs one transaction at a time, so the tests of overlapping transactions run on PostgreSQL only.
+ * PGlite runs one transaction at a time, so the tests of overlapping transactions run on PostgreSQL only;
+ * eventLog.pglite.test.ts shows the feed's horizon on PGlite with a transaction prepared for two-phase commit.
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';

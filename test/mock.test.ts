@@ -2,12 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { startMock, type MockServer } from '../scripts/mock.js';
 import { checkResponse, deref, operations, successStatuses, type ContractOperation } from './support/contract.js';
+import { createCaller } from './support/factories.js';
+import { databaseLabel } from './support/database.js';
 import { freePort } from './support/ports.js';
+import { startTestApp, type TestApp } from './support/testApp.js';
+
+const allowed = 'http://localhost:5173';
+const allowedToo = 'https://app.example.com';
 
 let mock: MockServer;
 
 beforeAll(async () => {
-  mock = await startMock(await freePort(), await freePort());
+  mock = await startMock(await freePort(), await freePort(), { corsOrigins: [allowed, allowedToo] });
 }, 90_000);
 
 afterAll(async () => {
@@ -60,5 +66,82 @@ describe('the mock server', () => {
   it('serves the API only under /v1, as the contract\'s server URL says', async () => {
     const response = await fetch(mock.url.replace(/\/v1$/, '/me'), { headers: { authorization: 'Bearer ak_x' } });
     expect(response.status).toBe(404);
+  });
+});
+
+describe('the mock replays nothing', () => {
+  const replayable = operations.filter((op) =>
+    Object.values(op.operation.responses ?? {}).some((response) => deref<OpenAPIV3_1.ResponseObject>(response, '').value.headers?.['Idempotent-Replayed']),
+  );
+
+  it.each(replayable.map((op) => [op.operationId, op] as const))('answers %s as a first answer: no Idempotent-Replayed header', async (_, op) => {
+    const { url, init } = requestFor(op);
+    const response = await fetch(url, init);
+    await response.arrayBuffer();
+
+    expect(response.status).toBe(successStatuses(op)[0]);
+    expect(response.headers.get('idempotent-replayed')).toBeNull();
+  });
+});
+
+/** The CORS headers of an answer, and whether it varies by Origin: what a browser decides by. */
+function corsOf(response: Response) {
+  return {
+    status: response.status,
+    cors: Object.fromEntries([...response.headers].filter(([name]) => name.startsWith('access-control-'))),
+    variesByOrigin: (response.headers.get('vary') ?? '').toLowerCase().split(',').map((item) => item.trim()).includes('origin'),
+  };
+}
+
+describe(`the mock applies the server's CORS rule (${databaseLabel})`, () => {
+  let server: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    server = await startTestApp({ corsOrigins: [allowed, allowedToo] });
+    key = (await createCaller(server.db)).key;
+  });
+  afterAll(() => server?.close());
+
+  const serverUrl = () => `${server.url}/v1`;
+  const simple = (base: string, origin: string) => fetch(`${base}/me`, { headers: { origin, authorization: `Bearer ${key}` } });
+  const preflight = (base: string, origin: string) =>
+    fetch(`${base}/tasks/0d0d0000-0000-4000-8000-000000000001`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'authorization,content-type,idempotency-key,if-match' },
+    });
+
+  it.each([
+    ['a simple request', simple],
+    ['a preflight', preflight],
+  ])('gives an allowed origin exactly the server’s CORS headers on %s', async (_, ask) => {
+    for (const origin of [allowed, allowedToo]) {
+      const fromServer = corsOf(await ask(serverUrl(), origin));
+      const fromMock = corsOf(await ask(mock.url, origin));
+
+      expect(fromServer.cors['access-control-allow-origin'], origin).toBe(origin);
+      expect(fromMock, origin).toEqual(fromServer);
+    }
+  });
+
+  it.each([
+    ['another origin', 'https://evil.example'],
+    ['a lookalike that starts with an allowed origin', `${allowed}.evil.example`],
+    ['an allowed host on another port', 'http://localhost:51730'],
+    ['the opaque origin of a sandboxed page', 'null'],
+  ])('gives %s no CORS header, like the server, on a simple request and a preflight', async (_, origin) => {
+    for (const ask of [simple, preflight]) {
+      const fromServer = corsOf(await ask(serverUrl(), origin));
+      const fromMock = corsOf(await ask(mock.url, origin));
+
+      expect(fromMock.cors).toEqual({});
+      expect(fromMock).toEqual(fromServer);
+    }
+  });
+
+  it('never lets a page send credentials, as Prism’s own CORS did', async () => {
+    const response = await simple(mock.url, allowed);
+
+    expect(response.headers.get('access-control-allow-origin')).toBe(allowed);
+    expect(response.headers.has('access-control-allow-credentials')).toBe(false);
   });
 });

@@ -1647,7 +1647,7 @@ async function benchPglite(results: Result[]): Promise<Check[]> {
       metricId: scorecard.metricId,
       subscribe: async (channel, onNotify, events = {}) => {
         const unsubscribe = await pglite.listen(channel, (payload) => onNotify(payload));
-        events.listening?.();
+        events.listening?.(false);
         return async () => {
           if (!pglite.closed) await unsubscribe();
         };

@@ -18,7 +18,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { Listen } from './db/listen.js';
 import { purgeOutcomes } from './db/queries/idempotency.js';
-import { dueBacklog } from './db/queries/webhooks.js';
+import { dueBacklog, firstHeldEventAt } from './db/queries/webhooks.js';
 import { NotFound } from './errors.js';
 import { handlers } from './handlers/index.js';
 import type { HandlerMap, PublicOperationId } from './handlers/types.js';
@@ -31,7 +31,7 @@ import { requestLog } from './http/requestLog.js';
 import { securityHeaders } from './http/securityHeaders.js';
 import { loggableError } from './logger.js';
 import { loadContract, operationRoutes } from './http/router.js';
-import { countAttempt, createMetrics, observeWebhookBacklog, type Metrics } from './observability/metrics.js';
+import { countAttempt, createMetrics, observeEventLogLag, observeWebhookBacklog, type Metrics } from './observability/metrics.js';
 import { probes, type Probes } from './observability/probes.js';
 import { requestMetrics } from './observability/requestMetrics.js';
 import { traceContext } from './observability/traceContext.js';
@@ -99,6 +99,7 @@ export async function createApp(options: {
   const probe = probes(db);
   const callers = options.callerCache ? await startCallerCache({ ...options.callerCache, logger }) : undefined;
   observeWebhookBacklog(metrics, () => dueBacklog(db, now()), now);
+  observeEventLogLag(metrics, () => firstHeldEventAt(db), now);
 
   const app = express();
   app.set('etag', false);

@@ -8,10 +8,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../src/auth/apiKeys.js';
-import { databaseLabel } from './support/database.js';
+import { databaseLabel, postgresUrl } from './support/database.js';
 import { addOrganizationMember, createCaller, createKey, createOrganization } from './support/factories.js';
+import { waitFor } from './support/processes.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
 const hour = 60 * 60 * 1000;
@@ -173,6 +175,13 @@ describe(`a change made in SQL is refused on the very next request (${databaseLa
     await expectStatus(key, 'GET', '/v1/me', 401);
   });
 
+  it('a kept key whose expiry is moved into the past', async () => {
+    const { key, keyRow } = await createCaller(app.db);
+    await keep(key, '/v1/me');
+    await app.db.updateTable('api_keys').set({ expires_at: new Date(Date.now() - hour) }).where('id', '=', keyRow.id).execute();
+    await expectStatus(key, 'GET', '/v1/me', 401);
+  });
+
   it('a deleted key', async () => {
     const { key, keyRow } = await createCaller(app.db);
     await expectStatus(key, 'GET', '/v1/me', 200);
@@ -230,4 +239,81 @@ describe(`a change made in SQL is refused on the very next request (${databaseLa
     });
     expect(kept(key)).toBeUndefined();
   });
+});
+
+describe.skipIf(!postgresUrl)('an instance whose listening connection is cut off without an error (PostgreSQL only: PGlite listens inside the process)', () => {
+  /**
+   * The instance keeps a caller for a minute here, so that only the listener's heartbeat can make it
+   * refuse a revoked key within seconds. Its listening connection is cut off by stopping the server
+   * process behind it (SIGSTOP: no notification arrives, and nothing errors); the test's own session,
+   * not the instance's pool, changes the key, as another instance or an operator would.
+   */
+  let cut: TestApp;
+  let session: pg.Client;
+  let stopped: number | undefined;
+  beforeAll(async () => {
+    cut = await startTestApp({ database: app.database, callerCache: { ttlMs: 60_000 } });
+    session = new pg.Client({ connectionString: app.database.url });
+    await session.connect();
+  });
+  afterAll(async () => {
+    if (stopped !== undefined) process.kill(stopped, 'SIGCONT');
+    await session?.end();
+    await cut?.close();
+  });
+
+  const keptBy = (target: TestApp, key: string) => target.callers!.get(hashKey(key));
+
+  /**
+   * Stops the server process of the instance's listening connection. The instance's pooled
+   * connections also listen for changes of callers (its own changes, heard at commit) and would hear
+   * this one: they are ended, and the ones the pool opens next to send heartbeats do not listen.
+   */
+  async function cutOffListener(): Promise<void> {
+    const { rows } = await session.query<{ pid: number }>(
+      'select pid from pg_stat_activity where datname = current_database() and application_name = $1',
+      [`teamos listen ${process.pid}`],
+    );
+    expect(rows, 'the listening connection of the instance').toHaveLength(1);
+    stopped = rows[0]!.pid;
+    process.kill(stopped, 'SIGSTOP');
+    await session.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid not in ($1, pg_backend_pid())', [stopped]);
+  }
+
+  function reconnectListener(): void {
+    if (stopped === undefined) return;
+    process.kill(stopped, 'SIGCONT');
+    stopped = undefined;
+  }
+
+  it('a key revoked in SQL is refused within about 2 s of its commit', async () => {
+    const { key, keyRow } = await createCaller(app.db);
+    for (let attempt = 0; attempt < 50 && !keptBy(cut, key); attempt += 1) await cut.request('GET', '/v1/me', { key });
+    expect(keptBy(cut, key)).toBeDefined();
+    try {
+      await cutOffListener();
+      await session.query('update api_keys set revoked_at = now() where id = $1', [keyRow.id]);
+      const committed = Date.now();
+      // 2 s of silence, and room for a busy machine; a kept caller would be accepted for a minute.
+      await waitFor('the revoked key refused', async () => (await cut.request('GET', '/v1/me', { key })).status === 401, 10_000);
+      console.info(`listener cut off: a key revoked in SQL refused ${Date.now() - committed} ms after its commit`);
+    } finally {
+      reconnectListener();
+    }
+  }, 60_000);
+
+  it('keeps callers in memory again once its heartbeat is heard again', async () => {
+    const { key } = await createCaller(app.db);
+    try {
+      await cutOffListener();
+      // Long enough for the silence to be noticed: nothing is kept meanwhile.
+      await new Promise((wait) => setTimeout(wait, 2_500));
+      expect((await cut.request('GET', '/v1/me', { key })).status).toBe(200);
+      expect(keptBy(cut, key)).toBeUndefined();
+      reconnectListener();
+      await waitFor('the caller kept again', async () => (await cut.request('GET', '/v1/me', { key })).status === 200 && keptBy(cut, key) !== undefined, 15_000);
+    } finally {
+      reconnectListener();
+    }
+  }, 60_000);
 });

@@ -13,16 +13,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../src/db/database.js';
-import { belowHorizon, fanOut, purgeEvents } from '../src/db/queries/webhooks.js';
+import { belowHorizon, fanOut, logHorizon, purgeEvents } from '../src/db/queries/webhooks.js';
 import { deliveryBody } from '../src/webhooks/outbox.js';
 import { createTask as createTaskHandler, deleteTask as deleteTaskHandler } from '../src/handlers/tasks.js';
 import type { Handler } from '../src/handlers/types.js';
 import { matrixRows } from './permissions/rows.js';
 import { allowedCaller, callerNames, createWorld, type World } from './permissions/world.js';
 import { checkWebhookEvent, operations } from './support/contract.js';
-import { createTestDatabase, databaseLabel, postgresUrl, type TestDatabase } from './support/database.js';
+import { createPostgresDatabase, createTestDatabase, databaseLabel, postgresUrl, type TestDatabase } from './support/database.js';
 import { eventOf, fannedOut, fanOutAll, holdKeyedChange, holdKeyedChanges, whereEventsAreDeclared, type Hold } from './support/eventLog.js';
 import { createTask } from './support/executionFactories.js';
 import { createTeamWorld } from './support/factories.js';
@@ -112,9 +113,9 @@ async function fanOutPosition(db: Kysely<Database>): Promise<Cursor> {
   return rows[0]!;
 }
 
-/** The log's horizon now: the oldest transaction still running (a transaction id only grows, so the horizon never moves back). */
+/** The log's horizon now: the oldest transaction of the database still running (a transaction id only grows, so the horizon never moves back). */
 async function horizon(db: Kysely<Database>): Promise<bigint> {
-  const { rows } = await sql<{ horizon: string }>`select pg_snapshot_xmin(pg_current_snapshot())::text as horizon`.execute(db);
+  const { rows } = await sql<{ horizon: string }>`select ${logHorizon}::text as horizon`.execute(db);
   return BigInt(rows[0]!.horizon);
 }
 
@@ -414,6 +415,76 @@ describe.skipIf(!postgresUrl)('the log is gap-free: a change that began first an
     expect(await readFeed(app.db, org.id, cursor, 'without the guard')).toEqual([]);
     const all = await readFeed(app.db, org.id, { txid: '0', position: '0' }, 'without the guard');
     expect(all.map(objectIdOf)).toEqual([a.body.id, b.body.id]);
+  }, testMs);
+});
+
+describe.skipIf(!postgresUrl)('a writing transaction in another database of the server holds nothing back (PostgreSQL only: PGlite is one database)', () => {
+  /**
+   * Runs `work` while a transaction that has written (it has a transaction id) is open in another
+   * database of the same server, created for the test, for the whole of `work`. It is older than
+   * anything the app writes meanwhile, so the snapshot's oldest running transaction
+   * (`pg_snapshot_xmin`, the horizon before) stays at or below it until it ends.
+   */
+  async function whileAnotherDatabaseWrites(work: () => Promise<void>): Promise<void> {
+    const other = await createPostgresDatabase('teamos_other');
+    const session = new pg.Client({ connectionString: other.url });
+    await session.connect();
+    try {
+      await session.query('begin');
+      const { rows } = await session.query<{ xid: string }>('select pg_current_xact_id()::text as xid');
+      const { rows: snapshot } = await sql<{ xmin: string }>`select pg_snapshot_xmin(pg_current_snapshot())::text as xmin`.execute(app.db);
+      expect(BigInt(snapshot[0]!.xmin), 'the other database’s transaction holds the server’s oldest running transaction').toBeLessThanOrEqual(BigInt(rows[0]!.xid));
+      await work();
+      const { rows: still } = await session.query<{ xid: string }>('select pg_current_xact_id_if_assigned()::text as xid');
+      expect(still[0]!.xid, 'the other database’s transaction was open all along').toBe(rows[0]!.xid);
+    } finally {
+      await session.query('rollback').catch(() => undefined);
+      await session.end();
+      await other.drop();
+    }
+  }
+
+  /**
+   * Only the bug could miss it: the other transaction stays open for the whole test (up to a minute)
+   * and held the event back for all of it, while nothing of this database is running after the
+   * change's answer; 1 s is room for a busy machine, not a wait the feed needs.
+   */
+  const withinMs = 1_000;
+
+  it('a change’s event is in the feed at once', async () => {
+    await whileAnotherDatabaseWrites(async () => {
+      const { org, team, owner } = await ownOrganization();
+      const created = await newTask(app, owner, team.id);
+      expect(created.status).toBe(201);
+      let reads = 0;
+      await waitFor(
+        'the task’s event in the feed',
+        async () => {
+          reads += 1;
+          const feed = await app.request('GET', `/v1/orgs/${org.id}/events?types=task.created`, { key: owner.key });
+          return (feed.body.data as { data: { object: { id: string } } }[]).some((event) => event.data.object.id === created.body.id);
+        },
+        withinMs,
+      );
+      console.info(`another database's open transaction: the change's event in the feed at read ${reads} after the change's answer`);
+    });
+  }, testMs);
+
+  it('a change’s event is fanned out to its subscription at once', async () => {
+    await whileAnotherDatabaseWrites(async () => {
+      const { org, team, owner } = await ownOrganization();
+      const subscription = await subscribe(owner.key, org.id, { events: ['task.created'] });
+      const created = await newTask(app, owner, team.id);
+      expect(created.status).toBe(201);
+      await waitFor(
+        'the task’s event fanned out',
+        async () => {
+          await fanOut(app.db, now(), 500);
+          return (await deliveredEvents(app.db, subscription.id)).length === 1;
+        },
+        withinMs,
+      );
+    });
   }, testMs);
 });
 

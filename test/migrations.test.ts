@@ -21,6 +21,7 @@ import type {
   NewApiKey,
   NewPeopleReview,
 } from '../src/db/database.js';
+import { keyQuery } from '../src/auth/authenticate.js';
 import { migrations } from '../src/db/migrate.js';
 import * as initial from '../src/db/migrations/0001_initial.js';
 import * as canonicalTimeZones from '../src/db/migrations/0002_canonical_time_zones.js';
@@ -865,6 +866,41 @@ const CHECK_VIOLATION = '23514';
 
 // ---------------------------------------------------------------------------------------------------
 
+/**
+ * Every `table.column` the authentication query reads (src/auth/authenticate.ts, `keyQuery`), as
+ * PostgreSQL itself records what a view over that query depends on: its select list, joins, filter
+ * and subquery alike.
+ */
+async function columnsAuthenticationReads(db: Kysely<Database>): Promise<string[]> {
+  const compiled = keyQuery(db, 'a key hash').compile();
+  expect(compiled.parameters).toEqual(['a key hash']);
+  return db.transaction().execute(async (trx) => {
+    await sql.raw(`create view authentication_reads as ${compiled.sql.replace('$1', "'a key hash'")}`).execute(trx);
+    const { rows } = await sql<{ column: string }>`
+      select distinct table_name || '.' || column_name as column from information_schema.view_column_usage
+      where view_name = 'authentication_reads' order by 1
+    `.execute(trx);
+    await sql`drop view authentication_reads`.execute(trx);
+    return rows.map((row) => row.column);
+  });
+}
+
+/** The key's use, which authentication records itself about once a minute: no trigger watches it, so that recording it costs no notification. */
+const recordedByAuthentication = ['api_keys.last_used_at'];
+
+/** Every `table.column` whose change a row-level caller trigger notifies: named in `update of` and compared in its `when`. */
+async function columnsWatched(db: Kysely<Database>): Promise<string[]> {
+  const { rows } = await sql<{ table: string; columns: string[]; definition: string }>`
+    select c.relname as table, pg_get_triggerdef(t.oid) as definition,
+      array(select a.attname::text from pg_attribute a where a.attrelid = t.tgrelid and a.attnum = any(t.tgattr) order by a.attnum) as columns
+    from pg_trigger t join pg_class c on c.oid = t.tgrelid
+    where t.tgname like '%\_caller\_update' and not t.tgisinternal
+  `.execute(db);
+  return rows.flatMap(({ table, columns, definition }) =>
+    columns.filter((column) => new RegExp(`\\bold\\.${column}\\b`).test(definition) && new RegExp(`\\bnew\\.${column}\\b`).test(definition)).map((column) => `${table}.${column}`),
+  );
+}
+
 describe.each(databases)('the migrations on $name', ({ open }) => {
   let database: OpenDatabase;
   let db: Kysely<Database>;
@@ -895,6 +931,13 @@ describe.each(databases)('the migrations on $name', ({ open }) => {
 
   it('has an index for every list order, filter and unique rule, and no other', async () => {
     expect(await describeIndexes(db)).toEqual([...indexes].sort());
+  });
+
+  it('notifies callers kept in memory of a change of every column authentication reads, found from its own query', async () => {
+    const reads = await columnsAuthenticationReads(db);
+    expect(reads, 'the derivation finds the columns it must').toEqual(expect.arrayContaining(['api_keys.expires_at', 'api_keys.revoked_at', 'organization_members.role', 'organizations.status', 'users.system_role']));
+    const watched = await columnsWatched(db);
+    expect(reads.filter((column) => !watched.includes(column) && !recordedByAuthentication.includes(column))).toEqual([]);
   });
 
   it('indexes every foreign key that cascades or sets null', async () => {

@@ -13,6 +13,7 @@ import { METHODS, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
@@ -22,7 +23,7 @@ import { createHttpServer } from '../src/http/httpServer.js';
 import { countStatementError, createMetrics, observePool, type Metrics } from '../src/observability/metrics.js';
 import { startMetricsServer } from '../src/observability/metricsServer.js';
 import { operations } from './support/contract.js';
-import { createTestDatabase, databaseLabel, postgresUrl, type TestDatabase } from './support/database.js';
+import { createPostgresDatabase, createTestDatabase, databaseLabel, postgresUrl, type TestDatabase } from './support/database.js';
 import { createCaller, createTeamWorld } from './support/factories.js';
 import { freePort } from './support/ports.js';
 import { waitFor } from './support/processes.js';
@@ -253,6 +254,55 @@ describe(`the Prometheus metrics (${databaseLabel})`, () => {
       .where('state', '=', 'PENDING')
       .executeTakeFirstOrThrow();
     expect(valueOf(later, 'webhook_oldest_due_delivery_age_seconds')).toBe((clock.at - new Date(oldest as Date).getTime()) / 1000);
+  });
+
+  describe.skipIf(!postgresUrl)('the lag of the event log (PostgreSQL only: on PGlite no transaction runs beside a scrape)', () => {
+    /** A session of its own on `url` with a transaction that has written (it has a transaction id), open until `release`. */
+    async function openWriter(url: string) {
+      const session = new pg.Client({ connectionString: url });
+      await session.connect();
+      await session.query('begin');
+      await session.query('select pg_current_xact_id()');
+      return { release: () => session.query('rollback').finally(() => session.end()) };
+    }
+
+    async function newTask() {
+      const world = await createTeamWorld(app.database.db);
+      const owner = await world.person('OWNER', 'ADMIN');
+      const created = await app.request('POST', `/v1/teams/${world.team.id}/tasks`, {
+        key: owner.key,
+        body: { title: 'Book the customs broker', ownerId: owner.user.id, dueDate: '2026-12-01' },
+      });
+      expect(created.status).toBe(201);
+    }
+
+    const lag = async () => valueOf(await scrape(app), 'event_log_horizon_lag_seconds');
+
+    it('shows how long the first event held back by an open transaction of the database has waited, and 0 once it ends', async () => {
+      const writer = await openWriter(app.database.url!);
+      try {
+        await newTask();
+        expect(await lag()).toBe(0);
+        clock.at += 90_000;
+        expect(await lag()).toBe(90);
+      } finally {
+        await writer.release();
+      }
+      expect(await lag()).toBe(0);
+    });
+
+    it('shows 0 while only a transaction of another database of the server is open', async () => {
+      const other = await createPostgresDatabase('teamos_other');
+      const writer = await openWriter(other.url);
+      try {
+        await newTask();
+        clock.at += 90_000;
+        expect(await lag()).toBe(0);
+      } finally {
+        await writer.release();
+        await other.drop();
+      }
+    });
   });
 
   it("includes Node's own metrics: event-loop lag, heap, GC, CPU", async () => {

@@ -37,7 +37,8 @@ export interface Caller {
 
 const touchEveryMs = 60_000;
 
-function keyQuery(db: Kysely<Database> | Transaction<Database>, keyHash: string) {
+/** The one query authentication reads a caller with; the triggers of migrations 0007 and 0009 watch every column it reads (test/migrations.test.ts). */
+export function keyQuery(db: Kysely<Database> | Transaction<Database>, keyHash: string) {
   return db
     .selectFrom('api_keys')
     .innerJoin('users', 'users.id', 'api_keys.user_id')

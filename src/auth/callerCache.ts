@@ -11,14 +11,19 @@
  *   `ownChanges`; PGlite tells its listeners at commit), so its own next request already reads anew;
  * - while the listening connection is down (and before it first listens) nothing is kept: every
  *   request reads from the database, as with the cache off, until it listens again;
+ * - the same while it is silent: a listener that proves itself by heartbeats (PostgreSQL, every
+ *   second: src/db/listen.ts) and has not been heard for `silenceMs` (2 s) may have been cut off
+ *   without an error (its server process stopped, packets dropped), so everything kept is dropped
+ *   and nothing is kept until a heartbeat is heard again. A change is thus refused on an instance
+ *   cut off this way at most about 2 s after its commit, instead of the lifetime;
  * - a caller read while a notification came is not kept (it may have been read before the change
  *   committed): a mark taken before the read tells;
  * - only keys that were active when read are kept; an unknown or revoked key never is, so a stranger
  *   cannot fill the memory with made-up keys, and a new key needs no notification. Expiry is judged
  *   on every request against the app's clock, never kept as "valid";
- * - each caller is kept at most `ttlMs` (10 s by default): it bounds what a notification that never
- *   came could leave stale (a connection that died silently, before TCP keep-alive notices), at the
- *   cost of one statement per active key and process every 10 s;
+ * - each caller is kept at most `ttlMs` (10 s by default): a last bound on what a notification that
+ *   never came, while heartbeats did, could leave stale, at the cost of one statement per active key
+ *   and process every 10 s;
  * - at most `maxEntries` callers (10,000 by default, a few MB): the oldest kept is dropped first.
  *   With the short lifetime, a key in use is kept afresh every 10 s, so the oldest kept is close to
  *   the least recently used.
@@ -52,7 +57,7 @@ export interface CallerCache {
   stop(): Promise<void>;
 }
 
-export const callerCacheDefaults = { ttlMs: 10_000, maxEntries: 10_000 };
+export const callerCacheDefaults = { ttlMs: 10_000, maxEntries: 10_000, silenceMs: 2_000 };
 
 /** Freezes the caller, which every request of its key shares: a handler that changed it would change it for all of them. */
 function frozen(caller: Caller): Caller {
@@ -67,12 +72,15 @@ export async function startCallerCache(options: {
   logger: Logger;
   ttlMs?: number;
   maxEntries?: number;
+  /** How long a listener with heartbeats may stay unheard before nothing is kept. */
+  silenceMs?: number;
   /** A monotonic clock in ms; `performance.now` unless given. */
   clock?: () => number;
 }): Promise<CallerCache> {
   const { logger } = options;
   const ttlMs = options.ttlMs ?? callerCacheDefaults.ttlMs;
   const maxEntries = options.maxEntries ?? callerCacheDefaults.maxEntries;
+  const silenceMs = options.silenceMs ?? callerCacheDefaults.silenceMs;
   const clock = options.clock ?? (() => performance.now());
   const entries = new Map<string, Entry>();
   const byUser = new Map<string, Set<string>>();
@@ -81,6 +89,10 @@ export async function startCallerCache(options: {
   let generation = 0;
   let listening = false;
   let everListened = false;
+  /** Whether the listener proves itself by heartbeats, and when one (or the start of listening) was last heard. */
+  let heartbeats = false;
+  let heardAt = 0;
+  let silent = false;
 
   const index = (map: Map<string, Set<string>>, id: string, keyHash: string) => {
     let hashes = map.get(id);
@@ -106,6 +118,20 @@ export async function startCallerCache(options: {
     byOrganization.clear();
   };
 
+  /** Whether the listener has been silent too long; on the first call that finds it so, everything kept is dropped. */
+  const deaf = () => {
+    if (!heartbeats || clock() - heardAt <= silenceMs) return false;
+    if (!silent) {
+      silent = true;
+      generation += 1;
+      dropAll();
+      logger.warn(
+        `heard nothing from the connection that listens for changes of API keys, accounts and memberships for ${silenceMs / 1000} s: every request reads its caller from the database until it is heard again`,
+      );
+    }
+    return true;
+  };
+
   const forget = (payload: string) => {
     generation += 1;
     const separator = payload.indexOf(':');
@@ -127,17 +153,27 @@ export async function startCallerCache(options: {
       dropAll();
       logger.warn('lost the connection that listens for changes of API keys, accounts and memberships: every request reads its caller from the database until it is back');
     },
-    listening: () => {
+    listening: (proven) => {
       generation += 1;
       dropAll();
+      heartbeats = proven;
+      heardAt = clock();
+      silent = false;
       if (everListened && !listening) logger.info('listening again for changes of API keys, accounts and memberships: callers are kept in memory again');
       listening = true;
       everListened = true;
+    },
+    alive: () => {
+      heardAt = clock();
+      if (!silent) return;
+      silent = false;
+      logger.info('heard the connection that listens for changes of API keys, accounts and memberships again: callers are kept in memory again');
     },
   });
 
   return {
     get: (keyHash) => {
+      if (deaf()) return undefined;
       const entry = entries.get(keyHash);
       if (!entry) return undefined;
       if (entry.keptUntil <= clock()) {
@@ -148,7 +184,7 @@ export async function startCallerCache(options: {
     },
     mark: () => generation,
     keep: (keyHash, kept, mark) => {
-      if (!listening || mark !== generation) return;
+      if (!listening || deaf() || mark !== generation) return;
       drop(keyHash);
       if (entries.size >= maxEntries) drop(entries.keys().next().value!);
       // The object itself is kept: its `usedAt`, moved on by the request that read it, stays with it.

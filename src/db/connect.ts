@@ -151,7 +151,11 @@ export async function openPostgres(databaseUrl: string, options: DatabaseOptions
     client.on('error', () => undefined);
     client.on('notification', (message) => notifications.deliverOwn(message.channel, message.payload ?? ''));
   });
-  const notifications = postgresNotifications(databaseUrl, { connectionTimeoutMs: postgresLimits.connectionTimeoutMs });
+  const notifications = postgresNotifications(databaseUrl, {
+    connectionTimeoutMs: postgresLimits.connectionTimeoutMs,
+    // Straight through the pool, not Kysely: a heartbeat is no statement of the app's (not logged, counted or traced).
+    notify: (channel) => pool.query('select pg_notify($1, null)', [channel]),
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool, notifications) }), ...statementLog(options) });
   return {
     db,
@@ -189,7 +193,7 @@ export async function openPglite(dataDir: string, options: DatabaseOptions = {})
     // COMMIT ends, so this process's own changes are told at commit whatever `ownChanges` says.
     const subscribe: Listen = async (channel, onNotify, events = {}) => {
       const unsubscribe = await pglite.listen(channel, (payload) => onNotify(payload));
-      events.listening?.();
+      events.listening?.(false);
       return async () => {
         if (!pglite.closed) await unsubscribe();
       };

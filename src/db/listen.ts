@@ -9,14 +9,28 @@
  * notifications of its own transaction before it answers its COMMIT (or its single statement), so
  * whatever this process changes is told before the change returns to the request that made it —
  * while the listening connection would hear it a little later, on its own socket.
+ *
+ * A connection can also go quiet without any error: its server process stopped, a network path that
+ * drops packets, until TCP keep-alive notices (minutes). So the listener proves it still hears:
+ * every second it sends a NOTIFY on a channel of its own through the pool (a connection other than
+ * the listening one, the way another instance's change comes) and tells its subscribers each time it
+ * hears it (`alive`). PostgreSQL delivers a session's notifications in commit order, so a heartbeat
+ * heard means every notification committed before it was heard too.
  */
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
 export interface ListenEvents {
   /** The listening connection was lost: a notification sent from now until `listening` may never come. */
   lost?(): void;
-  /** Listening, at first or again after a loss: from now on every notification on the channel comes. */
-  listening?(): void;
+  /**
+   * Listening, at first or again after a loss: from now on every notification on the channel comes.
+   * `heartbeats`: whether the listener proves it is alive by `alive` every `heartbeatMs` (PostgreSQL);
+   * false for one that cannot be cut off from the database (PGlite, inside the process).
+   */
+  listening?(heartbeats: boolean): void;
+  /** The listening connection heard its own heartbeat: it still hears every notification committed before it. */
+  alive?(): void;
   /** Tell of this process's own changes before their statement or COMMIT returns (see above). */
   ownChanges?: boolean;
 }
@@ -35,6 +49,8 @@ interface Subscription {
 
 const firstRetryMs = 100;
 const lastRetryMs = 5_000;
+/** How often the listening connection notifies itself to prove it still hears. */
+export const heartbeatMs = 1_000;
 
 export interface PostgresNotifications {
   listen: Listen;
@@ -47,7 +63,13 @@ export interface PostgresNotifications {
 
 const listenStatement = (channels: Iterable<string>) => [...new Set(channels)].map((channel) => `listen ${pg.escapeIdentifier(channel)}`).join('; ');
 
-export function postgresNotifications(databaseUrl: string, options: { connectionTimeoutMs: number }): PostgresNotifications {
+/** `notify` sends a NOTIFY with an empty payload on a channel through the pool (never the listening connection). */
+export function postgresNotifications(
+  databaseUrl: string,
+  options: { connectionTimeoutMs: number; notify(channel: string): Promise<unknown> },
+): PostgresNotifications {
+  // Of this listener alone: no other process hears its heartbeats.
+  const heartbeatChannel = `teamos_alive_${randomBytes(8).toString('hex')}`;
   const subscriptions = new Set<Subscription>();
   let own: string[] = [];
   /** Connected and listening to every subscribed channel. */
@@ -56,8 +78,18 @@ export function postgresNotifications(databaseUrl: string, options: { connection
   let retry: NodeJS.Timeout | undefined;
   let retryMs = firstRetryMs;
   let closed = false;
+  let heartbeat: NodeJS.Timeout | undefined;
+
+  const stopHeartbeat = () => {
+    clearInterval(heartbeat);
+    heartbeat = undefined;
+  };
 
   const deliver = (channel: string, payload: string, own: boolean) => {
+    if (channel === heartbeatChannel) {
+      for (const subscription of subscriptions) subscription.events.alive?.();
+      return;
+    }
     for (const subscription of subscriptions) {
       if (subscription.channel === channel && (!own || subscription.events.ownChanges)) subscription.onNotify(payload);
     }
@@ -89,6 +121,7 @@ export function postgresNotifications(databaseUrl: string, options: { connection
         void next.end().catch(() => undefined);
         if (client !== next) return;
         client = undefined;
+        stopHeartbeat();
         for (const subscription of subscriptions) subscription.events.lost?.();
         scheduleRetry();
       };
@@ -97,7 +130,7 @@ export function postgresNotifications(databaseUrl: string, options: { connection
       next.on('end', lose);
       try {
         await next.connect();
-        if (subscriptions.size > 0) await next.query(listenStatement([...subscriptions].map((subscription) => subscription.channel)));
+        if (subscriptions.size > 0) await next.query(listenStatement([heartbeatChannel, ...[...subscriptions].map((subscription) => subscription.channel)]));
       } catch {
         lost = true;
         await next.end().catch(() => undefined);
@@ -108,7 +141,10 @@ export function postgresNotifications(databaseUrl: string, options: { connection
       if (closed) return void (await next.end().catch(() => undefined));
       client = next;
       retryMs = firstRetryMs;
-      for (const subscription of subscriptions) subscription.events.listening?.();
+      // A heartbeat that cannot be sent (the pool cannot reach the server) is simply not heard.
+      heartbeat = setInterval(() => void options.notify(heartbeatChannel).catch(() => undefined), heartbeatMs);
+      heartbeat.unref();
+      for (const subscription of subscriptions) subscription.events.listening?.(true);
     })().finally(() => (connecting = undefined)));
 
   return {
@@ -120,7 +156,7 @@ export function postgresNotifications(databaseUrl: string, options: { connection
       if (client) {
         try {
           await client.query(listenStatement([channel]));
-          events.listening?.();
+          events.listening?.(true);
         } catch {
           // The connection went meanwhile: `lost` was told, and the next one listens to this channel too.
         }
@@ -132,6 +168,7 @@ export function postgresNotifications(databaseUrl: string, options: { connection
         if (subscriptions.size > 0) return;
         clearTimeout(retry);
         retry = undefined;
+        stopHeartbeat();
         const last = client;
         client = undefined;
         await last?.end().catch(() => undefined);
@@ -143,6 +180,7 @@ export function postgresNotifications(databaseUrl: string, options: { connection
       closed = true;
       clearTimeout(retry);
       await connecting;
+      stopHeartbeat();
       const last = client;
       client = undefined;
       await last?.end().catch(() => undefined);

@@ -172,3 +172,23 @@ export function observeWebhookBacklog(metrics: Metrics, backlog: () => Promise<B
     },
   });
 }
+
+/**
+ * How far the event log's readers (the feed and the webhooks' fan-out) are behind, read at each
+ * scrape: the age, by the app's clock, of the first committed event still above the log's horizon
+ * (src/db/queries/webhooks.ts, `logHorizon`), 0 when none is. In seconds rather than in transactions:
+ * a count of transaction ids grows with the write rate, so no one threshold would fit a quiet and a
+ * busy hour, while the seconds are the delay an integration sees. Left out of a scrape when it cannot be read.
+ */
+export function observeEventLogLag(metrics: Metrics, firstHeldAt: () => Promise<Date | null>, now: () => Date): void {
+  new Gauge({
+    name: 'event_log_horizon_lag_seconds',
+    help: 'How long the first committed event not yet readable by the event feed and the webhooks has waited for the log horizon (an open transaction of the database holds it back); 0 when none waits',
+    registers: [metrics.registry],
+    async collect() {
+      const at = await firstHeldAt().catch(() => undefined);
+      if (at === undefined) this.reset();
+      else this.set(at ? Math.max(0, (now().getTime() - at.getTime()) / 1000) : 0);
+    },
+  });
+}

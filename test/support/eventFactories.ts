@@ -12,8 +12,8 @@ import { waitFor } from './processes.js';
 
 /**
  * Resolves once every event of the log lies below the horizon of running transactions, so that the
- * feed shows all of them. On PostgreSQL the horizon is the oldest transaction running anywhere in the
- * cluster: another test file's transaction may hold it back for a while.
+ * feed shows all of them. A transaction of the test's own database that is still running (the
+ * worker's, a test's hold) may hold it back for a while.
  */
 export async function feedShowsAll(db: Kysely<Database>): Promise<void> {
   await waitFor('every event of the log below the horizon of running transactions', async () => {

@@ -61,8 +61,8 @@ export async function fannedOut(db: Kysely<Database>): Promise<boolean> {
 
 /**
  * Fans the log out with the worker's own statement (`fanOut`) until every committed event is passed.
- * Repeated, not once: on PostgreSQL the horizon is the oldest transaction running anywhere in the
- * cluster, so another database's transaction may hold an event back for a while.
+ * Repeated, not once: a transaction of the database still running (a test's hold, a change in
+ * flight) may hold an event back for a while.
  */
 export async function fanOutAll(db: Kysely<Database>, now: () => Date, timeoutMs?: number): Promise<void> {
   await waitFor(

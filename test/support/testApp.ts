@@ -112,8 +112,8 @@ export async function startTestApp(
     secrets?: SecretBox;
     /** Webhook settings: private targets allowed (as `make run` has it) and no delivery worker, unless given. */
     webhooks?: Parameters<typeof createApp>[0]['webhooks'];
-    /** Callers kept in memory, as the server has them by default (AUTH_CACHE=on), unless false. */
-    callerCache?: boolean;
+    /** Callers kept in memory, as the server has them by default (AUTH_CACHE=on), unless false; the lifetime of a kept caller may be given. */
+    callerCache?: false | { ttlMs?: number };
   } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
@@ -127,7 +127,7 @@ export async function startTestApp(
     handlers: options.handlers,
     now: options.now,
     webhooks: options.webhooks ?? { allowPrivateTargets: true },
-    callerCache: options.callerCache === false ? undefined : { subscribe: database.subscribe },
+    callerCache: options.callerCache === false ? undefined : { subscribe: database.subscribe, ...options.callerCache },
   });
   const server: Server = await new Promise((listening) => {
     const started = createHttpServer(app, options.serverTimeouts).listen(0, '127.0.0.1', () => listening(started));

@@ -20,7 +20,7 @@ function caller(userId: string, orgIds: string[] = []): Caller {
   };
 }
 
-async function cache(options: { ttlMs?: number; maxEntries?: number; listening?: boolean } = {}) {
+async function cache(options: { ttlMs?: number; maxEntries?: number; listening?: boolean; heartbeats?: boolean } = {}) {
   let now = 0;
   let notify: (payload: string) => void = () => undefined;
   let events: ListenEvents = {};
@@ -30,7 +30,7 @@ async function cache(options: { ttlMs?: number; maxEntries?: number; listening?:
       channel = name;
       notify = onNotify;
       events = given;
-      if (options.listening ?? true) given.listening?.();
+      if (options.listening ?? true) given.listening?.(options.heartbeats ?? false);
       return async () => undefined;
     },
     logger: pino({ level: 'silent' }),
@@ -109,12 +109,43 @@ describe('the caller cache', () => {
     expect(callers.size).toBe(0);
     keep('b', caller('u2'));
     expect(callers.get('b')).toBeUndefined();
-    events().listening!();
+    events().listening!(false);
     // Read before it listened again: a change may have been missed meanwhile.
     callers.keep('c', { caller: caller('u3'), usedAt: undefined }, mark);
     expect(callers.get('c')).toBeUndefined();
     keep('d', caller('u4'));
     expect(callers.get('d')).toBeDefined();
+  });
+
+  it('a listener with heartbeats unheard for 2 s: everything kept is forgotten and nothing is kept', async () => {
+    const { callers, keep, events, advance } = await cache({ heartbeats: true });
+    keep('a', caller('u1'));
+    advance(1_000);
+    events().alive!();
+    advance(2_000);
+    expect(callers.get('a')?.caller.userId).toBe('u1');
+    advance(1);
+    expect(callers.get('a')).toBeUndefined();
+    keep('b', caller('u2'));
+    expect(callers.get('b')).toBeUndefined();
+    expect(callers.size).toBe(0);
+  });
+
+  it('a listener with heartbeats heard again after a silence: callers are kept again', async () => {
+    const { callers, keep, events, advance } = await cache({ heartbeats: true });
+    advance(2_001);
+    keep('a', caller('u1'));
+    expect(callers.get('a')).toBeUndefined();
+    events().alive!();
+    keep('b', caller('u2'));
+    expect(callers.get('b')?.caller.userId).toBe('u2');
+  });
+
+  it('a listener that cannot be cut off (PGlite: no heartbeats) is never taken for silent', async () => {
+    const { callers, keep, advance } = await cache({ heartbeats: false, ttlMs: 60_000 });
+    keep('a', caller('u1'));
+    advance(30_000);
+    expect(callers.get('a')?.caller.userId).toBe('u1');
   });
 
   it('holds at most maxEntries callers, dropping the one kept first', async () => {

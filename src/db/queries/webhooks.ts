@@ -259,8 +259,56 @@ export async function insertEventFor(db: Db, subscriptionId: string, event: Omit
 // ---------------------------------------------------------------------------------------------------
 // The fan-out
 
-/** The log's horizon: only events of transactions below the oldest one still running are read (see 0005_event_log). */
-export const belowHorizon = (txid: RawBuilder<unknown>) => sql`${txid} < pg_snapshot_xmin(pg_current_snapshot())`;
+/**
+ * The log's horizon (see 0005_event_log and docs/architecture.md): an `xid8` below which no
+ * transaction that may still write the log is running, in the statement's snapshot. It is the
+ * snapshot's oldest running transaction (`pg_snapshot_xmin`) with the transactions of the server's
+ * other databases left out, which can never write our log: a transaction held open in another
+ * database no longer holds back our feed and webhooks.
+ *
+ * - Each running transaction of the snapshot (`pg_snapshot_xip`, top-level ids only: a subtransaction's
+ *   events carry its top-level id, `pg_current_xact_id()`) counts, unless it is known to belong to
+ *   another database: a session's `backend_xid` in `pg_stat_activity` with another `datid`, or a
+ *   prepared transaction of another database. With none counted, the horizon is the snapshot's
+ *   `xmax`: a transaction that gets its id later (one that has none yet) gets one at or above it.
+ * - Only leaving out is decided from the views, never keeping in: a transaction of ours is always
+ *   counted, so within our database the order is exactly as gap-free as with `pg_snapshot_xmin`. A
+ *   transaction id belongs to one database for good, so a view read after the snapshot (or, within a
+ *   transaction, the activity PostgreSQL copied at its first read) can only be incomplete, never
+ *   wrong: another database's transaction that ended meanwhile is counted, and holds nothing back
+ *   beyond that statement. A session whose database is unknown (a background worker) is counted.
+ * - The activity is only read when the snapshot has running transactions, once per statement (an
+ *   uncorrelated subquery). On PGlite (one database, one session) nothing is left out, so the horizon
+ *   is its `pg_snapshot_xmin` exactly.
+ */
+export const logHorizon = sql<string>`(
+  select least(pg_snapshot_xmax(pg_current_snapshot()), min(running.xid))
+  from pg_snapshot_xip(pg_current_snapshot()) as running(xid)
+  where not exists (
+    select 1 from pg_stat_activity a
+    where a.backend_xid = running.xid::xid and a.datid <> (select d.oid from pg_database d where d.datname = current_database())
+  ) and not exists (
+    select 1 from pg_prepared_xacts p where p.transaction = running.xid::xid and p.database <> current_database()
+  )
+)`;
+
+/** Only events of transactions below the log's horizon are read: nothing can commit there any more. */
+export const belowHorizon = (txid: RawBuilder<unknown>) => sql`${txid} < ${logHorizon}`;
+
+/**
+ * When the next event the log's readers wait for was written: the first committed event, in log
+ * order, at or above the horizon (one probe of `webhook_events_txid_position_idx`); null when every
+ * committed event is below it. Its age is how far the feed and the fan-out are behind.
+ */
+export async function firstHeldEventAt(db: Db): Promise<Date | null> {
+  const { rows } = await sql<{ created_at: Date }>`
+    select e.created_at from webhook_events e
+    where not (${belowHorizon(sql`e.txid`)}) and e.type <> ${sql.lit(pingType)}
+    order by e.txid, e.position
+    limit 1
+  `.execute(db);
+  return rows[0]?.created_at ?? null;
+}
 
 /**
  * Writes the deliveries of the next `limit` events of the log, in log order, to the active

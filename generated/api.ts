@@ -4815,6 +4815,7 @@ export interface components {
             content: string;
         };
         AcknowledgeMessagesRequest: {
+            /** @description The ids of the messages to acknowledge, 1-500 of them. */
             ids: components["schemas"]["Id"][];
         };
         /** @description A list field of the vision as returned; older free text stays text; `null` until set. */
@@ -10378,7 +10379,7 @@ export interface operations {
             query?: {
                 /** @description The id of the last event you processed: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. */
                 after?: components["schemas"]["Id"];
-                /** @description Only events of these types, comma separated (`types=task.created,task.updated`). */
+                /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-45 types, at most the number of event types there are (this bound grows with the list of types). */
                 types?: components["schemas"]["EventType"][];
                 /** @description Only events of this team. Events of the organization itself (`organization.*`, `organization_member.*`) belong to no team and are left out. */
                 teamId?: components["schemas"]["Id"];

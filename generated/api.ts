@@ -4232,7 +4232,9 @@ export interface components {
          *     from, `path` names the field (array items by their index, as a string),
          *     `code` says what is wrong:
          *     - `invalid_type`: wrong JSON type, or a required field is missing;
-         *     - `invalid_value`: not one of the allowed values (`values` lists them);
+         *     - `invalid_value`: not one of the allowed values (`values` lists them, once
+         *       per answer: further issues with the same allowed values, such as more
+         *       wrong items of the same list, leave `values` out);
          *     - `invalid_format`: malformed day, quarter, instant, e-mail, URL or cursor (`format` names it);
          *     - `too_small` / `too_big`: a bound was crossed (`minimum` / `maximum`, `inclusive`);
          *     - `not_multiple_of`: a number that must be whole is not;
@@ -4268,8 +4270,10 @@ export interface components {
                 code: components["schemas"]["ErrorCode"];
                 /** @description English text describing the problem; may change between releases. */
                 message: string;
-                /** @description Present only for format errors: one entry per problem found in the request, all of them at once. */
+                /** @description Present only for format errors: one entry per problem found in the request, found all at once and listed in the order found, at most the first 20 (`issueCount` says how many there were), so that an answer stays small whatever the request holds. */
                 issues?: components["schemas"]["ValidationIssue"][];
+                /** @description Present with `issues`: how many problems the request has, of which `issues` lists at most the first 20. Larger than the length of `issues` only when some were left out. */
+                issueCount?: number;
             };
         };
         /** @description Always `null`; this small list is returned whole. */

@@ -1239,7 +1239,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe an endpoint to the organization's events
-         * @description Creates an active webhook subscription: from now on every change in the organization of one of the `events` types (`["*"]` for all) is sent to `url` with `POST`, signed with the subscription's secret. It receives the events of changes that commit after it was created, nothing from before (they stay readable in `GET /orgs/{orgId}/events`); a `webhook.ping` event is sent to it at once. The answer is the only one, with `POST /webhooks/{webhookId}/rotate-secret`, that shows the signing `secret`: store it now (a retry with the same `Idempotency-Key` answers the same secret). The `url` must be an absolute `https` URL of a public host without user info: another scheme, user info (`user:password@`), a host name that does not resolve, and a host that is or resolves to a loopback, private (10/8, 172.16/12, 192.168/16, 100.64/10), link-local (169.254/16, fe80::/10), unique-local (fc00::/7) or otherwise non-public address are rule violations (422 invalid, without `issues`). A server whose operator set `WEBHOOKS_ALLOW_PRIVATE_TARGETS=true` (development and tests, `make run`) accepts such hosts and `http`. The address is checked again at every attempt, so a host that later resolves to a refused address gets no request (the attempt fails with `target refused: …`). Allowed only for organization Owners and Admins; organization Members (even team Owners and Admins), Implementers and people outside the organization get 403 forbidden. An unknown organization gives 404; a suspended organization 409 orgSuspended.
+         * @description Creates an active webhook subscription: from now on every change in the organization of one of the `events` types (`["*"]` for all) is sent to `url` with `POST`, signed with the subscription's secret. It receives the events of changes that commit after it was created, nothing from before (they stay readable in `GET /orgs/{orgId}/events`); a `webhook.ping` event is sent to it at once. The answer is the only one, with `POST /webhooks/{webhookId}/rotate-secret`, that shows the signing `secret`: store it now (a retry with the same `Idempotency-Key` answers the same secret). The `url` must be an absolute `https` URL of a public host without user info: another scheme, user info (`user:password@`), a host name that does not resolve, and a host that is or resolves to a loopback, private (10/8, 172.16/12, 192.168/16, 100.64/10), link-local (169.254/16, fe80::/10), unique-local (fc00::/7) or otherwise non-public address are rule violations (422 invalid, without `issues`). A server whose operator set `WEBHOOKS_ALLOW_PRIVATE_TARGETS=true` (development and tests, `make run`) accepts such hosts and `http`. The address is checked again at every attempt, so a host that later resolves to a refused address gets no request (the attempt fails with `target refused: …`). Neither the 422 nor the attempt names the address a host resolves to, only the host. Allowed only for organization Owners and Admins; organization Members (even team Owners and Admins), Implementers and people outside the organization get 403 forbidden. An unknown organization gives 404; a suspended organization 409 orgSuspended.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -4232,7 +4232,9 @@ export interface components {
          *     from, `path` names the field (array items by their index, as a string),
          *     `code` says what is wrong:
          *     - `invalid_type`: wrong JSON type, or a required field is missing;
-         *     - `invalid_value`: not one of the allowed values (`values` lists them);
+         *     - `invalid_value`: not one of the allowed values (`values` lists them, once
+         *       per answer: further issues with the same allowed values, such as more
+         *       wrong items of the same list, leave `values` out);
          *     - `invalid_format`: malformed day, quarter, instant, e-mail, URL or cursor (`format` names it);
          *     - `too_small` / `too_big`: a bound was crossed (`minimum` / `maximum`, `inclusive`);
          *     - `not_multiple_of`: a number that must be whole is not;
@@ -4268,8 +4270,10 @@ export interface components {
                 code: components["schemas"]["ErrorCode"];
                 /** @description English text describing the problem; may change between releases. */
                 message: string;
-                /** @description Present only for format errors: one entry per problem found in the request, all of them at once. */
+                /** @description Present only for format errors: one entry per problem found in the request, found all at once and listed in the order found, at most the first 20 (`issueCount` says how many there were), so that an answer stays small whatever the request holds. */
                 issues?: components["schemas"]["ValidationIssue"][];
+                /** @description Present with `issues`: how many problems the request has, of which `issues` lists at most the first 20. Larger than the length of `issues` only when some were left out. */
+                issueCount?: number;
             };
         };
         /** @description Always `null`; this small list is returned whole. */
@@ -4815,6 +4819,7 @@ export interface components {
             content: string;
         };
         AcknowledgeMessagesRequest: {
+            /** @description The ids of the messages to acknowledge, 1-500 of them. */
             ids: components["schemas"]["Id"][];
         };
         /** @description A list field of the vision as returned; older free text stays text; `null` until set. */
@@ -5022,7 +5027,7 @@ export interface components {
             nextCursor: components["schemas"]["NextCursor"];
         };
         CreateWebhookRequest: {
-            /** @description An absolute `https` URL of a public host, without user info (`user:password@`). A scheme other than `http` or `https` is a format error. Refused as a rule violation (422 invalid): `http`, user info, a host name that does not resolve, and a host that is or resolves to a loopback, private (10/8, 172.16/12, 192.168/16, 100.64/10), link-local (169.254/16, fe80::/10), unique-local (fc00::/7) or any other non-public address. A server whose operator set `WEBHOOKS_ALLOW_PRIVATE_TARGETS=true` (development and tests) accepts such hosts and `http`. */
+            /** @description An absolute `https` URL of a public host, without user info (`user:password@`). A scheme other than `http` or `https` is a format error. Refused as a rule violation (422 invalid): `http`, user info, a host name that does not resolve, and a host that is or resolves to a loopback, private (10/8, 172.16/12, 192.168/16, 100.64/10), link-local (169.254/16, fe80::/10), unique-local (fc00::/7) or any other non-public address; the refusal names the host, never the address it resolves to. A server whose operator set `WEBHOOKS_ALLOW_PRIVATE_TARGETS=true` (development and tests) accepts such hosts and `http`. */
             url: string;
             /** @description The event types to receive, 1-100 values; `["*"]` for every event type, including types added later. A type named twice is stored once (no `uniqueItems` here: checking it costs the square of the list's length). `*` together with other types is accepted and stored, but redundant: it still means every type. */
             events: (components["schemas"]["WebhookEventType"] | "*")[];
@@ -10375,7 +10380,7 @@ export interface operations {
             query?: {
                 /** @description The id of the last event you processed: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. */
                 after?: components["schemas"]["Id"];
-                /** @description Only events of these types, comma separated (`types=task.created,task.updated`). */
+                /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-45 types, at most the number of event types there are (this bound grows with the list of types). */
                 types?: components["schemas"]["EventType"][];
                 /** @description Only events of this team. Events of the organization itself (`organization.*`, `organization_member.*`) belong to no team and are left out. */
                 teamId?: components["schemas"]["Id"];

@@ -80,6 +80,43 @@ describe('the contract', () => {
     expect(strict.sort()).toEqual([...strictBodies].sort());
   });
 
+  it('bounds every list and every open object a request may send: arrays have maxItems, maps have maxProperties', () => {
+    const unbounded: string[] = [];
+    const walk = (node: unknown, at: string, seen: ReadonlySet<string>): void => {
+      if (!node || typeof node !== 'object') return;
+      if (Array.isArray(node)) return node.forEach((item, index) => walk(item, `${at}/${index}`, seen));
+      if ('$ref' in node && typeof node.$ref === 'string') {
+        if (seen.has(node.$ref)) return;
+        return walk(deref(node, '').value, `${at} → ${node.$ref}`, new Set([...seen, node.$ref]));
+      }
+      const schema = node as OpenAPIV3_1.SchemaObject & { prefixItems?: unknown };
+      const types = [schema.type ?? []].flat();
+      if ((types.includes('array') || 'items' in schema || 'prefixItems' in schema) && schema.maxItems === undefined) unbounded.push(`${at}: an array without maxItems`);
+      const open = (schema.additionalProperties !== undefined && schema.additionalProperties !== false) || 'patternProperties' in schema;
+      if (open && schema.maxProperties === undefined) unbounded.push(`${at}: an open object without maxProperties`);
+      for (const [key, child] of Object.entries(schema)) {
+        if (['examples', 'example', 'enum', 'const', 'default', 'required'].includes(key)) continue;
+        walk(child, `${at}/${key}`, seen);
+      }
+    };
+    for (const op of operations) {
+      for (const declared of [...(op.pathItem.parameters ?? []), ...(op.operation.parameters ?? [])]) {
+        const parameter = deref<OpenAPIV3_1.ParameterObject>(declared, '').value;
+        walk(parameter.schema, `${op.operationId} ${parameter.in} ${parameter.name}`, new Set());
+      }
+      const body = op.operation.requestBody && deref<OpenAPIV3_1.RequestBodyObject>(op.operation.requestBody, '').value;
+      for (const [mediaType, media] of Object.entries(body?.content ?? {})) walk(media.schema, `${op.operationId} body (${mediaType})`, new Set());
+    }
+    expect(unbounded).toEqual([]);
+  });
+
+  it('lets the feed\'s types filter name every event type once, and no more', () => {
+    const feed = operations.find((op) => op.operationId === 'listOrganizationEvents')!;
+    const types = (feed.operation.parameters ?? []).map((declared) => deref<OpenAPIV3_1.ParameterObject>(declared, '').value).find((p) => p.name === 'types')!;
+    const eventTypes = schemaAt(contract.components!.schemas!.EventType!).enum!;
+    expect(schemaAt(types.schema).maxItems).toBe(eventTypes.length);
+  });
+
   it('makes every PATCH body change at least one field', () => {
     for (const op of operations.filter((candidate) => candidate.method === 'patch')) {
       const schema = jsonBodySchema(op);

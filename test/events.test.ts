@@ -180,6 +180,18 @@ describe(`the event feed (${databaseLabel})`, () => {
     expect(response.body.error.issues).toMatchObject([{ origin: 'query', code: 'invalid_value', path: ['types', '1'] }]);
   });
 
+  it('takes at most as many types as there are event types: one more is a too_big issue with maximum 45', async () => {
+    const o = await newOrganization();
+    const eventTypes = (contract.components!.schemas!.EventType as { enum: string[] }).enum;
+
+    const every = await feed(o, `?types=${eventTypes.join(',')}`);
+    const oneMore = await feed(o, `?types=${[...eventTypes, eventTypes[0]].join(',')}`);
+
+    expect(every.status).toBe(200);
+    expect(oneMore.status).toBe(422);
+    expect(oneMore.body.error.issues).toMatchObject([{ origin: 'query', code: 'too_big', path: ['types'], maximum: eventTypes.length, inclusive: true }]);
+  });
+
   it("gives only a team's events with teamId, and the organization's own events belong to no team", async () => {
     const o = await newOrganization();
     const other = await createTeam(app.db, o.org.id);

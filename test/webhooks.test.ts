@@ -8,6 +8,7 @@
  * the subscription was sent and its answer recorded (`sent`), and the app's clock moves only when a
  * test moves it, so no retry comes due because the machine was slow.
  */
+import { lookup as dnsLookup } from 'node:dns/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { sql } from 'kysely';
@@ -30,6 +31,9 @@ import { waitFor } from './support/processes.js';
 import { startReceiver, type Received, type Receiver } from './support/receiver.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
+
+/** Every address a name resolves to here, in the forms Node gives them. */
+const addressesOf = async (hostname: string) => (await dnsLookup(hostname, { all: true, verbatim: true })).map(({ address }) => address);
 
 const organizationEvents = /^(organization|organization_member)\./;
 
@@ -208,6 +212,21 @@ describe(`no server-side request forgery (${databaseLabel})`, () => {
       }
       const changed = await strict.request('PATCH', `/v1/webhooks/${webhookId}`, { key: world.keys.orgOwner, body: { url: 'https://192.168.0.10/hooks' } });
       expect(changed.status).toBe(422);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('a subscription to a name that resolves to a non-public address is refused without saying the address, created or changed', async () => {
+    const strict = await startTestApp({ database, webhooks: { allowPrivateTargets: false } });
+    try {
+      const created = await strict.request('POST', `/v1/orgs/${world.org.id}/webhooks`, { key: world.keys.orgOwner, body: { url: 'https://localhost/hooks', events: ['*'] } });
+      const changed = await strict.request('PATCH', `/v1/webhooks/${webhookId}`, { key: world.keys.orgOwner, body: { url: 'https://localhost/hooks' } });
+      for (const answer of [created, changed]) {
+        expect(answer.status).toBe(422);
+        expect(answer.body.error.message).toBe('The host localhost resolves to an address that is not public.');
+        for (const address of await addressesOf('localhost')) expect(answer.text).not.toContain(address);
+      }
     } finally {
       await strict.close();
     }

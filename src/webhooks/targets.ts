@@ -67,8 +67,9 @@ export async function targetFault(text: string, allowPrivate: boolean): Promise<
     return `The host ${hostname} does not resolve.`;
   }
   if (addresses.length === 0) return `The host ${hostname} does not resolve.`;
-  const refused = addresses.find(({ address }) => !isPublicAddress(address));
-  return refused ? `The host ${hostname} resolves to ${refused.address}, which is not a public address.` : undefined;
+  if (addresses.every(({ address }) => isPublicAddress(address))) return undefined;
+  // Never the address itself: it would tell anyone who may subscribe what the server's network names resolve to.
+  return isIP(hostname) ? `The host ${hostname} is not a public address.` : `The host ${hostname} resolves to an address that is not public.`;
 }
 
 /**
@@ -81,9 +82,9 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction | undefined
     dnsLookup(hostname, { ...options, all: true, verbatim: true }, (error, addresses) => {
       if (error) return callback(error, '', 0);
       const list = addresses as LookupAddress[];
-      const refused = list.find(({ address }) => !isPublicAddress(address));
-      if (refused || list.length === 0) {
-        return callback(new TargetRefused(`target refused: ${refused?.address ?? hostname} is not a public address`), '', 0);
+      if (list.length === 0 || !list.every(({ address }) => isPublicAddress(address))) {
+        // The name, never the address: the deliveries list shows this text to the subscription's Owners and Admins.
+        return callback(new TargetRefused(`target refused: ${hostname} resolves to an address that is not public`), '', 0);
       }
       if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
       callback(null, list[0]!.address, list[0]!.family);

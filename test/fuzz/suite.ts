@@ -5,7 +5,8 @@
  * CPU time (never elapsed time, which a busy machine stretches); the status is
  * declared for the operation and the body matches the contract; where one check decides the answer
  * (a body not sent as JSON, a JSON body over 64 KB, an undeclared query parameter), exactly that
- * answer, and never 413 for a body within 64 KB; X-Request-Id is present; a 4xx
+ * answer, and never 413 for a body within 64 KB; X-Request-Id is present; a 4xx answer's body is
+ * at most 4 KB plus twice the request's URL and body; a 4xx
  * leaves every table exactly as it was (`api_keys.last_used_at` aside, which authentication writes
  * at most once a minute per key); no error body and no log line holds an API key, a password, a
  * provider key or SQL.
@@ -34,6 +35,14 @@ const seed = Number(process.env.FUZZ_SEED || 20261123);
  * CPU time, not elapsed time, so a busy machine that makes the answer wait does not count against it.
  */
 const answerCpuBudgetMs = 2_000;
+
+/**
+ * A 4xx answer's body is at most this plus twice the request's size (its URL and body): the fixed
+ * part of an error with its 20 issues, and the request's own text, which an issue may name twice (a
+ * key in its message and in its `keys` or `path`). Answers grew with what the request repeated:
+ * 7,000 wrong event types in a 14 KB query were a 7 MB answer.
+ */
+const answerBaseBytes = 4_096;
 
 const logLines: string[] = [];
 let app: TestApp;
@@ -154,6 +163,11 @@ async function check(op: ContractOperation, fuzz: FuzzWorld, request: FuzzReques
   }
   if (request.mutation === 'valid' && response.status === 422) {
     expect(response.body?.error?.issues, `a valid request got a format error\n${shown}\n→ ${response.text}`).toBeUndefined();
+  }
+  if (response.status >= 400 && response.status < 500) {
+    const requestBytes = Buffer.byteLength(url, 'utf8') + Buffer.byteLength(body ?? '', 'utf8');
+    const limit = answerBaseBytes + 2 * requestBytes;
+    expect(Buffer.byteLength(response.text, 'utf8'), `a ${response.status} body within ${answerBaseBytes} + 2 × ${requestBytes} bytes\n${shown}\n→ ${response.text.slice(0, 300)}`).toBeLessThanOrEqual(limit);
   }
   if (response.status >= 400) {
     const after = await checksums(app.db);

@@ -1,6 +1,10 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
 import { describe, expect, it } from 'vitest';
 import { guardedLookup, isPublicAddress, targetFault, urlFault } from '../../src/webhooks/targets.js';
 import { post } from '../../src/webhooks/worker.js';
+
+/** Every address a name resolves to here, in the forms Node gives them. */
+const addressesOf = async (hostname: string) => (await dnsLookup(hostname, { all: true, verbatim: true })).map(({ address }) => address);
 
 describe('which addresses may receive webhooks', () => {
   it('refuses loopback, private, shared, link-local, unique-local, multicast and reserved addresses', () => {
@@ -40,10 +44,16 @@ describe('a subscription URL', () => {
   it('may not name, or resolve to, a non-public address unless private targets are allowed', async () => {
     for (const url of ['https://127.0.0.1/x', 'https://10.0.0.1/x', 'https://169.254.169.254/latest/meta-data', 'https://[::1]/x', 'https://localhost/x',
       'https://[fec0::1]/', 'https://[2002:7f00:1::]/', 'https://[::7f00:1]/', 'https://[::ffff:0:7f00:1]/']) {
-      expect(await targetFault(url, false), url).toMatch(/not a public address/);
+      expect(await targetFault(url, false), url).toMatch(/ is not a public address\.$| resolves to an address that is not public\.$/);
     }
     expect(await targetFault('https://localhost/x', true)).toBeUndefined();
     expect(await targetFault('https://93.184.216.34/x', false)).toBeUndefined();
+  });
+
+  it('is refused without saying the address its host resolves to', async () => {
+    const fault = await targetFault('https://localhost/x', false);
+    expect(fault).toBe('The host localhost resolves to an address that is not public.');
+    for (const address of await addressesOf('localhost')) expect(fault).not.toContain(address);
   });
 });
 
@@ -57,15 +67,27 @@ describe('the lookup a delivery connects with', () => {
     await expect(lookup('localhost')).rejects.toThrow(/target refused/);
   });
 
+  it('refuses by the name, never saying the address it resolved to', async () => {
+    const refusal = await lookup('localhost').catch((error: Error) => error.message);
+    expect(refusal).toBe('target refused: localhost resolves to an address that is not public');
+    for (const address of await addressesOf('localhost')) expect(refusal).not.toContain(address);
+  });
+
   it('is Node’s own when private targets are allowed', () => {
     expect(guardedLookup(true)).toBeUndefined();
   });
 });
 
 describe('a delivery to a non-public address', () => {
+  it('to a name records the name as the attempt\'s error, never the address it resolved to', async () => {
+    const { error } = await post(new URL('https://localhost:9/hooks'), {}, '{}', false);
+    expect(error).toBe('target refused: localhost resolves to an address that is not public');
+    for (const address of await addressesOf('localhost')) expect(error).not.toContain(address);
+  });
+
   it('is refused before connecting, whether the URL names the address or a name that resolves to it', async () => {
     for (const url of ['http://127.0.0.1:9/hooks', 'http://[::1]:9/hooks', 'http://localhost:9/hooks']) {
-      expect(await post(new URL(url), {}, '{}', false), url).toMatchObject({ statusCode: null, error: expect.stringMatching(/^target refused: .* is not a public address$/) });
+      expect(await post(new URL(url), {}, '{}', false), url).toMatchObject({ statusCode: null, error: expect.stringMatching(/^target refused: .* (is not a public address|resolves to an address that is not public)$/) });
     }
   });
 });

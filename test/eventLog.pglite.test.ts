@@ -32,7 +32,7 @@ describe.skipIf(postgresUrl)('the feed on PGlite reads below the horizon: a chan
   /** The ids of the organization's feed, its first page, as the operation answers it. */
   async function feed(orgId: string): Promise<string[]> {
     const page = await eventPage(db, orgId, {}, { limit: 100 });
-    return (JSON.parse(`[${page!.records}]`) as { id: string }[]).map((event) => event.id);
+    return page!.events.map((event) => (JSON.parse(event) as { id: string }).id);
   }
 
   /** Every committed event of the organization in log order, without the horizon: the control. */

@@ -122,6 +122,7 @@ const budget: Budget = {
   redeliverWebhookDelivery: 3,
   listOrganizationEvents: 1,
   getEvent: 1,
+  listTeamEvents: 2,
 };
 
 let statements: string[] | undefined;

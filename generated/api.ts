@@ -6489,6 +6489,43 @@ export interface components {
         RetryAfter: number;
         /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`, replayed without changing anything; absent otherwise, so a first answer (and every answer of the mock, which keeps no key) has no such header. It has no example for that reason: an example would show a first answer claiming to be a replay. */
         IdempotentReplayed: "true";
+        /**
+         * @description The URL of the new team's own read, `GET /teams/{teamId}`, under the server's `/v1`: a `GET` of it answers this record with the `ETag` of this answer.
+         * @example /v1/teams/0c0c0000-0000-4000-8000-000000000003
+         */
+        TeamLocation: string;
+        /** @description The strong entity tag of the new record as its own read (the URL in `Location`) answers it, which is this body's tag unless the create answers another shape than the read (a new meeting answers `Meeting`, its read `MeetingDetail`; a new subscription answers its secret once, its read never). Send it in `If-Match` to change the record only if nobody changed it since, or in `If-None-Match` to read it again only when it changed. */
+        CreatedETag: string;
+        /**
+         * @description The URL of the new task's own read, `GET /tasks/{id}`, under the server's `/v1`: a `GET` of it answers this record with the `ETag` of this answer.
+         * @example /v1/tasks/0d0d0000-0000-4000-8000-000000000001
+         */
+        TaskLocation: string;
+        /**
+         * @description The URL of the new issue's own read, `GET /issues/{id}`, under the server's `/v1`: a `GET` of it answers this record with the `ETag` of this answer.
+         * @example /v1/issues/0e0e0000-0000-4000-8000-000000000001
+         */
+        IssueLocation: string;
+        /**
+         * @description The URL of the new goal's own read, `GET /goals/{id}`, under the server's `/v1`: a `GET` of it answers this record with the `ETag` of this answer.
+         * @example /v1/goals/0f0f0000-0000-4000-8000-000000000001
+         */
+        GoalLocation: string;
+        /**
+         * @description The URL of the new meeting's own read, `GET /meetings/{id}`, under the server's `/v1`: a `GET` of it answers this record with the `ETag` of this answer.
+         * @example /v1/meetings/1c1c0000-0000-4000-8000-000000000002
+         */
+        MeetingLocation: string;
+        /**
+         * @description The URL of the team's vision, `GET /teams/{teamId}/vision`, under the server's `/v1`: a `GET` of it answers this record with the `ETag` of this answer.
+         * @example /v1/teams/0c0c0000-0000-4000-8000-000000000001/vision
+         */
+        VisionLocation: string;
+        /**
+         * @description The URL of the new subscription's own read, `GET /webhooks/{webhookId}`, under the server's `/v1`: a `GET` of it answers this record with the `ETag` of this answer.
+         * @example /v1/webhooks/4a4a0000-0000-4000-8000-000000000001
+         */
+        WebhookLocation: string;
     };
     pathItems: never;
 }
@@ -6748,7 +6785,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The added member; `created` tells whether a new account was made. */
+            /** @description The added member; `created` tells whether a new account was made. It has no `GET` of its own, so the answer carries no `Location` and no `ETag`: it is shown in `GET /orgs/{orgId}/members`. */
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -6951,6 +6988,8 @@ export interface operations {
             /** @description The created team. */
             201: {
                 headers: {
+                    Location: components["headers"]["TeamLocation"];
+                    ETag: components["headers"]["CreatedETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
@@ -7255,7 +7294,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new team member. */
+            /** @description The new team member. It has no `GET` of its own, so the answer carries no `Location` and no `ETag`: it is shown in `GET /teams/{teamId}/members`. */
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -7467,6 +7506,8 @@ export interface operations {
             /** @description The created task. */
             201: {
                 headers: {
+                    Location: components["headers"]["TaskLocation"];
+                    ETag: components["headers"]["CreatedETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
@@ -7724,6 +7765,8 @@ export interface operations {
             /** @description The created issue. */
             201: {
                 headers: {
+                    Location: components["headers"]["IssueLocation"];
+                    ETag: components["headers"]["CreatedETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
@@ -7983,6 +8026,8 @@ export interface operations {
             /** @description The created goal, with an empty list of milestones. */
             201: {
                 headers: {
+                    Location: components["headers"]["GoalLocation"];
+                    ETag: components["headers"]["CreatedETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
@@ -8188,7 +8233,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The created milestone. */
+            /** @description The created milestone. It has no `GET` of its own, so the answer carries no `Location` and no `ETag`: it is shown in its goal, `GET /goals/{id}`. */
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -8379,7 +8424,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The created metric, last in the Scorecard. */
+            /** @description The created metric, last in the Scorecard. It has no `GET` of its own, so the answer carries no `Location` and no `ETag`: it is shown in `GET /teams/{teamId}/metrics`. */
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -8745,6 +8790,8 @@ export interface operations {
             /** @description The created meeting. */
             201: {
                 headers: {
+                    Location: components["headers"]["MeetingLocation"];
+                    ETag: components["headers"]["CreatedETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
@@ -9129,7 +9176,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The created segue. */
+            /** @description The created segue. It has no `GET` of its own, so the answer carries no `Location` and no `ETag`: it is shown in its meeting, `GET /meetings/{id}`. */
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -9186,7 +9233,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The created headline. */
+            /** @description The created headline. It has no `GET` of its own, so the answer carries no `Location` and no `ETag`: it is shown in its meeting, `GET /meetings/{id}`. */
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -9243,7 +9290,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The created cascading message. */
+            /** @description The created cascading message. It has no `GET` of its own, so the answer carries no `Location` and no `ETag`: it is shown in its meeting, `GET /meetings/{id}`. */
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -9429,7 +9476,8 @@ export interface operations {
             /** @description The new vision, or the existing one unchanged. */
             201: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["VisionLocation"];
+                    ETag: components["headers"]["CreatedETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
@@ -9580,7 +9628,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The created seat. */
+            /** @description The created seat. It has no `GET` of its own, so the answer carries no `Location` and no `ETag`: it is shown in `GET /teams/{teamId}/org-chart`. */
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -9881,7 +9929,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The created link. */
+            /** @description The created link. It has no `GET` of its own, so the answer carries no `Location` and no `ETag`: it is shown in `GET /teams/{teamId}/documents`. */
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -10028,6 +10076,8 @@ export interface operations {
             /** @description The created subscription with its signing secret, shown only now. */
             201: {
                 headers: {
+                    Location: components["headers"]["WebhookLocation"];
+                    ETag: components["headers"]["CreatedETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
@@ -10626,7 +10676,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The created organization. */
+            /** @description The created organization. It has no `GET` of its own, so the answer carries no `Location` and no `ETag`: it is shown in `GET /platform/orgs`. */
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];

@@ -30,6 +30,8 @@ interface Operation {
   status: number;
   pathParams: string[];
   exampleBody: unknown;
+  /** The GET path the success answer's `Location` names, found by the header's example (`/v1/tasks/…` → `/tasks/{id}`). */
+  locationRead: string | undefined;
 }
 
 /** `Org chart` → `orgChart`, `People reviews` → `peopleReviews`. */
@@ -46,20 +48,29 @@ async function contractOperations(): Promise<Operation[]> {
   const document = JSON.parse(await readFile(at('generated/openapi.json'), 'utf8')) as Json;
   const deref = (value: Json): Json =>
     value?.$ref ? deref(value.$ref.slice(2).split('/').reduce((node: Json, key: string) => node[key], document)) : value;
+  const reads = Object.keys(document.paths as Json).filter((path) => (document.paths as Json)[path].get);
+  const readOf = (operationId: string, example: unknown) => {
+    const read = reads.find((path) => new RegExp(`^/v1${path.replace(/\{\w+\}/g, '[^/]+')}$`).test(String(example)));
+    if (!read) throw new Error(`${operationId}: the example of its Location, ${String(example)}, is no GET path of the contract under /v1`);
+    return read;
+  };
   return Object.entries(document.paths as Json).flatMap(([path, item]) =>
     Object.entries(item as Json)
       .filter(([, operation]) => operation?.operationId)
       .map(([method, operation]) => {
         const examples = Object.values(deref(operation.requestBody)?.content?.['application/json']?.examples ?? {}) as Json[];
+        const status = Object.keys(operation.responses).find((code) => /^2/.test(code))!;
+        const location = deref(deref(operation.responses[status])?.headers?.Location);
         return {
           operationId: operation.operationId,
           tag: operation.tags[0],
           method: method.toUpperCase(),
           path,
           summary: operation.summary,
-          status: Number(Object.keys(operation.responses).find((status) => /^2/.test(status))),
+          status: Number(status),
           pathParams: [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!),
           exampleBody: examples[0] ? deref(examples[0]).value : undefined,
+          locationRead: location ? readOf(operation.operationId, location.example) : undefined,
         };
       }),
   );
@@ -131,7 +142,12 @@ async function scaffoldHandler(op: Operation, area: string, queryName: string) {
         context.push('caller');
       }
       if (op.status === 204) lines.push(`  await ${call};`, '  return { status: 204, body: undefined };');
-      else lines.push(`  return { status: ${op.status}, body: await ${call} };`);
+      else if (op.locationRead) {
+        // The record's own parameters (`id`) come from the record: until the statement returns one, `tsc` names them here.
+        next = withImport(next, '../api/location.js', 'locationOf');
+        const parameters = [...op.locationRead.matchAll(/\{(\w+)\}/g)].map(([, name]) => `${name}: ${op.pathParams.includes(name!) ? `params.${name}` : 'record'}`);
+        lines.push(`  const record = await ${call};`, `  return { status: ${op.status}, body: record, headers: { Location: locationOf('${op.locationRead}', { ${parameters.join(', ')} }) } };`);
+      } else lines.push(`  return { status: ${op.status}, body: await ${call} };`);
       const request = op.pathParams.length > 0 ? '{ params }' : '_request';
       const handler = `export const ${op.operationId}: Handler<'${op.operationId}'> = async (${request}, { ${context.join(', ')} }) => {\n${lines.join('\n')}\n};\n\n`;
       const mapStart = next.search(new RegExp(`^export const ${area}Handlers`, 'm'));

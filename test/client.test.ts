@@ -216,6 +216,31 @@ describe(`the typed client against the server (${databaseLabel})`, () => {
     expect(await app.db.selectFrom('tasks').select('id').where('team_id', '=', team.id).execute()).toHaveLength(1);
   });
 
+  it("guards a change with the ETag of the create's answer, so a stale change of a new task gets 412", async () => {
+    const { team, person } = await createTeamWorld(app.db);
+    const member = await person('MEMBER', 'MEMBER');
+    const client = createTeamOsClient({ baseUrl: baseUrl(), apiKey: member.key });
+    const created = unwrap(await client.POST('/teams/{teamId}/tasks', { params: { path: { teamId: team.id } }, body: { title: 'Book the Rotterdam slot', ownerId: member.user.id, dueDate: '2026-12-02' } }));
+    const tag = client.etagOf(created);
+    const params = { path: { id: created.id } };
+
+    const changed = await client.PATCH('/tasks/{id}', { params: { ...params, header: { 'If-Match': tag } }, body: { dueDate: '2026-12-04' } });
+    const stale = await client.PATCH('/tasks/{id}', { params: { ...params, header: { 'If-Match': tag } }, body: { completed: true } });
+
+    expect([changed.response.status, stale.response.status]).toEqual([200, 412]);
+  });
+
+  it('refuses to give a guard for a record that came without an ETag, rather than let the change go unguarded', async () => {
+    const { team, person } = await createTeamWorld(app.db);
+    const member = await person('MEMBER', 'MEMBER');
+    await createTask(app.db, team.id, member.user.id);
+    const client = createTeamOsClient({ baseUrl: baseUrl(), apiKey: member.key });
+    const page = unwrap(await client.GET('/teams/{teamId}/tasks', { params: { path: { teamId: team.id } } }));
+
+    expect(() => client.etagOf(page.data[0])).toThrow(/came without an ETag/);
+    expect(() => client.etagOf({ ...page.data[0] })).toThrow(TypeError);
+  });
+
   it('surfaces a 412 as a TeamOsError (preconditionFailed, with the request id) when the task changed since it was read', async () => {
     const { team, person } = await createTeamWorld(app.db);
     const member = await person('MEMBER', 'MEMBER');

@@ -22,6 +22,8 @@ export async function compiles() {
 
 /** `true` only when A and B are the same type; a wrong `true` does not compile. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** `etagOf` gives a tag or throws, never `undefined`: openapi-fetch drops an undefined If-Match and the change would go unguarded. */
+export const etagIsAlwaysATag: Same<ReturnType<typeof client.etagOf>, string> = true;
 /** The contract's WebhookEvent is the event of every type of its `webhooks` section, and nothing else. */
 export const webhookEventIsEveryEvent: Same<WebhookEvent, { [Type in WebhookEventType]: WebhookEventOf<Type> }[WebhookEventType]> = true;
 

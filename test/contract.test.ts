@@ -229,6 +229,40 @@ describe('the contract', () => {
   });
 });
 
+describe('the contract declares the headers of a created record', () => {
+  const answerOf = (op: (typeof operations)[number], status: string) => deref<OpenAPIV3_1.ResponseObject>(op.operation.responses![status]!, '').value;
+  const schemaText = (response: OpenAPIV3_1.ResponseObject) => JSON.stringify(response.content?.['application/json']?.schema ?? null);
+  const header = (response: OpenAPIV3_1.ResponseObject, name: string) =>
+    response.headers?.[name] && deref<OpenAPIV3_1.HeaderObject>(response.headers[name]!, '').value;
+  const creates = operations.filter((op) => '201' in (op.operation.responses ?? {}) && answerOf(op, '201').content !== undefined);
+  /** The records a GET of one resource answers (not a list), by their schema. */
+  const readRecords = new Set(
+    operations.filter((op) => op.method === 'get' && op.operationId !== 'getApiDocs').map((op) => schemaText(answerOf(op, '200'))).filter((schema) => !schema.includes('Page')),
+  );
+
+  it('declares a required Location and a required ETag together on a 201, with an example of the Location under /v1', () => {
+    for (const op of creates) {
+      const answer = answerOf(op, '201');
+      const location = header(answer, 'Location');
+      if (!location) continue;
+      expect(location.required, op.operationId).toBe(true);
+      expect(String(location.example), op.operationId).toMatch(/^\/v1\//);
+      expect(header(answer, 'ETag')?.required, op.operationId).toBe(true);
+    }
+  });
+
+  it('gives every 201 of a record a Location, unless the record has no read of its own and the answer says where it is shown', () => {
+    for (const op of creates) {
+      const answer = answerOf(op, '201');
+      if (header(answer, 'Location')) continue;
+      expect(readRecords.has(schemaText(answer)), `${op.operationId}: a GET answers this record, so its create needs Location`).toBe(false);
+      expect(answer.description, op.operationId).toMatch(/no `GET` of its own[\s\S]*shown in/);
+      expect(header(answer, 'ETag'), op.operationId).toBeUndefined();
+    }
+    expect(creates.filter((op) => header(answerOf(op, '201'), 'Location')).length).toBeGreaterThan(0);
+  });
+});
+
 describe('the contract declares the conditional requests the server evaluates', () => {
   const headerParameters = (op: (typeof operations)[number]) =>
     (op.operation.parameters ?? []).map((parameter) => deref<OpenAPIV3_1.ParameterObject>(parameter as OpenAPIV3_1.ParameterObject, '').value).filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name);

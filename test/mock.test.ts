@@ -51,7 +51,7 @@ function requestFor(op: ContractOperation): { url: string; init: RequestInit } {
 
 describe('the mock server', () => {
   it.each(operations.map((op) => [op.operationId, op] as const))(
-    'answers %s with its documented success status and a body the contract accepts',
+    'answers %s with its documented success status, its required headers and a body the contract accepts',
     async (_, op) => {
       const { url, init } = requestFor(op);
       const response = await fetch(url, init);
@@ -59,7 +59,7 @@ describe('the mock server', () => {
       const contentType = response.headers.get('content-type');
       const body = text && contentType?.includes('json') ? JSON.parse(text) : text || undefined;
       expect(response.status, text).toBe(successStatuses(op)[0]);
-      expect(checkResponse(op, response.status, contentType, body).problems).toEqual([]);
+      expect(checkResponse(op, response.status, contentType, body, response.headers).problems).toEqual([]);
     },
   );
 

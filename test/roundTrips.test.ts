@@ -87,7 +87,8 @@ const budget: Budget = {
   listMetricValues: 2,
   putMetricValue: 5,
   listTeamMeetings: 1,
-  createMeeting: 5,
+  // The meeting's own read, in the create's transaction, for the ETag a GET answers (MeetingDetail, not Meeting).
+  createMeeting: 6,
   getMeeting: 1,
   updateMeeting: 6,
   getMeetingRecap: 1,
@@ -112,7 +113,8 @@ const budget: Budget = {
   createTeamVision: 6,
   updateTeamVision: 5,
   listWebhooks: 1,
-  createWebhook: 6,
+  // The subscription's own read, in the create's transaction, for the ETag a GET answers (without the secret).
+  createWebhook: 7,
   getWebhook: 1,
   updateWebhook: 2,
   deleteWebhook: 2,

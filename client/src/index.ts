@@ -84,9 +84,11 @@ export interface TeamOsClient extends Omit<Client<paths>, Methods> {
   events<Type extends FeedEventType = FeedEventType>(orgId: string, options?: EventsOptions<Type>): AsyncGenerator<FeedEventOf<Type>, void, undefined>;
   /**
    * The `ETag` that came with `data` (a result's `data`, or what `unwrap` returned), for `If-Match`:
-   * `params: { header: { 'If-Match': client.etagOf(task) } }`. Undefined for anything else.
+   * `params: { header: { 'If-Match': client.etagOf(task) } }`. It throws for anything that came
+   * without one (a record of a list, a milestone's create, an object built by hand): a guard that is
+   * `undefined` would be dropped from the request, and the change would go through unguarded.
    */
-  etagOf(data: unknown): string | undefined;
+  etagOf(data: unknown): string;
 }
 
 const methods = ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE'] as const;
@@ -116,7 +118,15 @@ export function createTeamOsClient(options: TeamOsClientOptions): TeamOsClient {
   const client = rest as unknown as TeamOsClient;
   for (const method of methods) (client as unknown as Record<string, Call>)[method] = wrap(inner[method] as unknown as Call);
 
-  client.etagOf = (data) => (typeof data === 'object' && data !== null ? etags.get(data) : undefined);
+  client.etagOf = (data) => {
+    const tag = typeof data === 'object' && data !== null ? etags.get(data) : undefined;
+    if (tag === undefined) {
+      throw new TypeError(
+        'client.etagOf: this value came without an ETag (only a read of one resource, a change answering it and the create of a record with its own GET carry one); read the record with GET to get its tag before a guarded change.',
+      );
+    }
+    return tag;
+  };
 
   client.pages = async function* (path, ...[init]) {
     const followed = new Set<string>();

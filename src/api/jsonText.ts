@@ -11,6 +11,9 @@ export class JsonText<Body> {
 /** The JSON of a body, whichever form the handler gave it in. */
 export const bodyText = (body: unknown): string => (body instanceof JsonText ? body.text : JSON.stringify(body));
 
+/** The id of a record already written as JSON text, for its `Location`. */
+export const idOf = (record: JsonText<{ id: string }>): string => (JSON.parse(record.text) as { id: string }).id;
+
 /** The list envelope `{ data, nextCursor }` around records already written as JSON text. */
 export const pageText = <Item>(page: { records: string; nextCursor: string | null }) =>
   new JsonText<{ data: Item[]; nextCursor: string | null }>(`{"data":[${page.records}],"nextCursor":${JSON.stringify(page.nextCursor)}}`);

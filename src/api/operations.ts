@@ -42,9 +42,35 @@ type BodyOf<R> = R extends { content: { 'application/json': infer B } }
     ? H
     : undefined;
 
-/** Every response the contract declares for an operation, as `{ status, body }`. */
+/**
+ * Headers the pipeline writes itself (src/http/): never a handler's to answer, even where the contract
+ * declares them on a response.
+ */
+export type PipelineHeader =
+  | 'ETag'
+  | 'Idempotent-Replayed'
+  | 'X-Request-Id'
+  | 'traceresponse'
+  | 'RateLimit'
+  | 'RateLimit-Policy'
+  | 'Retry-After'
+  | 'WWW-Authenticate';
+
+/**
+ * The headers the contract declares on a response that only the handler knows (`Location` of a
+ * create): the generated type without its index signature of any other header and without the
+ * pipeline's own.
+ */
+export type HandlerHeaders<R> = R extends { headers: infer H }
+  ? { [Name in keyof H as string extends Name ? never : Name extends PipelineHeader ? never : Name]: H[Name] }
+  : Record<never, never>;
+
+/** `headers` when the response declares some of the handler's, and no `headers` at all otherwise. */
+type HeadersOf<R> = keyof HandlerHeaders<R> extends never ? { headers?: never } : { headers: HandlerHeaders<R> };
+
+/** Every response the contract declares for an operation, as `{ status, body }` and the handler's `headers`. */
 export type OperationResponse<K extends OperationId> = {
-  [S in keyof Responses<K>]: { status: S; body: BodyOf<Responses<K>[S]> };
+  [S in keyof Responses<K>]: { status: S; body: BodyOf<Responses<K>[S]> } & HeadersOf<Responses<K>[S]>;
 }[keyof Responses<K>];
 
 /** The successful (2xx) responses of an operation; errors are thrown, not returned. */

@@ -1,4 +1,5 @@
 /** Handlers of the goals area: quarterly goals (Rocks) of a team or of the whole company, and their milestones. */
+import { locationOf } from '../api/location.js';
 import { goalAccess, mayDeleteGoal, mayManageGoal, mayReportOnGoal, requireChange, teamAllows } from '../auth/permissions.js';
 import type { GoalLevel } from '../db/database.js';
 import { loadOrganizationAccess, loadTeamAccess } from '../auth/access.js';
@@ -56,7 +57,7 @@ export const createGoal: Handler<'createGoal'> = async ({ params, body }, { db, 
       level,
     });
   });
-  return { status: 201, body: toGoal({ ...goal, milestones: [] }) };
+  return { status: 201, body: toGoal({ ...goal, milestones: [] }), headers: { Location: locationOf('/goals/{id}', { id: goal.id }) } };
 };
 
 export const getGoal: Handler<'getGoal'> = async ({ params }, { db, caller }) => {

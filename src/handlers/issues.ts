@@ -10,7 +10,9 @@ import * as issues from '../db/queries/issues.js';
 import { pageLimit } from '../db/pagination.js';
 import { NotFound } from '../errors.js';
 import { issueJson, toIssue } from '../records/issues.js';
-import { JsonText, pageText } from '../api/jsonText.js';
+import { idOf, JsonText, pageText } from '../api/jsonText.js';
+import { locationOf } from '../api/location.js';
+import type { Schemas } from '../api/operations.js';
 import { clearable, requireMeetingOfTeam } from './shared.js';
 import { writingItsEvent, type AreaHandlers, type Handler } from './types.js';
 import { changedOrRefused } from '../webhooks/outbox.js';
@@ -49,11 +51,13 @@ export const createIssue: Handler<'createIssue'> = writingItsEvent(async ({ para
   };
   if (event) {
     const changed = issues.insertIssueWithEvent(db, issueJson, issue, changeGuard(caller, 'writeIssue'), event);
-    return { status: 201, body: new JsonText(await changedOrRefused(changed, () => checkCreate(db, caller, params.teamId, issue.meetingId))) };
+    const created = new JsonText<Schemas['Issue']>(await changedOrRefused(changed, () => checkCreate(db, caller, params.teamId, issue.meetingId)));
+    return { status: 201, body: created, headers: { Location: locationOf('/issues/{id}', { id: idOf(created) }) } };
   }
   return inTransaction(db, async (trx) => {
     await checkCreate(trx, caller, params.teamId, issue.meetingId);
-    return { status: 201, body: toIssue(await issues.insertIssue(trx, issue)) };
+    const created = toIssue(await issues.insertIssue(trx, issue));
+    return { status: 201, body: created, headers: { Location: locationOf('/issues/{id}', { id: created.id }) } };
   });
 });
 

@@ -2,6 +2,7 @@
  * Handlers of the meetings area: weekly meetings and their status, ratings (with their window and
  * hidden ratings), notes, segues, headlines, cascading messages and the recap.
  */
+import { locationOf } from '../api/location.js';
 import type { Kysely } from 'kysely';
 import type { Caller } from '../auth/authenticate.js';
 import {
@@ -108,7 +109,7 @@ export const createMeeting: Handler<'createMeeting'> = async ({ params, body }, 
       ? { date: body.date, status: 'SCHEDULED' as const, startedAt: null, endedAt: null, durationMin: null }
       : recordedMeeting(body, at, caller, access);
   const meeting = await meetings.insertMeeting(db, { ...shape, teamId: params.teamId, createdById: caller.userId, createdAt: at });
-  return { status: 201, body: toMeeting(meeting) };
+  return { status: 201, body: toMeeting(meeting), headers: { Location: locationOf('/meetings/{id}', { id: meeting.id }) } };
 };
 
 export const getMeeting: Handler<'getMeeting'> = async ({ params }, { db, caller, now }) => {

@@ -10,7 +10,9 @@ import * as tasks from '../db/queries/tasks.js';
 import { pageLimit } from '../db/pagination.js';
 import { NotFound } from '../errors.js';
 import { taskJson, toTask } from '../records/tasks.js';
-import { JsonText, pageText } from '../api/jsonText.js';
+import { idOf, JsonText, pageText } from '../api/jsonText.js';
+import { locationOf } from '../api/location.js';
+import type { Schemas } from '../api/operations.js';
 import { requireMeetingOfTeam, requireTeamMember } from './shared.js';
 import { writingItsEvent, type AreaHandlers, type Handler } from './types.js';
 import { changedOrRefused } from '../webhooks/outbox.js';
@@ -43,11 +45,13 @@ export const createTask: Handler<'createTask'> = writingItsEvent(async ({ params
   const task = { teamId: params.teamId, title: body.title, ownerId: body.ownerId, dueDate: body.dueDate, meetingId: body.meetingId ?? null };
   if (event) {
     const changed = tasks.insertTaskWithEvent(db, taskJson, task, changeGuard(caller, 'writeTask'), event);
-    return { status: 201, body: new JsonText(await changedOrRefused(changed, () => checkCreate(db, caller, params.teamId, body))) };
+    const created = new JsonText<Schemas['Task']>(await changedOrRefused(changed, () => checkCreate(db, caller, params.teamId, body)));
+    return { status: 201, body: created, headers: { Location: locationOf('/tasks/{id}', { id: idOf(created) }) } };
   }
   return inTransaction(db, async (trx) => {
     await checkCreate(trx, caller, params.teamId, body);
-    return { status: 201, body: toTask(await tasks.insertTask(trx, task)) };
+    const created = toTask(await tasks.insertTask(trx, task));
+    return { status: 201, body: created, headers: { Location: locationOf('/tasks/{id}', { id: created.id }) } };
   });
 });
 

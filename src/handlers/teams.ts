@@ -1,4 +1,5 @@
 /** Handlers of the teams area: teams of an organization, their settings and members. */
+import { locationOf } from '../api/location.js';
 import { requireActive, seesTeam } from '../auth/permissions.js';
 import { loadOrganizationAccess, loadTeamAccess } from '../auth/access.js';
 import { lockOrganization } from '../db/queries/organizations.js';
@@ -28,7 +29,7 @@ export const createTeam: Handler<'createTeam'> = async ({ params, body }, { db, 
     const slug = nextFreeSlug(base, await teams.takenSlugs(trx, params.orgId, base));
     return teams.insertTeam(trx, { orgId: params.orgId, name: body.name, slug });
   });
-  return { status: 201, body: toTeam(team) };
+  return { status: 201, body: toTeam(team), headers: { Location: locationOf('/teams/{teamId}', { teamId: team.id }) } };
 };
 
 export const getTeam: Handler<'getTeam'> = async ({ params }, { db, caller }) => {

@@ -36,7 +36,7 @@ export interface RequestContext extends PublicContext {
   event?: EventStamp;
 }
 
-type AsJsonText<R> = R extends { status: infer S; body: infer B } ? { status: S; body: JsonText<B> } : never;
+type AsJsonText<R> = R extends { body: infer B } ? Omit<R, 'body'> & { body: JsonText<B> } : never;
 
 /**
  * An answer may carry its body already written as JSON by PostgreSQL (src/db/json.ts): a read's page,

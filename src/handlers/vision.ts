@@ -1,4 +1,5 @@
 /** Handlers of the vision area: the team's vision document (V/TO), one per team. */
+import { locationOf } from '../api/location.js';
 import { requireChange, teamAllows } from '../auth/permissions.js';
 import { loadTeamAccess } from '../auth/access.js';
 import * as vision from '../db/queries/vision.js';
@@ -17,7 +18,8 @@ export const getTeamVision: Handler<'getTeamVision'> = async ({ params }, { db, 
 export const createTeamVision: Handler<'createTeamVision'> = async ({ params }, { db, caller }) => {
   const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
   requireChange(access, teamAllows(access, 'editVision'));
-  return { status: 201, body: toVision(await vision.createVision(db, params.teamId)) };
+  const created = toVision(await vision.createVision(db, params.teamId));
+  return { status: 201, body: created, headers: { Location: locationOf('/teams/{teamId}/vision', { teamId: params.teamId }) } };
 };
 
 /** The shape of the value was checked with the contract; its stored form is a limit of the field alone, checked before visibility like the others. */

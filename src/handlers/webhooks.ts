@@ -1,4 +1,5 @@
 /** Handlers of the webhooks area: an organization's subscriptions to its events, and their delivery log. */
+import { locationOf } from '../api/location.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Caller } from '../auth/authenticate.js';
@@ -60,7 +61,7 @@ export const createWebhook: Handler<'createWebhook'> = async ({ params, body }, 
     await ping(trx, webhook, now());
     return webhook;
   });
-  return { status: 201, body: toWebhookWithSecret(created, secret) };
+  return { status: 201, body: toWebhookWithSecret(created, secret), headers: { Location: locationOf('/webhooks/{webhookId}', { webhookId: created.id }) } };
 };
 
 const subscriptionPages = webhooks.subscriptionPages(webhookJson);

@@ -79,10 +79,11 @@ export interface ResourceRead {
   sameRecord: boolean;
 }
 
-const okSchema = (operation: Operation, status: string) =>
+/** The JSON schema an operation answers with `status`, as text, so that two answers of the same record compare equal. */
+export const answerSchema = (operation: Operation, status: string) =>
   JSON.stringify((operation.responses?.[status] as { content?: Record<string, { schema?: unknown }> } | undefined)?.content?.['application/json']?.schema ?? null);
 
-const isPage = (operation: Operation) => okSchema(operation, '200').includes('"nextCursor"');
+const isPage = (operation: Operation) => answerSchema(operation, '200').includes('"nextCursor"');
 
 /**
  * For each change: the read of one resource (not a list) at its own path or the nearest path
@@ -102,7 +103,7 @@ export function resourceReads(operations: Operation[]): Map<string, ResourceRead
       if (isPage(read)) break;
       const parameters = [...read.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
       const answer = Object.keys(change.responses ?? {}).find((status) => status.startsWith('2'));
-      const sameRecord = answer !== undefined && answer !== '204' && okSchema(change, answer) === okSchema(read, '200');
+      const sameRecord = answer !== undefined && answer !== '204' && answerSchema(change, answer) === answerSchema(read, '200');
       found.set(change.operationId!, { operationId: read.operationId!, parameters, sameRecord });
       break;
     }

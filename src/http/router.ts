@@ -24,13 +24,14 @@ import { inTransaction } from '../db/transaction.js';
 import { traceparentOf } from '../observability/traceContext.js';
 import { withEvents } from '../webhooks/outbox.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
-import { etagOf, ifMatchOf, noneMatchHits, requireIfMatch, resourceReads } from './conditional.js';
+import { answerSchema, etagOf, ifMatchOf, noneMatchHits, requireIfMatch, resourceReads } from './conditional.js';
 import { errorAnswer } from './errorHandler.js';
 import { fingerprintOf, idempotencyKeyOf, runIdempotent, type Outcome } from './idempotency.js';
 import { maxBodyDepth, prepareBody, tooDeepAt } from './requestBody.js';
 import { integerTextIssues, nulCharacterIssues, validationError, type IntegerParameter } from './validation.js';
 
-type AnyHandler = (request: unknown, context: unknown) => Promise<{ status: number; body: unknown }>;
+type AnyResult = { status: number; body: unknown; headers?: Record<string, string> };
+type AnyHandler = (request: unknown, context: unknown) => Promise<AnyResult>;
 
 export interface Contract {
   api: OpenAPIBackend;
@@ -112,9 +113,10 @@ const tooDeep = (path: string[]) =>
 
 const parseJson = express.json({ limit: '64kb' });
 
-const outcomeOf = (result: { status: number; body?: unknown }): Outcome => ({
+/** The answer of a handler: its status, body and the headers of its own the contract declares (`Location`). */
+const outcomeOf = (result: { status: number; body?: unknown; headers?: Record<string, string> }): Outcome => ({
   status: result.status,
-  headers: {},
+  headers: { ...result.headers },
   body: result.status === 204 ? null : bodyText(result.body),
 });
 
@@ -189,6 +191,9 @@ interface Entry {
   isPublic: boolean;
   operationId: OperationId;
   route: string;
+  handler: AnyHandler;
+  /** The schema of its success answer, as text: a created record's tag is its body's when its read answers the same. */
+  schema: string;
   serve(params: Record<string, string>, req: Request, res: Response, next: NextFunction): void;
 }
 
@@ -232,6 +237,8 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
     const ownEvent = writesItsEvent(handler);
     const read = reads.get(operationId);
     const readHandler = read && (handlers[read.operationId as OperationId] as unknown as AnyHandler);
+    const successStatus = Object.keys(operation.responses ?? {}).find((status) => status.startsWith('2'));
+    const schema = successStatus === undefined ? 'null' : answerSchema(operation, successStatus);
     // openapi-backend compiles them (Ajv) on an operation's first request and keeps them: one for the
     // body when there is one, one for the parameters. Compiling all 79 at start-up would take about 2 s.
     const validatorsOf = () => contract.api.validator.getRequestValidatorsForOperation(operationId) ?? [];
@@ -281,19 +288,37 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
           requireIfMatch(ifMatch!, etagOf(bodyText(current.body)), metrics.conditional);
           return result;
         });
+      // A created record's tag is the one its own read (its Location) answers right after: read in
+      // the change's transaction when the create answers another shape than the read (a meeting).
+      let readTag: string | undefined;
+      const tagOfCreated = async (result: AnyResult, target: Kysely<Database>) => {
+        const location = result.headers?.Location;
+        if (location === undefined) return;
+        const found = table.find('GET', location.replace(/^\/v1(?=\/)/, ''));
+        if (!found) throw new Error(`${operationId} answered a Location that no read of the contract answers: ${location}`);
+        const own = found.store as Entry;
+        if (own.schema === schema) return;
+        const current = await own.handler({ params: found.params, query: {}, body: undefined }, { ...context, db: target });
+        readTag = etagOf(bodyText(current.body));
+      };
       const change = async (database: Kysely<Database>): Promise<Outcome> => {
         const input = { params, body, userId: req.caller!.userId };
+        readTag = undefined;
         const result = await withEvents(
           database,
           operationId,
           input,
           now,
           traceparentOf(req.trace),
-          (target, event) => (ifMatch === undefined ? handler(request, { ...context, db: target, event }) : conditionally(target)),
+          async (target, event) => {
+            const answered = ifMatch === undefined ? await handler(request, { ...context, db: target, event }) : await conditionally(target);
+            await tagOfCreated(answered, target);
+            return answered;
+          },
           ownEvent && ifMatch === undefined,
         );
         const outcome = outcomeOf(result);
-        if (read?.sameRecord && outcome.body !== null) outcome.headers.ETag = etagOf(outcome.body);
+        if ((read?.sameRecord || outcome.headers.Location !== undefined) && outcome.body !== null) outcome.headers.ETag = readTag ?? etagOf(outcome.body);
         return outcome;
       };
       if (idempotencyKey !== undefined) {
@@ -323,6 +348,8 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
       isPublic: publicOperations.includes(operationId as PublicOperationId),
       operationId,
       route: `/v1${operation.path}`,
+      handler,
+      schema,
       serve: (params, req, res, next) => {
         const run = () => void answer(params, req, res, next).catch(next);
         if (!bodySchema) return run();

@@ -73,20 +73,34 @@ export interface ResponseCheck {
   problems: string[];
 }
 
+/** The headers the contract declares `required` on a response of an operation. */
+export function requiredHeaders(op: ContractOperation, status: number): string[] {
+  const declared = op.operation.responses?.[String(status)];
+  if (!declared) return [];
+  const { value: response } = deref<OpenAPIV3_1.ResponseObject>(declared, '');
+  return Object.entries(response.headers ?? {})
+    .filter(([, header]) => deref<OpenAPIV3_1.HeaderObject>(header, '').value.required === true)
+    .map(([name]) => name);
+}
+
 /**
  * Checks a received response against the contract: the status must be declared for the
- * operation, and the body must match the declared schema of that status and media type
- * (no body for responses without content).
+ * operation, the body must match the declared schema of that status and media type
+ * (no body for responses without content), and, when `headers` are given, every header the
+ * contract declares required for that status must be there.
  */
 export function checkResponse(
   op: ContractOperation,
   status: number,
   contentType: string | null,
   body: unknown,
+  headers?: Headers,
 ): ResponseCheck {
   const basePointer = `/paths/${pointerEscape(op.path)}/${op.method}/responses/${status}`;
   const declared = op.operation.responses?.[String(status)];
   if (!declared) return { valid: false, problems: [`status ${status} is not declared for ${op.operationId}`] };
+  const missing = headers ? requiredHeaders(op, status).filter((name) => !headers.has(name)) : [];
+  if (missing.length > 0) return { valid: false, problems: missing.map((name) => `required header ${name} is missing`) };
   const { value: response, pointer } = deref<OpenAPIV3_1.ResponseObject>(declared, basePointer);
   const content = response.content ?? {};
   const mediaTypes = Object.keys(content);

@@ -2,7 +2,8 @@
  * The real app over real HTTP on a real database, and a client that checks every response it
  * receives against the contract: the status must be declared for the operation (or be an error
  * in the reference's format for paths outside the contract), the body must match its schema,
- * and X-Request-Id must be present. A response outside the contract fails the test.
+ * every header the contract declares required for the response must be there, and X-Request-Id
+ * must be present. A response outside the contract fails the test.
  */
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -55,7 +56,7 @@ export function assertMatchesContract(method: string, path: string, response: Ap
   const op = operationFor(method, path);
   const contentType = response.headers.get('content-type');
   if (op) {
-    const check = checkResponse(op, response.status, contentType, response.body);
+    const check = checkResponse(op, response.status, contentType, response.body, response.headers);
     expect(check.problems, `${method} ${path} → ${response.status} ${response.text.slice(0, 300)}`).toEqual([]);
     return;
   }

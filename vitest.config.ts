@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import ProgressReporter from './test/support/progress.js';
 
 // VITEST_JSON names a file for a machine-readable report (used by .ci/run for its summary line).
 const jsonReport = process.env.VITEST_JSON;
@@ -9,7 +10,7 @@ export default defineConfig({
     // Upper bounds for a hang, never a measure of speed: CI shares two busy cores.
     testTimeout: 120_000,
     hookTimeout: 300_000,
-    reporters: jsonReport ? ['default', 'json'] : ['default'],
+    reporters: jsonReport ? [new ProgressReporter(), 'json'] : [new ProgressReporter()],
     outputFile: jsonReport ? { json: jsonReport } : undefined,
   },
 });

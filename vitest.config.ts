@@ -7,6 +7,8 @@ const jsonReport = process.env.VITEST_JSON;
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The migrated database every file's database is copied from (test/support/databaseTemplate.ts).
+    globalSetup: ['test/support/databaseTemplate.ts'],
     // Upper bounds for a hang, never a measure of speed: CI shares two busy cores.
     testTimeout: 120_000,
     hookTimeout: 300_000,

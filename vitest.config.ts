@@ -9,6 +9,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // The migrated database every file's database is copied from (test/support/databaseTemplate.ts).
     globalSetup: ['test/support/databaseTemplate.ts'],
+    // Two files at a time: Vitest's default on two cores is one, and a file spends much of its time
+    // waiting (on PostgreSQL, child processes, sockets, timers), which the other file's work fills.
+    maxWorkers: 2,
     // Upper bounds for a hang, never a measure of speed: CI shares two busy cores.
     testTimeout: 120_000,
     hookTimeout: 300_000,

@@ -170,8 +170,11 @@ export async function openPostgres(databaseUrl: string, options: DatabaseOptions
   };
 }
 
-/** `dataDir` `memory://` opens a throwaway in-memory database (tests), which needs no lock. */
-export async function openPglite(dataDir: string, options: DatabaseOptions = {}): Promise<OpenDatabase> {
+/**
+ * `dataDir` `memory://` opens a throwaway in-memory database (tests), which needs no lock.
+ * `loadDataDir` starts a new database from a dump (`dumpDataDir`) instead of an empty cluster.
+ */
+export async function openPglite(dataDir: string, options: DatabaseOptions & { loadDataDir?: Blob } = {}): Promise<OpenDatabase> {
   const inMemory = dataDir === 'memory://';
   let release: (() => Promise<void>) | undefined;
   if (!inMemory) {
@@ -187,7 +190,7 @@ export async function openPglite(dataDir: string, options: DatabaseOptions = {})
   try {
     // Options go in one object: PGlite.create(undefined, options) ignores the options.
     const parsers = { [DATE_OID]: keepText };
-    const pglite = await PGlite.create(inMemory ? { parsers } : { dataDir: resolve(dataDir), parsers });
+    const pglite = await PGlite.create({ ...(inMemory ? {} : { dataDir: resolve(dataDir) }), parsers, loadDataDir: options.loadDataDir });
     const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite), ...statementLog(options) });
     // One process, no connection to lose; PGlite tells its listeners as the notifying statement or
     // COMMIT ends, so this process's own changes are told at commit whatever `ownChanges` says.

@@ -1,12 +1,14 @@
 /**
  * A real database for one test file: an in-memory PGlite by default, or, when TEST_DATABASE_URL is
  * set, a fresh PostgreSQL database created for the file and dropped afterwards. Migrated to the
- * newest schema, as the server would on start.
+ * newest schema, as the server would on start: a copy of the database the run migrated once
+ * (test/support/databaseTemplate.ts).
  */
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { openPglite, openPostgres, type DatabaseOptions, type OpenDatabase } from '../../src/db/connect.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
 
 export interface TestDatabase extends OpenDatabase {
   /** The URL of the PostgreSQL database, for child processes; undefined on PGlite. */
@@ -26,13 +28,17 @@ async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-/** A new empty PostgreSQL database; returns its URL and a function that drops it. */
-export async function createPostgresDatabase(prefix = 'teamos_test'): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * A new PostgreSQL database, empty or a copy of `template`; returns its name, its URL and a function
+ * that drops it.
+ */
+export async function createPostgresDatabase(prefix = 'teamos_test', template?: string): Promise<{ name: string; url: string; drop(): Promise<void> }> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  await admin((client) => client.query(`create database ${name}`));
+  await admin((client) => client.query(`create database ${name}${template ? ` template ${template}` : ''}`));
   const url = new URL(postgresUrl!);
   url.pathname = `/${name}`;
   return {
+    name,
     url: url.toString(),
     drop: () => admin((client) => client.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
   };
@@ -40,13 +46,12 @@ export async function createPostgresDatabase(prefix = 'teamos_test'): Promise<{ 
 
 export async function createTestDatabase(options: DatabaseOptions = {}): Promise<TestDatabase> {
   if (!postgresUrl) {
-    const database = await openPglite('memory://', options);
-    await migrateToLatest(database.db);
+    const template = await readFile(inject('pgliteTemplate')!);
+    const database = await openPglite('memory://', { ...options, loadDataDir: new Blob([template]) });
     return { ...database, url: undefined };
   }
-  const created = await createPostgresDatabase();
+  const created = await createPostgresDatabase('teamos_test', inject('postgresTemplate'));
   const database = await openPostgres(created.url, options);
-  await migrateToLatest(database.db);
   return {
     ...database,
     url: created.url,

@@ -5,6 +5,7 @@
  */
 import type { components, operations } from '../../generated/api.js';
 import type { TagOperations } from '../../generated/tags.js';
+import type { StreamBody } from './streamBody.js';
 
 export type OperationId = keyof operations;
 /** A tag of the contract: the area an operation belongs to (src/handlers/<area>.ts). */
@@ -38,7 +39,9 @@ type BodyOf<R> = R extends { content: { 'application/json': infer B } }
   ? B
   : R extends { content: { 'text/html': infer H } }
     ? H
-    : undefined;
+    : R extends { content: { 'text/event-stream': unknown } }
+      ? StreamBody
+      : undefined;
 
 /** Every response the contract declares for an operation, as `{ status, body }`. */
 export type OperationResponse<K extends OperationId> = {

@@ -299,3 +299,76 @@ export function messagesAccess(caller: Caller, orgIds: readonly string[]): { sus
   if (memberships.some((membership) => membership === undefined)) throw new Forbidden();
   return { suspended: memberships.some((membership) => membership?.status === 'SUSPENDED') };
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Live streams: what the reader of an event stream receives (GET /events/stream).
+
+/**
+ * What an event stream decides each event's audience from, in memory: decided when the stream opens
+ * and again when a notification says the caller's keys, account or memberships changed, never per
+ * event. `teams` are the teams the stream follows that the reader may still read (all of the
+ * reader's teams and organizations when it names none: undefined).
+ */
+export interface ReaderAccess {
+  caller: Caller;
+  /** The caller's organizations with their role there. */
+  organizations: ReadonlyMap<string, OrganizationRole>;
+  /** The caller's own role in each team they are a member of (and in each team the stream names). */
+  teamRoles: ReadonlyMap<string, TeamRole | null>;
+  teams: ReadonlySet<string> | undefined;
+}
+
+/** The caller's access for a stream, from their standings in the teams they are in and those the stream names. */
+function readerAccess(caller: Caller, standings: readonly TeamStanding[], teams: ReadonlySet<string> | undefined): ReaderAccess {
+  return {
+    caller,
+    organizations: new Map(caller.organizations.map((membership) => [membership.id, membership.role])),
+    teamRoles: new Map(standings.map((standing) => [standing.teamId, standing.callerTeamRole])),
+    teams,
+  };
+}
+
+/**
+ * A stream's access as it opens: each team it names must be readable as for the team's other lists
+ * (403, or 404 for an unknown team); a caller in no organization may read nothing and gets 403.
+ */
+export function openingReaderAccess(caller: Caller, standings: readonly TeamStanding[], teamIds: readonly string[] | undefined): ReaderAccess {
+  if (teamIds) {
+    for (const teamId of teamIds) teamAccess(caller, standings.find((standing) => standing.teamId === teamId), 'collection');
+  } else if (caller.organizations.length === 0) {
+    throw new Forbidden();
+  }
+  return readerAccess(caller, standings, teamIds && new Set(teamIds));
+}
+
+/**
+ * A stream's access after a change of the caller: the named teams still readable, or undefined when
+ * nothing is left to read (the stream then ends).
+ */
+export function currentReaderAccess(caller: Caller, standings: readonly TeamStanding[], teamIds: readonly string[] | undefined): ReaderAccess | undefined {
+  const readable = (teamId: string) => {
+    const standing = standings.find((candidate) => candidate.teamId === teamId);
+    return standing !== undefined && effectiveTeamRole(membershipIn(caller, standing.orgId)?.role, standing.callerTeamRole) !== null;
+  };
+  const teams = teamIds && new Set(teamIds.filter(readable));
+  if (teams ? teams.size === 0 : caller.organizations.length === 0) return undefined;
+  return readerAccess(caller, standings, teams);
+}
+
+/** Event types whose subject only the organization's Owners and Admins read in every case. */
+const administratorsOnly = (type: string) => type.startsWith('organization_member.') || type.startsWith('people_review.');
+
+/**
+ * The event as this reader may see it, or undefined when they may not read it. Until the view of an
+ * event per reader decides each field (issue 38, item 1), an event is shown whole or not at all:
+ * events of a team to those who may read the team, events of the organization itself to its members,
+ * people reviews and organization members only to the organization's Owners and Admins.
+ */
+export function eventView(reader: ReaderAccess, event: { orgId: string; teamId: string | null; type: string; event: string }): string | undefined {
+  const orgRole = reader.organizations.get(event.orgId);
+  if (orgRole === undefined) return undefined;
+  if (reader.teams && (event.teamId === null || !reader.teams.has(event.teamId))) return undefined;
+  if (administratorsOnly(event.type) && !administersOrganization(orgRole)) return undefined;
+  if (event.teamId !== null && effectiveTeamRole(orgRole, reader.teamRoles.get(event.teamId) ?? null) === null) return undefined;
+  return event.event;
+}

@@ -1425,6 +1425,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/teams/{teamId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the events of a team
+         * @description Returns the team's part of its organization's event log, oldest first, one page at a time, each event as the caller may see it: the changes of the team's records, of the team itself (`team.*`) and of its members (`team_member.*`). It is the organization's feed (`GET /orgs/{orgId}/events`) narrowed to one team and to one reader: the same events, the same order, the same `after`, `cursor`, `limit` and `types`, the same retention and 410 `eventsExpired`, and each event the same body its webhook deliveries carry, with its `id` in front.
+         *
+         *     **Who reads what.** Anyone who can see the team may call it: its members (Viewers included) and the organization's Owners, Admins and Implementers; others get 403 forbidden, an unknown team 404. Each event is shown to a caller exactly when the caller may read its record through the API at the time of the request, and an event the caller may not read is left out: a `people_review.set` only to team Admins and Owners (the organization's Owners, Admins and Implementers included) and to the person reviewed and the reviewer, as `GET /teams/{teamId}/people-reviews` lists them; a `cascading_message.acknowledged` only to the person who acknowledged and to the organization's Owners and Admins (whether someone read a message is theirs to know, as `acknowledged` in `GET /meetings/{id}` shows each reader only their own). Who may read is judged when you read, not when the change happened: a person removed from the team gets 403 on their next request, for its old events too.
+         *
+         *     **What an event carries** was fixed when the change was made, as every reader of it may see it: a meeting whose ratings are hidden carries no rating, not even yours, and `acknowledged` of its messages is always `false` (read your own with `GET /meetings/{id}`); revealing the ratings is an event of its own (`meeting.ratings_revealed`) that carries them. A rating's own events (`meeting_rating.set`, `meeting_rating.deleted`) name the meeting and the person rated, never the value. A milestone's events reach the readers of its goal's team, whatever the goal's level.
+         *
+         *     **Paging.** Events you may not read are skipped, so a page may hold fewer events than `limit`, even none, while `nextCursor` still leads on past them: follow `nextCursor` until it is `null`, and keep the `id` of the last event you processed for `after` as with the organization's feed. A `cursor` always resumes after the last event the page looked at, shown to you or not.
+         */
+        get: operations["listTeamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events/stream": {
         parameters: {
             query?: never;
@@ -10436,6 +10468,61 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description One page of the event log, oldest first. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["EventsExpired"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listTeamEvents: {
+        parameters: {
+            query?: {
+                /** @description The id of the last event you processed: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. An id the organization's log no longer keeps gives 410 `eventsExpired`. */
+                after?: components["schemas"]["Id"];
+                /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-45 types, at most the number of event types there are (this bound grows with the list of types). Types of the organization itself (`organization.*`, `organization_member.*`) belong to no team and never appear here. */
+                types?: components["schemas"]["EventType"][];
+                /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
+                limit?: components["parameters"]["Limit"];
+                /** @description `nextCursor` of the previous page; omit for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the team's events as the caller may see them, oldest first. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];

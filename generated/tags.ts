@@ -15,7 +15,7 @@ export interface TagOperations {
   'People reviews': 'listTeamPeopleReviews' | 'putPeopleReview';
   'Documents': 'listTeamDocuments' | 'createDocument' | 'deleteDocument';
   'Webhooks': 'listWebhooks' | 'createWebhook' | 'getWebhook' | 'updateWebhook' | 'deleteWebhook' | 'pingWebhook' | 'rotateWebhookSecret' | 'listWebhookDeliveries' | 'redeliverWebhookDelivery';
-  'Events': 'listOrganizationEvents' | 'streamEvents' | 'getEvent';
+  'Events': 'listOrganizationEvents' | 'listTeamEvents' | 'streamEvents' | 'getEvent';
   'Platform': 'listPlatformOrganizations' | 'createPlatformOrganization' | 'updatePlatformOrganization' | 'listPlatformUsers' | 'listPlatformUserApiKeys' | 'revokePlatformApiKey' | 'getPlatformAiConfig' | 'putPlatformAiProvider' | 'updatePlatformAiProvider' | 'deletePlatformAiProvider' | 'putPlatformAiPrompt' | 'deletePlatformAiPrompt';
   'Reference': 'getOpenApiDocument' | 'getApiDocs';
 }

@@ -96,6 +96,7 @@ const moreItems: Partial<Record<string, (world: World, target: any) => Promise<u
   listTeamDocuments: (w) => createDocuments(w.db, w.team.id, w.users.teamMember.id, 2),
   listWebhooks: (w) => Promise.all([createWebhook(w.db, w.org.id), createWebhook(w.db, w.org.id)]),
   listOrganizationEvents: (w) => createEvents(w.db, w.team, 2),
+  listTeamEvents: (w) => createEvents(w.db, w.team, 2),
   listWebhookDeliveries: async (w, { webhook }: { webhook: { id: string } }) => {
     const { deliveryId } = await createWebhookWithDelivery(w.db, w.org.id);
     await w.db.updateTable('webhook_deliveries').set({ subscription_id: webhook.id }).where('id', '=', deliveryId).execute();

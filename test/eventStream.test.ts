@@ -63,6 +63,33 @@ describe(`the live event stream (${databaseLabel})`, () => {
     expect(stream.raw()).toMatch(/^retry:2000\n\n/);
   });
 
+  it("sends each reader only the events they may read: organization members' changes to its Owners, a team's events to its Implementers too", async () => {
+    const { org, team, owner, person } = await newTeam();
+    const member = await person('MEMBER', 'MEMBER');
+    const implementer = await person('IMPLEMENTER');
+    const streams = await Promise.all([owner, member, implementer].map((caller) => open('/v1/events/stream', caller.key)));
+    await waitFor('the streams open', async () => (await app.metrics.live.streams.get()).values[0]!.value >= 3);
+
+    const at = new Date();
+    const events = [
+      { id: randomUUID(), orgId: org.id, teamId: null, type: 'organization_member.added', object: { userId: randomUUID(), email: 'eva@northwind.example', name: 'Eva', role: 'MEMBER', joinedAt: at.toISOString(), created: true } },
+      { id: randomUUID(), orgId: org.id, teamId: team.id, type: 'task.deleted', object: { id: randomUUID() } },
+    ];
+    for (const event of events) {
+      const text = eventText(event.id, event.type, at, { orgId: org.id, teamId: event.teamId, object: event.object });
+      await app.db.transaction().execute((trx) => insertEvents(trx, [{ id: event.id, orgId: org.id, teamId: event.teamId, type: event.type, event: text }], at));
+    }
+
+    await streams[0]!.waitForMessages(2);
+    await streams[1]!.waitForMessages(1);
+    await streams[2]!.waitForMessages(1);
+    expect(streams.map((stream) => stream.messages.map((message) => message.event))).toEqual([
+      ['organization_member.added', 'task.deleted'],
+      ['task.deleted'],
+      ['task.deleted'],
+    ]);
+  });
+
   it('resumes right after Last-Event-ID with every later event once, and then goes on live', async () => {
     const { team, owner } = await newTeam();
     const ids = await createEvents(app.db, team, 4);

@@ -122,6 +122,7 @@ const budget: Budget = {
   redeliverWebhookDelivery: 3,
   listOrganizationEvents: 1,
   getEvent: 1,
+  listTeamEvents: 2,
   // The caller's teams, the log's end; the stream then reads with every other stream of the process.
   streamEvents: 2,
 };

@@ -13,6 +13,7 @@
  * 3. permission — the caller's role must allow the change: 403 forbidden;
  * 4. rules of the operation — 422 invalid (checked by the handler after this module agreed).
  */
+import type { Schemas } from '../api/operations.js';
 import type { GoalLevel, OrganizationRole, TeamRole } from '../db/database.js';
 import { Forbidden, NotFound, OrgSuspended } from '../errors.js';
 import type { TeamStanding } from '../db/queries/access.js';
@@ -301,74 +302,184 @@ export function messagesAccess(caller: Caller, orgIds: readonly string[]): { sus
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Live streams: what the reader of an event stream receives (GET /events/stream).
+// Reading the event log: who may read which event. Decided per reader and team once (`eventReader`),
+// then judged per event in memory, so that a feed or a stream never asks the database per event.
 
 /**
- * What an event stream decides each event's audience from, in memory: decided when the stream opens
- * and again when a notification says the caller's keys, account or memberships changed, never per
- * event. `teams` are the teams the stream follows that the reader may still read (all of the
- * reader's teams and organizations when it names none: undefined).
+ * A reader of the event log: their organizations with their role in each, and their access to the
+ * teams whose events they may read, decided by `teamAccess` from their standing. A team missing from
+ * `teams` is one they may not read — a deleted team included, unless the access was decided while it
+ * existed.
  */
-export interface ReaderAccess {
-  caller: Caller;
-  /** The caller's organizations with their role there. */
+export interface EventReader {
+  userId: string;
   organizations: ReadonlyMap<string, OrganizationRole>;
-  /** The caller's own role in each team they are a member of (and in each team the stream names). */
-  teamRoles: ReadonlyMap<string, TeamRole | null>;
+  teams: ReadonlyMap<string, TeamAccess>;
+}
+
+/** The teams among `standings` the caller may read, each with the access `teamAccess` decides. */
+export function readableTeams(caller: Caller, standings: Iterable<TeamStanding>): TeamAccess[] {
+  const readable: TeamAccess[] = [];
+  for (const standing of standings) {
+    const membership = membershipIn(caller, standing.orgId);
+    if (membership && seesTeam(membership.role, standing.callerTeamRole)) readable.push(teamAccess(caller, standing, 'collection'));
+  }
+  return readable;
+}
+
+/** The reader `caller` is, with the access to teams already decided (`teamAccess`, `readableTeams`). */
+export function eventReader(caller: Caller, teams: Iterable<TeamAccess>): EventReader {
+  return {
+    userId: caller.userId,
+    organizations: new Map(caller.organizations.map((membership) => [membership.id, membership.role])),
+    teams: new Map([...teams].map((access) => [access.teamId, access])),
+  };
+}
+
+/** What the decision reads of an event: its type, where it happened and what it carries. */
+export interface ReadableEvent {
+  type: string;
+  data: { orgId: string; teamId: string | null; object: unknown };
+}
+
+type EventType = Schemas['EventType'];
+type EventRule = (reader: EventReader, event: ReadableEvent, role: OrganizationRole) => boolean;
+
+const fieldOf = (event: ReadableEvent, field: string): unknown => (event.data.object as Record<string, unknown>)[field];
+
+/** The reader's access to the event's team, when they may read it. */
+const teamOfEvent = (reader: EventReader, event: ReadableEvent): TeamAccess | undefined => {
+  const access = event.data.teamId === null ? undefined : reader.teams.get(event.data.teamId);
+  return access?.orgId === event.data.orgId ? access : undefined;
+};
+
+/** Everyone who may read the event's team (its lists and items). */
+const teamReaders: EventRule = (reader, event) => teamOfEvent(reader, event) !== undefined;
+/** Every member of the organization (`GET /orgs/{orgId}`). */
+const organizationMembers: EventRule = () => true;
+/** Those who administer the organization, who alone list its members. */
+const organizationAdministrators: EventRule = (_reader, _event, role) => administersOrganization(role);
+/** A company goal is read by every member of its organization (`goalAccess`); any other by the team's readers. */
+const goalReaders: EventRule = (reader, event, role) => (fieldOf(event, 'level') === 'COMPANY' ? organizationMembers(reader, event, role) : teamReaders(reader, event, role));
+/** As the list of people reviews: every review to those who see them all, else those the reader wrote or that are about them. */
+const peopleReviewReaders: EventRule = (reader, event) => {
+  const access = teamOfEvent(reader, event);
+  if (!access) return false;
+  return seesEveryPeopleReview(access) || fieldOf(event, 'userId') === reader.userId || fieldOf(event, 'evaluatorId') === reader.userId;
+};
+/** Whether a person read a message is their own state, shown to no one else: the person, while they may read the message's team. */
+const acknowledgerOnly: EventRule = (reader, event, role) => teamReaders(reader, event, role) && fieldOf(event, 'userId') === reader.userId;
+
+/**
+ * Who may read each type of event besides the organization's Owners and Admins (who read them all).
+ * Typed by the contract's `EventType`, so a new type of event fails `tsc` here until it is decided.
+ * Deletions and removals carry an id, read by those who may read the team it was in; a milestone
+ * names its goal but not the goal's level, so a company goal's milestones reach the readers of the
+ * goal's team only; a rating names who rated, never the value (which may still be hidden).
+ */
+const eventReaders: Record<EventType, EventRule> = {
+  'organization.updated': organizationMembers,
+  'organization_member.added': organizationAdministrators,
+  'organization_member.updated': organizationAdministrators,
+  'organization_member.removed': organizationAdministrators,
+  'team.created': teamReaders,
+  'team.updated': teamReaders,
+  'team.deleted': teamReaders,
+  'team_member.added': teamReaders,
+  'team_member.updated': teamReaders,
+  'team_member.removed': teamReaders,
+  'task.created': teamReaders,
+  'task.updated': teamReaders,
+  'task.deleted': teamReaders,
+  'issue.created': teamReaders,
+  'issue.updated': teamReaders,
+  'issue.deleted': teamReaders,
+  'goal.created': goalReaders,
+  'goal.updated': goalReaders,
+  'goal.deleted': teamReaders,
+  'milestone.created': teamReaders,
+  'milestone.updated': teamReaders,
+  'milestone.deleted': teamReaders,
+  'metric.created': teamReaders,
+  'metric.updated': teamReaders,
+  'metric.deleted': teamReaders,
+  'metric_value.set': teamReaders,
+  'meeting.created': teamReaders,
+  'meeting.updated': teamReaders,
+  'meeting.status_changed': teamReaders,
+  'meeting.ratings_revealed': teamReaders,
+  'meeting_rating.set': teamReaders,
+  'meeting_rating.deleted': teamReaders,
+  'segue.created': teamReaders,
+  'headline.created': teamReaders,
+  'cascading_message.created': teamReaders,
+  'cascading_message.deleted': teamReaders,
+  'cascading_message.acknowledged': acknowledgerOnly,
+  'vision.created': teamReaders,
+  'vision.updated': teamReaders,
+  'seat.created': teamReaders,
+  'seat.updated': teamReaders,
+  'seat.deleted': teamReaders,
+  'people_review.set': peopleReviewReaders,
+  'document.created': teamReaders,
+  'document.deleted': teamReaders,
+};
+
+/**
+ * Whether the reader may read the event, judged now, in memory. The organization's Owners and Admins
+ * read every event of its log, as the feed and webhook subscriptions give it to them (`eventAccess`);
+ * anyone else as `eventReaders` decides for its type, and no type it does not know.
+ */
+export function mayReadEvent(reader: EventReader, event: ReadableEvent): boolean {
+  const role = reader.organizations.get(event.data.orgId);
+  if (role === undefined) return false;
+  if (administersOrganization(role)) return true;
+  return Object.hasOwn(eventReaders, event.type) && eventReaders[event.type as EventType](reader, event, role);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Live streams: the access an event stream keeps for its reader (GET /events/stream).
+
+/**
+ * What an event stream judges each event by, in memory (`eventView`, src/webhooks/views.ts): the
+ * reader, decided when the stream opens and again when a notification says the caller's keys,
+ * account or memberships changed, never per event. `teams` are the teams the stream follows that the
+ * reader may still read (undefined when it names none: all they may read).
+ */
+export interface StreamAccess {
+  caller: Caller;
+  reader: EventReader;
   teams: ReadonlySet<string> | undefined;
 }
 
-/** The caller's access for a stream, from their standings in the teams they are in and those the stream names. */
-function readerAccess(caller: Caller, standings: readonly TeamStanding[], teams: ReadonlySet<string> | undefined): ReaderAccess {
-  return {
-    caller,
-    organizations: new Map(caller.organizations.map((membership) => [membership.id, membership.role])),
-    teamRoles: new Map(standings.map((standing) => [standing.teamId, standing.callerTeamRole])),
-    teams,
-  };
+/**
+ * The organizations in which the caller reads every team without being a member: the standings a
+ * stream's reader needs are those of the caller's own teams and of every team of these.
+ */
+export function organizationsWithEveryTeam(caller: Caller): string[] {
+  return caller.organizations.filter((membership) => actsAsTeamAdmin.has(membership.role)).map((membership) => membership.id);
 }
 
 /**
  * A stream's access as it opens: each team it names must be readable as for the team's other lists
  * (403, or 404 for an unknown team); a caller in no organization may read nothing and gets 403.
  */
-export function openingReaderAccess(caller: Caller, standings: readonly TeamStanding[], teamIds: readonly string[] | undefined): ReaderAccess {
+export function openingStreamAccess(caller: Caller, standings: readonly TeamStanding[], teamIds: readonly string[] | undefined): StreamAccess {
   if (teamIds) {
     for (const teamId of teamIds) teamAccess(caller, standings.find((standing) => standing.teamId === teamId), 'collection');
   } else if (caller.organizations.length === 0) {
     throw new Forbidden();
   }
-  return readerAccess(caller, standings, teamIds && new Set(teamIds));
+  return { caller, reader: eventReader(caller, readableTeams(caller, standings)), teams: teamIds && new Set(teamIds) };
 }
 
 /**
  * A stream's access after a change of the caller: the named teams still readable, or undefined when
  * nothing is left to read (the stream then ends).
  */
-export function currentReaderAccess(caller: Caller, standings: readonly TeamStanding[], teamIds: readonly string[] | undefined): ReaderAccess | undefined {
-  const readable = (teamId: string) => {
-    const standing = standings.find((candidate) => candidate.teamId === teamId);
-    return standing !== undefined && effectiveTeamRole(membershipIn(caller, standing.orgId)?.role, standing.callerTeamRole) !== null;
-  };
-  const teams = teamIds && new Set(teamIds.filter(readable));
+export function currentStreamAccess(caller: Caller, standings: readonly TeamStanding[], teamIds: readonly string[] | undefined): StreamAccess | undefined {
+  const reader = eventReader(caller, readableTeams(caller, standings));
+  const teams = teamIds && new Set(teamIds.filter((teamId) => reader.teams.has(teamId)));
   if (teams ? teams.size === 0 : caller.organizations.length === 0) return undefined;
-  return readerAccess(caller, standings, teams);
-}
-
-/** Event types whose subject only the organization's Owners and Admins read in every case. */
-const administratorsOnly = (type: string) => type.startsWith('organization_member.') || type.startsWith('people_review.');
-
-/**
- * The event as this reader may see it, or undefined when they may not read it. Until the view of an
- * event per reader decides each field (issue 38, item 1), an event is shown whole or not at all:
- * events of a team to those who may read the team, events of the organization itself to its members,
- * people reviews and organization members only to the organization's Owners and Admins.
- */
-export function eventView(reader: ReaderAccess, event: { orgId: string; teamId: string | null; type: string; event: string }): string | undefined {
-  const orgRole = reader.organizations.get(event.orgId);
-  if (orgRole === undefined) return undefined;
-  if (reader.teams && (event.teamId === null || !reader.teams.has(event.teamId))) return undefined;
-  if (administratorsOnly(event.type) && !administersOrganization(orgRole)) return undefined;
-  if (event.teamId !== null && effectiveTeamRole(orgRole, reader.teamRoles.get(event.teamId) ?? null) === null) return undefined;
-  return event.event;
+  return { caller, reader, teams };
 }

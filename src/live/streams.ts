@@ -5,7 +5,8 @@
  *
  * One read for all streams. The process reads the log below the horizon once per wake-up and hands
  * every new event to every live stream, which judges it in memory against its reader's access
- * (`eventView`, src/auth/permissions.ts): no statement per event or per stream. It wakes when the
+ * (`eventView`, src/webhooks/views.ts, with the reader `src/auth/permissions.ts` decided): no statement
+ * per event or per stream. It wakes when the
  * webhook fan-out, which passes every event once for all processes, tells through PostgreSQL's NOTIFY
  * that the log grew (the fan-out's transaction pays the notification lock, never a change's), and at
  * most once a second otherwise, while streams are open: a lost notification delays, never loses.
@@ -33,7 +34,7 @@ import { createEventBuffer, createSession, type Session } from 'better-sse';
 import { callerOfKey, type Caller } from '../auth/authenticate.js';
 import { keyStatus } from '../auth/apiKeys.js';
 import { callersChannel } from '../auth/callerCache.js';
-import { currentReaderAccess, eventView, openingReaderAccess, type ReaderAccess } from '../auth/permissions.js';
+import { currentStreamAccess, openingStreamAccess, organizationsWithEveryTeam, type StreamAccess } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
 import type { Listen } from '../db/listen.js';
 import { standingsOf } from '../db/queries/access.js';
@@ -41,6 +42,7 @@ import { eventPosition, logAfter, logEnd, type LogEvent, type LogPosition } from
 import { logChannel } from '../db/queries/webhooks.js';
 import { EventsExpired, RateLimited } from '../errors.js';
 import { loggableError } from '../logger.js';
+import { eventView, type LoggedEvent } from '../webhooks/views.js';
 import type { Metrics } from '../observability/metrics.js';
 
 export const liveDefaults = {
@@ -99,6 +101,17 @@ const compare = (a: LogPosition, b: LogPosition): number => {
 const later = (a: LogPosition, b: LogPosition | undefined): LogPosition => (b === undefined || compare(a, b) >= 0 ? a : b);
 
 /** Where a read leaves its reader: past its last event, and when the page was not full, at the log's end too. */
+/** Each event parsed once per read, however many streams judge it. */
+const parsedEvents = new WeakMap<LogEvent, LoggedEvent>();
+const parsed = (event: LogEvent): LoggedEvent => {
+  let value = parsedEvents.get(event);
+  if (!value) parsedEvents.set(event, (value = JSON.parse(event.event) as LoggedEvent));
+  return value;
+};
+
+/** Whether a stream follows the event: of its teams when it names some (the organization's own events then left out). */
+const follows = (access: StreamAccess, event: LogEvent) => access.teams === undefined || (event.teamId !== null && access.teams.has(event.teamId));
+
 const reached = (events: readonly LogEvent[], end: LogPosition | undefined, limit: number, from: LogPosition): LogPosition => {
   const last = events.at(-1) ?? from;
   return events.length < limit && end ? later(later(last, end), from) : later(last, from);
@@ -111,7 +124,7 @@ interface Stream {
   userId: string;
   teamIds: readonly string[] | undefined;
   types: ReadonlySet<string> | undefined;
-  access: ReaderAccess;
+  access: StreamAccess;
   /** The last place in the log this stream has judged: every event up to it was sent or not for it. */
   position: LogPosition;
   /** Taking the shared reads; false while it catches up alone. */
@@ -179,20 +192,24 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
     for (const event of events) {
       if (compare(event, stream.position) <= 0) continue;
       stream.position = event;
-      if (stream.types && !stream.types.has(event.type)) continue;
-      const view = eventView(stream.access, event);
+      if ((stream.types && !stream.types.has(event.type)) || !follows(stream.access, event)) continue;
+      const stored = parsed(event);
+      const view = eventView(stream.access.reader, stored);
       if (view === undefined) continue;
-      stream.session.push(view, event.type, event.id);
+      // An event seen as stored keeps its stored text, byte for byte.
+      stream.session.push(view === stored ? event.event : JSON.stringify(view), event.type, event.id);
       metrics.live.eventsSent.inc();
       if (stream.res.writableLength > bufferBytes) return end(stream, 'slow');
     }
     stream.position = later(to, stream.position);
   };
 
-  const decide = async (stream: Stream): Promise<ReaderAccess | undefined> => {
+  const standings = (caller: Caller, teamIds: readonly string[] | undefined) => standingsOf(db, caller.userId, teamIds ?? [], organizationsWithEveryTeam(caller));
+
+  const decide = async (stream: Stream): Promise<StreamAccess | undefined> => {
     const caller = await callerOfKey(db, stream.keyId);
     if (!caller || expired(caller)) return undefined;
-    return currentReaderAccess(caller, await standingsOf(db, caller.userId, stream.teamIds ?? []), stream.teamIds);
+    return currentStreamAccess(caller, await standings(caller, stream.teamIds), stream.teamIds);
   };
 
   /** Reads the log from the stream's own place until it has caught up with the shared read, deciding its access first when asked. */
@@ -213,7 +230,7 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
         const from = stream.position;
         const { events, end: logEnd } = stream.atEnd
           ? { events: [], end: undefined }
-          : await logAfter(db, { after: from, orgIds: [...stream.access.organizations.keys()], limit: catchUpLimit });
+          : await logAfter(db, { after: from, orgIds: [...stream.access.reader.organizations.keys()], limit: catchUpLimit });
         stream.atEnd = false;
         if (stream.ended) return;
         // Judged under an access that changed meanwhile: read again under the new one.
@@ -284,7 +301,7 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
     const kind = payload.slice(0, separator);
     const id = payload.slice(separator + 1);
     for (const stream of streams) {
-      const concerned = kind === 'user' ? stream.userId === id : kind === 'org' ? stream.access.organizations.has(id) : true;
+      const concerned = kind === 'user' ? stream.userId === id : kind === 'org' ? stream.access.reader.organizations.has(id) : true;
       if (concerned) reconsider(stream);
     }
   };
@@ -317,9 +334,9 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
       perKey.set(caller.keyId, open + 1);
       let stream: Stream | undefined;
       try {
-        const access = openingReaderAccess(caller, await standingsOf(db, caller.userId, request.teamIds ?? []), request.teamIds);
+        const access = openingStreamAccess(caller, await standings(caller, request.teamIds), request.teamIds);
         const resumeAfter = req.get('last-event-id') ?? request.after;
-        const position = resumeAfter === undefined ? await logEnd(db) : await eventPosition(db, resumeAfter, [...access.organizations.keys()]);
+        const position = resumeAfter === undefined ? await logEnd(db) : await eventPosition(db, resumeAfter, [...access.reader.organizations.keys()]);
         if (!position) throw new EventsExpired();
         const session = await createSession(req, res, {
           retry: options.retryMs ?? liveDefaults.retryMs,

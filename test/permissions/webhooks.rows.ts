@@ -1,6 +1,6 @@
 /**
- * Matrix rows of the webhook operations and of the event feed: the organization's Owners and Admins
- * only. By id, a webhook is hidden (404) from anyone outside its organization and refused (403) to its
+ * Matrix rows of the webhook operations and of the event feeds: the organization's Owners and Admins
+ * only, but a team's feed, which everyone who can see the team reads. By id, a webhook is hidden (404) from anyone outside its organization and refused (403) to its
  * other members; an event is hidden (404) from everyone else. The live stream is for whoever may
  * read what it follows. The subscriptions are made inactive so
  * that they change nothing for the rows that come after them.
@@ -47,6 +47,9 @@ export const webhookRows: AreaRows<'Webhooks' | 'Events'> = {
   getEvent: rowFor(                    [401, 200,     200,     200,     404,        404,      404,      404,       404,       404,      404,     404,       404,             S],
     (w) => createEvents(w.db, w.team),
     (_w, [eventId]) => ({ path: `/v1/events/${eventId}` })),
+  listTeamEvents: rowFor(              [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
+    (w) => createEvents(w.db, w.team),
+    (w) => ({ path: `/v1/teams/${w.team.id}/events` })),
   // Following one team: as the team's other lists.
   streamEvents: row(                   [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
     (w) => ({ path: `/v1/events/stream?teamId=${w.team.id}` })),

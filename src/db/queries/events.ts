@@ -84,16 +84,17 @@ export interface FeedFilter {
 }
 
 /**
- * A page of an organization's feed, its events as JSON text; undefined when the event it is to start
- * after (`after`, or the cursor's last event) is not in the organization's kept log. A cursor decides
- * where the page starts; `after` is read only without one.
+ * A page of an organization's feed, each event as its JSON text; undefined when the event it is to
+ * start after (`after`, or the cursor's last event) is not in the organization's kept log. A cursor
+ * decides where the page starts; `after` is read only without one. The cursor names the page's last
+ * event, so a reader who is shown fewer of them (a team's feed) still moves on past it.
  */
 export async function eventPage(
   db: Db,
   orgId: string,
   filter: FeedFilter,
   page: { limit: number; cursor?: string | undefined },
-): Promise<{ records: string; nextCursor: string | null } | undefined> {
+): Promise<{ events: string[]; nextCursor: string | null } | undefined> {
   const after = page.cursor === undefined ? filter.after : (decodeCursor(page.cursor, cursorTypes)[0] as string);
   const rows = await feedPage(db, {
     orgId,
@@ -106,7 +107,7 @@ export async function eventPage(
   const events = rows.map((row) => row.event!);
   const shown = events.length > page.limit ? events.slice(0, page.limit) : events;
   const nextCursor = events.length > page.limit ? encodeCursor([(JSON.parse(shown.at(-1)!) as { id: string }).id]) : null;
-  return { records: shown.join(','), nextCursor };
+  return { events: shown, nextCursor };
 }
 
 /** One event of the feed by id, as JSON text, with its organization; undefined for a ping, an unknown id or one not yet below the horizon. */

@@ -221,7 +221,11 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
       for (;;) {
         if (stream.stale) {
           stream.stale = false;
-          const access = await decide(stream);
+          // A failed decision is asked for again: the stream reads nothing under the access it had.
+          const access = await decide(stream).catch((error: unknown) => {
+            stream.stale = true;
+            throw error;
+          });
           if (stream.ended) return;
           if (!access) return end(stream, 'revoked');
           stream.access = access;

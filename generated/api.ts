@@ -10551,7 +10551,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events of these teams, comma separated (`teamId=0c0c…0001,0c0c…0002`). Events of the organization itself (`organization.*`, `organization_member.*`) belong to no team and are left out. */
-                teamId?: components["schemas"]["Id"][];
+                teamId?: string[];
                 /** @description Only events of these types, comma separated (`types=task.created,task.updated`). */
                 types?: components["schemas"]["EventType"][];
                 /** @description The id of the last event you processed: the stream first sends every event after it. Ignored when `Last-Event-ID` is sent. */

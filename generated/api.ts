@@ -1457,6 +1457,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the events you may read, live
+         * @description Opens a server-sent events stream (`text/event-stream`) of every change the caller may read, as it happens: one connection serves every team a screen shows (browsers open at most six connections per origin over HTTP/1.1). Narrow it with `teamId` (one or more teams, comma separated) and `types`; without `teamId` it carries every team and organization the caller may read.
+         *
+         *     **Messages.** Each event is one message: `id:` the event's id, `event:` its type, `data:` the event as JSON on one line — exactly the `Event` that `GET /orgs/{orgId}/events` answers (see the `Event` schema: the union of every type, told apart by `type`), as the caller may see it. The stream also sends a comment line (`:`) at least every 15 seconds so that proxies keep it open, and a `retry:` field with the time to wait before reconnecting (2 seconds; 1 second when the server stops). Consumers must ignore event types they do not know.
+         *
+         *     **Order and resuming.** Events come in the order of the organization feed, which never changes, each once per connection. A connection starts with the events that happen after it opens; to resume, send the id of the last event you processed as `Last-Event-ID` (browsers' `EventSource` and the typed client do this when they reconnect) or as `after`: the stream then first sends every event after it that you may read, then goes on live, with nothing missed or repeated. An id the log no longer keeps (events are kept 30 days), or one of an organization you do not belong to, is answered with 410 `eventsExpired` before the stream starts: resync in full, then open the stream without it. A `Last-Event-ID` or `after` that is no id at all (empty, longer than 100 characters) is a format error (422). When both are sent, `Last-Event-ID` wins: it is the newer one.
+         *
+         *     **Who sees what.** The caller receives an event only when they may read its team (its members, and the organization's Owners, Admins and Implementers) or, for events of the organization itself, its organization; people reviews and changes of the organization's members only when they are the organization's Owner or Admin. This is decided for each event as it is sent, with the caller's access as it is then: a revoked or expired key, a removal from a team or the organization, or a changed role applies from the next event on, and a stream whose key no longer works, or whose caller may read none of the teams it follows (none of their organizations, without `teamId`), ends.
+         *
+         *     **Limits.** At most 5 streams may be open at once per API key on one server instance; the sixth is answered with 429 `rateLimited` (close one first). Opening a stream counts once against the rate limit, and nothing sent on it counts. A client that stops reading is disconnected once more than 1 MB waits to be sent to it; it reconnects and resumes with `Last-Event-ID`.
+         *
+         *     **Browsers.** The built-in `EventSource` cannot send an `Authorization` header, and keys never go in URLs: use an SSE client over `fetch` (the typed client's `client.live`, or the `eventsource` package with a custom `fetch`). A `teamId` the caller may not read gives 403 `forbidden`, an unknown one 404 `notFound`, as for the team's other reads. The mock server cannot stream; it answers this operation with its example as one short response.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events/{eventId}": {
         parameters: {
             query?: never;
@@ -10559,6 +10589,48 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["EventsExpired"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events of these teams, comma separated (`teamId=0c0c…0001,0c0c…0002`). Events of the organization itself (`organization.*`, `organization_member.*`) belong to no team and are left out. */
+                teamId?: string[];
+                /** @description Only events of these types, comma separated (`types=task.created,task.updated`). */
+                types?: components["schemas"]["EventType"][];
+                /** @description The id of the last event you processed: the stream first sends every event after it. Ignored when `Last-Event-ID` is sent. */
+                after?: components["schemas"]["Id"];
+            };
+            header?: {
+                /** @description The id of the last event received, sent by SSE clients when they reconnect: the stream resumes right after it. */
+                "Last-Event-ID"?: components["schemas"]["Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream: one message per event (`id`, `event`, `data` with the `Event` as JSON), comment lines to keep it open, and `retry:`. It stays open until the client closes it, its access ends, or the server stops. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];

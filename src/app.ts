@@ -37,6 +37,7 @@ import { requestMetrics } from './observability/requestMetrics.js';
 import { traceContext } from './observability/traceContext.js';
 import type { Tracing } from './observability/tracing.js';
 import { startDeliveryWorker, type DeliveryWorker, type WorkerOptions } from './webhooks/worker.js';
+import { startLiveStreams, type LiveOptions, type LiveStreams } from './live/streams.js';
 
 export const contractDocument = JSON.parse(
   readFileSync(resolve(import.meta.dirname, '../generated/openapi.json'), 'utf8'),
@@ -54,6 +55,8 @@ export interface App {
   metrics: Metrics;
   /** The callers kept in memory (src/auth/callerCache.ts), when the cache is on. */
   callers: CallerCache | undefined;
+  /** The live event streams: `close()` ends them with a `retry:` (the server does so before it stops accepting). */
+  live: LiveStreams;
   /** The probes: `stop()` turns /readyz to 503 when the process is asked to stop. */
   probes: Pick<Probes, 'stop' | 'readinessAsked'>;
   close(): Promise<void>;
@@ -88,6 +91,12 @@ export async function createApp(options: {
    * database unless given (AUTH_CACHE=off).
    */
   callerCache?: { subscribe: Listen; ttlMs?: number; maxEntries?: number } | undefined;
+  /**
+   * The live event streams (src/live/streams.ts): `subscribe` is the database's notifications, which
+   * wake them and tell them of changed callers; without it every stream decides its access before
+   * each read that brings events. Tests give smaller limits.
+   */
+  live?: Pick<LiveOptions, 'subscribe' | 'maxPerKey' | 'bufferBytes' | 'pollMs' | 'keepAliveMs'>;
 }): Promise<App> {
   const { db, config, logger, secrets } = options;
   const now = options.now ?? (() => new Date());
@@ -95,7 +104,8 @@ export async function createApp(options: {
   const contract = await loadContract(contractDocument);
   const rateLimiter = createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger, now: options.now, counts: metrics.rateLimit });
   const allowPrivateWebhookTargets = options.webhooks?.allowPrivateTargets ?? false;
-  const routes = { contract, handlers: { ...handlers, ...options.handlers } as HandlerMap, db, logger, secrets, now: options.now, allowPrivateWebhookTargets, metrics };
+  const live = await startLiveStreams({ db, logger, metrics, now, ...options.live });
+  const routes = { contract, handlers: { ...handlers, ...options.handlers } as HandlerMap, db, logger, secrets, now: options.now, allowPrivateWebhookTargets, metrics, live };
   const probe = probes(db);
   const callers = options.callerCache ? await startCallerCache({ ...options.callerCache, logger }) : undefined;
   observeWebhookBacklog(metrics, () => dueBacklog(db, now()), now);
@@ -154,9 +164,11 @@ export async function createApp(options: {
     worker,
     metrics,
     callers,
+    live,
     probes: probe,
     close: async () => {
       clearInterval(purge);
+      await live.close();
       await callers?.stop();
       await worker?.close();
       await rateLimiter.close();

@@ -140,8 +140,11 @@ export class RuleViolation extends ApiError {
 
 export class RateLimited extends ApiError {
   readonly code = 'rateLimited';
-  constructor(readonly retryAfterSeconds: number) {
-    super(`Too many requests; try again in ${retryAfterSeconds} seconds.`);
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = `Too many requests; try again in ${retryAfterSeconds} seconds.`,
+  ) {
+    super(message);
   }
 }
 

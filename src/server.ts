@@ -5,7 +5,8 @@
  *
  * on SIGTERM, /readyz answers 503 at once; while anyone has asked /readyz since the start (a load
  * balancer or an orchestrator), the server goes on serving for SHUTDOWN_DRAIN_MS so that the balancer
- * notices and stops sending; then it stops accepting, finishes the requests in flight, closes the
+ * notices and stops sending; then it ends the live event streams with a `retry:` (their clients
+ * reconnect elsewhere and resume), stops accepting, finishes the requests in flight, closes the
  * database and releases its lock. SIGINT (Ctrl-C) and a second signal skip the drain.
  */
 import type { Server } from 'node:http';
@@ -40,7 +41,7 @@ async function main() {
   const applied = await migrateToLatest(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'database migrated');
 
-  const { app, probes, close } = await createApp({
+  const { app, probes, live, close } = await createApp({
     db: database.db,
     config,
     logger,
@@ -48,6 +49,7 @@ async function main() {
     metrics,
     tracing,
     callerCache: config.authCache ? { subscribe: database.subscribe } : undefined,
+    live: { subscribe: database.subscribe },
     webhooks: { allowPrivateTargets: config.webhooksAllowPrivateTargets, deliver: { listen: database.listen, leaseMs: config.webhooksLeaseMs, retentionDays: config.eventsRetentionDays } },
   });
   const server: Server = createHttpServer(app).listen(config.port, config.host);
@@ -84,6 +86,8 @@ async function main() {
       });
       logger.info('stopping: finishing requests in flight');
     }
+    // Streams never finish by themselves: ended with a short `retry:`, their clients reconnect to another instance.
+    await live.close();
     await closeServer(server);
     await close();
     await database.close();

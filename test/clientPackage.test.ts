@@ -46,8 +46,8 @@ describe('the packed client', () => {
     if (project) await rm(project, { recursive: true, force: true });
   });
 
-  it('installs with openapi-fetch as its one dependency', () => {
-    expect(installed.filter((name) => !name.startsWith('.'))).toEqual(['@team-os', 'openapi-fetch', 'openapi-typescript-helpers']);
+  it('installs with openapi-fetch and eventsource (the live stream) as its only dependencies', () => {
+    expect(installed.filter((name) => !name.startsWith('.'))).toEqual(['@team-os', 'eventsource', 'eventsource-parser', 'openapi-fetch', 'openapi-typescript-helpers']);
   });
 
   it('holds the client, the types of the contract and its README, and no server code', () => {

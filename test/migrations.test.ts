@@ -872,7 +872,7 @@ const CHECK_VIOLATION = '23514';
  * and subquery alike.
  */
 async function columnsAuthenticationReads(db: Kysely<Database>): Promise<string[]> {
-  const compiled = keyQuery(db, 'a key hash').compile();
+  const compiled = keyQuery(db, { column: 'api_keys.key_hash', value: 'a key hash' }).compile();
   expect(compiled.parameters).toEqual(['a key hash']);
   return db.transaction().execute(async (trx) => {
     await sql.raw(`create view authentication_reads as ${compiled.sql.replace('$1', "'a key hash'")}`).execute(trx);

@@ -125,6 +125,8 @@ const budget: Budget = {
   listOrganizationEvents: 1,
   getEvent: 1,
   listTeamEvents: 2,
+  // The caller's teams, the log's end; the stream then reads with every other stream of the process.
+  streamEvents: 2,
 };
 
 let statements: string[] | undefined;
@@ -133,7 +135,8 @@ let app: TestApp;
 let world: World;
 beforeAll(async () => {
   database = await createTestDatabase({ onQuery: (sql) => statements?.push(sql) });
-  app = await startTestApp({ database });
+  // The live streams' shared read belongs to the process, not to the request that opened a stream: it waits a minute here.
+  app = await startTestApp({ database, live: { pollMs: 60_000 } });
   world = await createWorld(app.db);
   // The world has something in every list (an empty page costs one more statement, src/auth/access.ts).
   await createPeopleReview(app.db, world.team.id, world.users.teamMember.id, world.users.teamAdmin.id);

@@ -6,11 +6,13 @@
  *   const client = createTeamOsClient({ baseUrl: 'https://teamos.example.com/v1', apiKey });
  *   for await (const task of client.pages('/teams/{teamId}/tasks', { params: { path: { teamId }, query: { completed: false } } })) …
  *   for await (const event of client.events(orgId, { after: lastEventId, follow: true })) …
+ *   const live = client.live({ teamIds: [teamId], onEvent: (event) => …, signal });
  */
 import createClient, { type Client, type FetchOptions, type FetchResponse } from 'openapi-fetch';
 import type { components, paths } from '../../generated/api.js';
 import { unwrap } from './errors.js';
 import { readEvents, type EventsOptions, type FeedEventOf, type FeedEventType } from './events.js';
+import { openLive, type LiveOptions, type LiveStream } from './live.js';
 import type { ItemOf, ListPath, PageOf } from './pages.js';
 import { retryingFetch, type RetryOptions } from './retry.js';
 
@@ -18,6 +20,7 @@ export type { components, operations, paths, webhooks } from '../../generated/ap
 export { TeamOsError, unwrap, type ErrorBody, type ErrorCode, type ValidationIssue } from './errors.js';
 export type { EventsOptions, FeedEvent, FeedEventOf, FeedEventType, FollowOptions } from './events.js';
 export type { ItemOf, ListPath, PageOf, ResponseOf, StatusOf } from './pages.js';
+export type { LiveOptions, LiveStream } from './live.js';
 export { retryAfterMs, rateLimitResetMs, retryDelayMs, type RetryOptions } from './retry.js';
 // verifyWebhook is `@team-os/client/webhooks`: only receivers need it and its `standardwebhooks`.
 export type { HeadersLike, WebhookEvent, WebhookEventOf, WebhookEventType } from './webhooks.js';
@@ -89,6 +92,15 @@ export interface TeamOsClient extends Omit<Client<paths>, Methods> {
    * `undefined` would be dropped from the request, and the change would go through unguarded.
    */
   etagOf(data: unknown): string;
+  /**
+   * The live stream of every event the caller may read (`GET /events/stream`), narrowed to `teamIds`
+   * and `types`: `onEvent` gets each as it happens, typed by the event union. It reconnects by
+   * itself with `Last-Event-ID` and resumes after the last event delivered; `onEnd` tells when the
+   * server refused it for good. Close it with `signal` or `close()`. Works in browsers and Node: the
+   * key goes in `Authorization` (never in the URL); from a browser, the page's origin must be one the
+   * server allows (CORS_ORIGINS).
+   */
+  live<Type extends FeedEventType = FeedEventType>(options: LiveOptions<Type>): LiveStream;
 }
 
 const methods = ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE'] as const;
@@ -149,5 +161,7 @@ export function createTeamOsClient(options: TeamOsClientOptions): TeamOsClient {
   // (`Readable` in openapi-typescript-helpers), such as `data.teamId` of the organization's own events.
   client.events = (orgId, options = {}) =>
     readEvents(async (query, signal) => unwrap(await inner.GET('/orgs/{orgId}/events', { params: { path: { orgId }, query }, signal })) as PageOf<'/orgs/{orgId}/events'>, options);
+  // Each connection is one long request: never through the retries, which would read it whole.
+  client.live = (live) => openLive(new URL(`${options.baseUrl.replace(/\/$/, '')}/events/stream`), headers, send, live);
   return client;
 }

@@ -5,6 +5,7 @@
  */
 import type { components, operations } from '../../generated/api.js';
 import type { MethodOperations, TagOperations } from '../../generated/tags.js';
+import type { StreamBody } from './streamBody.js';
 
 export type OperationId = keyof operations;
 /** A tag of the contract: the area an operation belongs to (src/handlers/<area>.ts). */
@@ -40,7 +41,9 @@ type BodyOf<R> = R extends { content: { 'application/json': infer B } }
   ? B
   : R extends { content: { 'text/html': infer H } }
     ? H
-    : undefined;
+    : R extends { content: { 'text/event-stream': unknown } }
+      ? StreamBody
+      : undefined;
 
 /**
  * Headers the pipeline writes itself (src/http/): never a handler's to answer, even where the contract

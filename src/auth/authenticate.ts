@@ -38,7 +38,7 @@ export interface Caller {
 const touchEveryMs = 60_000;
 
 /** The one query authentication reads a caller with; the triggers of migrations 0007 and 0009 watch every column it reads (test/migrations.test.ts). */
-export function keyQuery(db: Kysely<Database> | Transaction<Database>, keyHash: string) {
+export function keyQuery(db: Kysely<Database> | Transaction<Database>, by: { column: 'api_keys.key_hash' | 'api_keys.id'; value: string }) {
   return db
     .selectFrom('api_keys')
     .innerJoin('users', 'users.id', 'api_keys.user_id')
@@ -67,11 +67,11 @@ export function keyQuery(db: Kysely<Database> | Transaction<Database>, keyHash: 
         )
         .as('organizations'),
     ])
-    .where('api_keys.key_hash', '=', keyHash);
+    .where(by.column, '=', by.value);
 }
 
 /** Built and compiled once: it runs on every request. */
-const keyByHash = prepared((db, { keyHash }: { keyHash: string }) => keyQuery(db, keyHash));
+const keyByHash = prepared((db, { keyHash }: { keyHash: string }) => keyQuery(db, { column: 'api_keys.key_hash', value: keyHash }));
 
 function authorizationFields(rawHeaders: string[]): number {
   let count = 0;
@@ -99,6 +99,16 @@ function keptCaller(row: KeyRow): KeptCaller {
     },
     usedAt: row.last_used_at?.getTime(),
   };
+}
+
+/**
+ * The caller of a key by its id, read from the database, never from memory: an open event stream
+ * decides its access anew with it when a notification says the caller changed. Undefined for an
+ * unknown or revoked key; expiry is the reader's to judge against its clock.
+ */
+export async function callerOfKey(db: Kysely<Database>, keyId: string): Promise<Caller | undefined> {
+  const row = await keyQuery(db, { column: 'api_keys.id', value: keyId }).executeTakeFirst();
+  return row && !row.revoked_at ? keptCaller(row).caller : undefined;
 }
 
 /** The caller of the key with this hash, from memory or from the database; undefined for an unknown or revoked key. */

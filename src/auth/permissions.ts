@@ -436,3 +436,50 @@ export function mayReadEvent(reader: EventReader, event: ReadableEvent): boolean
   if (administersOrganization(role)) return true;
   return Object.hasOwn(eventReaders, event.type) && eventReaders[event.type as EventType](reader, event, role);
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Live streams: the access an event stream keeps for its reader (GET /events/stream).
+
+/**
+ * What an event stream judges each event by, in memory (`eventView`, src/webhooks/views.ts): the
+ * reader, decided when the stream opens and again when a notification says the caller's keys,
+ * account or memberships changed, never per event. `teams` are the teams the stream follows that the
+ * reader may still read (undefined when it names none: all they may read).
+ */
+export interface StreamAccess {
+  caller: Caller;
+  reader: EventReader;
+  teams: ReadonlySet<string> | undefined;
+}
+
+/**
+ * The organizations in which the caller reads every team without being a member: the standings a
+ * stream's reader needs are those of the caller's own teams and of every team of these.
+ */
+export function organizationsWithEveryTeam(caller: Caller): string[] {
+  return caller.organizations.filter((membership) => actsAsTeamAdmin.has(membership.role)).map((membership) => membership.id);
+}
+
+/**
+ * A stream's access as it opens: each team it names must be readable as for the team's other lists
+ * (403, or 404 for an unknown team); a caller in no organization may read nothing and gets 403.
+ */
+export function openingStreamAccess(caller: Caller, standings: readonly TeamStanding[], teamIds: readonly string[] | undefined): StreamAccess {
+  if (teamIds) {
+    for (const teamId of teamIds) teamAccess(caller, standings.find((standing) => standing.teamId === teamId), 'collection');
+  } else if (caller.organizations.length === 0) {
+    throw new Forbidden();
+  }
+  return { caller, reader: eventReader(caller, readableTeams(caller, standings)), teams: teamIds && new Set(teamIds) };
+}
+
+/**
+ * A stream's access after a change of the caller: the named teams still readable, or undefined when
+ * nothing is left to read (the stream then ends).
+ */
+export function currentStreamAccess(caller: Caller, standings: readonly TeamStanding[], teamIds: readonly string[] | undefined): StreamAccess | undefined {
+  const reader = eventReader(caller, readableTeams(caller, standings));
+  const teams = teamIds && new Set(teamIds.filter((teamId) => reader.teams.has(teamId)));
+  if (teams ? teams.size === 0 : caller.organizations.length === 0) return undefined;
+  return { caller, reader, teams };
+}

@@ -9,6 +9,7 @@ import * as eventTrace from './migrations/0006_event_trace.js';
 import * as callerNotifications from './migrations/0007_caller_notifications.js';
 import * as eventText from './migrations/0008_event_text.js';
 import * as callerKeyId from './migrations/0009_caller_key_id.js';
+import * as teamMemberNotifications from './migrations/0010_team_member_notifications.js';
 
 // Listed here rather than read from the file system so the set is fixed at build time.
 export const migrations: Record<string, Migration> = {
@@ -21,6 +22,7 @@ export const migrations: Record<string, Migration> = {
   '0007_caller_notifications': callerNotifications,
   '0008_event_text': eventText,
   '0009_caller_key_id': callerKeyId,
+  '0010_team_member_notifications': teamMemberNotifications,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,11 +1,13 @@
 /**
  * Handlers of the event feeds: an organization's event log, read whole by its Owners and Admins, and a
- * team's part of it, read by everyone who can see the team, each event in the reader's view.
+ * team's part of it, read by everyone who can see the team, each event in the reader's view; and the
+ * live stream of every event a reader may see.
  */
 import { loadOrganizationAccess, loadTeamAccess } from '../auth/access.js';
 import { eventAccess, eventReader } from '../auth/permissions.js';
 import { JsonText, pageText } from '../api/jsonText.js';
 import type { Schemas } from '../api/operations.js';
+import { StreamBody } from '../api/streamBody.js';
 import { pageLimit } from '../db/pagination.js';
 import { eventPage, findEvent } from '../db/queries/events.js';
 import { EventsExpired } from '../errors.js';
@@ -37,8 +39,15 @@ export const listTeamEvents: Handler<'listTeamEvents'> = async ({ params, query 
   return { status: 200, body: pageText<Schemas['Event']>({ records: views.join(','), nextCursor: page.nextCursor }) };
 };
 
+export const streamEvents: Handler<'streamEvents'> = async ({ query }, { caller, live }) => {
+  if (!live) throw new Error('this app serves no event streams');
+  const request = { caller, teamIds: query.teamId, types: query.types, after: query.after };
+  return { status: 200, body: new StreamBody((req, res) => live.open(req, res, request)) };
+};
+
 export const eventsHandlers: AreaHandlers<'Events'> = {
   listOrganizationEvents,
   getEvent,
   listTeamEvents,
+  streamEvents,
 };

@@ -10,6 +10,7 @@ import type { Caller } from '../auth/authenticate.js';
 import type { SecretBox } from '../auth/secrets.js';
 import type { Database } from '../db/database.js';
 import type { EventStamp } from '../db/queries/webhooks.js';
+import type { LiveStreams } from '../live/streams.js';
 
 /** Operations anyone may call without a key (the contract gives them `security: []`). */
 export type PublicOperationId = 'getOpenApiDocument' | 'getApiDocs';
@@ -34,6 +35,8 @@ export interface RequestContext extends PublicContext {
    * (src/webhooks/outbox.ts). Absent in a transaction (Idempotency-Key, If-Match): the outbox writes it.
    */
   event?: EventStamp;
+  /** The process's live event streams (src/live/streams.ts); absent only in a router built without the app (the bench's routing). */
+  live?: LiveStreams;
 }
 
 type AsJsonText<R> = R extends { body: infer B } ? Omit<R, 'body'> & { body: JsonText<B> } : never;

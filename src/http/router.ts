@@ -14,6 +14,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { OperationId } from '../api/operations.js';
 import { bodyText } from '../api/jsonText.js';
+import { StreamBody } from '../api/streamBody.js';
 import type { SecretBox } from '../auth/secrets.js';
 import { scopeAllows, type Scope } from '../auth/scopes.js';
 import type { Database } from '../db/database.js';
@@ -23,6 +24,7 @@ import { lockResource } from '../db/queries/conditional.js';
 import { inTransaction } from '../db/transaction.js';
 import { traceparentOf } from '../observability/traceContext.js';
 import { withEvents } from '../webhooks/outbox.js';
+import type { LiveStreams } from '../live/streams.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { answerSchema, etagOf, ifMatchOf, noneMatchHits, requireIfMatch, resourceReads } from './conditional.js';
 import { errorAnswer } from './errorHandler.js';
@@ -182,6 +184,8 @@ export interface RouterOptions {
   allowPrivateWebhookTargets?: boolean;
   /** Where idempotency and If-Match count what they decide; counters nobody reads unless given. */
   metrics?: Pick<Metrics, 'idempotency' | 'conditional'>;
+  /** The process's live event streams, which `GET /events/stream` opens. */
+  live?: LiveStreams;
 }
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -269,11 +273,12 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
       const nulIssues = nulCharacterIssues({ path: params, query, body });
       if (nulIssues.length) return next(new FormatError(nulIssues));
 
-      const context = { db, logger, secrets, now, requestId: req.requestId, caller: req.caller, allowPrivateWebhookTargets };
+      const context = { db, logger, secrets, now, requestId: req.requestId, caller: req.caller, allowPrivateWebhookTargets, live: options.live };
       const request = { params: input.path, query: input.query, body };
       if (!isChange) {
         const result = await handler(request, context);
         if (mediaType === 'text/html') return void res.status(result.status).type('html').send(result.body);
+        if (result.body instanceof StreamBody) return result.body.open(req, res);
         return writeRead(req, res, outcomeOf(result));
       }
 

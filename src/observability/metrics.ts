@@ -38,6 +38,14 @@ export interface Metrics {
   webhooks: {
     attempts: Counter<'outcome'>;
   };
+  live: {
+    /** Event streams open now (`GET /events/stream`). */
+    streams: Gauge;
+    /** Events sent on streams. */
+    eventsSent: Counter;
+    /** Streams the server ended: `slow` (the reader fell more than the bound behind), `revoked` (its key or all its access gone). */
+    dropped: Counter<'reason'>;
+  };
 }
 
 /** OpenTelemetry's advice for `http.server.request.duration`, in seconds. */
@@ -88,6 +96,16 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Metri
         name: 'webhook_delivery_attempts_total',
         help: 'Webhook delivery attempts recorded, by outcome: delivered, retrying (failed, tried again later) or failed (given up, or the subscription disabled)',
         labelNames: ['outcome'],
+        registers,
+      }),
+    },
+    live: {
+      streams: new Gauge({ name: 'live_streams', help: 'Event streams (GET /events/stream) open on this process', registers }),
+      eventsSent: new Counter({ name: 'live_events_sent_total', help: 'Events sent on event streams, one per event and stream', registers }),
+      dropped: new Counter({
+        name: 'live_streams_dropped_total',
+        help: 'Event streams the server ended, by reason: slow (more than the bound waited to be sent to its reader) or revoked (its key, or all its access, gone)',
+        labelNames: ['reason'],
         registers,
       }),
     },

@@ -13,7 +13,7 @@ import { peopleReviewRows } from './peopleReviews.rows.js';
 import { platformRows } from './platform.rows.js';
 import { taskRows } from './tasks.rows.js';
 import { visionRows } from './vision.rows.js';
-import { webhookRows } from './webhooks.rows.js';
+import { webhookRows, webhookVariants } from './webhooks.rows.js';
 import { gathered, type MatrixRow } from './world.js';
 
 const file = (area: string) => `test/permissions/${area}.rows.ts`;
@@ -33,5 +33,5 @@ export const matrixRows: MatrixRow[] = [
   gathered(file('orgChart'), orgChartRows),
   gathered(file('vision'), visionRows),
   // Last: their subscriptions would otherwise make the rows after them emit events.
-  gathered(file('webhooks'), webhookRows),
+  gathered(file('webhooks'), webhookRows, webhookVariants),
 ].flat();

@@ -1,12 +1,13 @@
 /**
  * Matrix rows of the webhook operations and of the event feeds: the organization's Owners and Admins
  * only, but a team's feed, which everyone who can see the team reads. By id, a webhook is hidden (404) from anyone outside its organization and refused (403) to its
- * other members; an event is hidden (404) from everyone else. The subscriptions are made inactive so
+ * other members; an event is hidden (404) from everyone else. The live stream is for whoever may
+ * read what it follows. The subscriptions are made inactive so
  * that they change nothing for the rows that come after them.
  */
 import { createWebhook, createWebhookWithDelivery } from '../support/areaFactories.js';
 import { createEvents } from '../support/eventFactories.js';
-import { row, rowFor, type AreaRows, type World } from './world.js';
+import { row, rowFor, variantRow, type AreaRows, type World } from './world.js';
 
 const S = 'scope';
 
@@ -49,4 +50,16 @@ export const webhookRows: AreaRows<'Webhooks' | 'Events'> = {
   listTeamEvents: rowFor(              [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
     (w) => createEvents(w.db, w.team),
     (w) => ({ path: `/v1/teams/${w.team.id}/events` })),
+  // Following one team: as the team's other lists.
+  streamEvents: row(                   [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
+    (w) => ({ path: `/v1/events/stream?teamId=${w.team.id}` })),
 };
+
+// prettier-ignore
+export const webhookVariants = [
+  // Following everything the caller may read: every member of an organization (the outsider owns
+  // another one); a caller in none may read nothing.
+  variantRow('streamEvents', 'every team', [401, 200, 200,     200,     200,        200,      200,      200,       200,       200,      200,     403,       200,             S],
+    async () => undefined,
+    () => ({ path: '/v1/events/stream' })),
+];

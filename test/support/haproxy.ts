@@ -68,6 +68,8 @@ export function balancerConfig(options: BalancerOptions & { port: number; socket
     '  timeout connect 2s',
     '  timeout client 60s',
     '  timeout server 60s',
+    // A live stream writes a comment every 10 s, which the two timeouts above outlast; an upgraded connection would need this.
+    '  timeout tunnel 1h',
     '  timeout http-keep-alive 10s',
     '  timeout check 2s',
     // Connection failures only: a request that reached a server is never sent twice by the balancer.

@@ -82,6 +82,19 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+async function streamOpening(response: Response, aborting: AbortController): Promise<string> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  while (!text.includes('\n\n')) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  aborting.abort();
+  return text;
+}
+
 export async function send(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
@@ -90,8 +103,10 @@ export async function send(baseUrl: string, method: string, path: string, option
     headers['content-type'] ??= 'application/json';
     body = JSON.stringify(options.body);
   }
-  const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
-  const text = await response.text();
+  const aborting = new AbortController();
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, body, signal: aborting.signal });
+  // A stream of server-sent events never ends by itself: its opening (up to the first empty line) stands for it.
+  const text = response.headers.get('content-type')?.startsWith('text/event-stream') ? await streamOpening(response, aborting) : await response.text();
   const isJson = response.headers.get('content-type')?.includes('json');
   return { status: response.status, headers: response.headers, text, body: isJson && text ? JSON.parse(text) : text || undefined };
 }
@@ -115,6 +130,8 @@ export async function startTestApp(
     webhooks?: Parameters<typeof createApp>[0]['webhooks'];
     /** Callers kept in memory, as the server has them by default (AUTH_CACHE=on), unless false; the lifetime of a kept caller may be given. */
     callerCache?: false | { ttlMs?: number };
+    /** Live streams' settings; the database's notifications and the server's limits unless given. */
+    live?: Parameters<typeof createApp>[0]['live'];
   } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
@@ -129,6 +146,7 @@ export async function startTestApp(
     now: options.now,
     webhooks: options.webhooks ?? { allowPrivateTargets: true },
     callerCache: options.callerCache === false ? undefined : { subscribe: database.subscribe, ...options.callerCache },
+    live: { subscribe: database.subscribe, ...options.live },
   });
   const server: Server = await new Promise((listening) => {
     const started = createHttpServer(app, options.serverTimeouts).listen(0, '127.0.0.1', () => listening(started));

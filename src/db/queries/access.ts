@@ -79,3 +79,17 @@ export function withStanding<P extends { facts: { team_org_id: string | null; ca
 ): Omit<P, 'facts'> & { standing: TeamStanding | undefined } {
   return { ...page, standing: facts?.team_org_id ? { teamId, orgId: facts.team_org_id, callerTeamRole: facts.caller_team_role } : undefined };
 }
+
+/**
+ * The caller's standing in every team they are a member of, in each of `teamIds` (a team that does
+ * not exist is absent) and in every team of `orgIds`, in one statement: what an event stream decides
+ * its reader's access from when it opens and when a notification says it changed (src/live/streams.ts).
+ */
+export async function standingsOf(db: Kysely<Database>, userId: string, teamIds: readonly string[], orgIds: readonly string[]): Promise<TeamStanding[]> {
+  const { rows } = await sql<{ team_id: string; org_id: string; caller_team_role: TeamRole | null }>`
+    select t.id as team_id, t.org_id, tm.role as caller_team_role from teams t
+    left join team_members tm on tm.team_id = t.id and tm.user_id = ${userId}
+    where tm.user_id is not null or t.id = any(${[...teamIds]}::text[]) or t.org_id = any(${[...orgIds]}::text[])
+  `.execute(db);
+  return rows.map(standingOf);
+}

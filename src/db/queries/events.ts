@@ -118,3 +118,91 @@ export async function findEvent(db: Db, id: string): Promise<{ org_id: string; e
   `.execute(db);
   return rows[0];
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Live streams (src/live/streams.ts)
+
+/** A place in the log: the writing transaction's id and the event's sequence number, as decimal text. */
+export interface LogPosition {
+  txid: string;
+  position: string;
+}
+
+/** An event of the log as a live stream reads it: where it belongs, its type, its place and its text. */
+export interface LogEvent extends LogPosition {
+  id: string;
+  orgId: string;
+  teamId: string | null;
+  type: string;
+  event: string;
+}
+
+interface StreamRow {
+  id: string | null;
+  org_id: string | null;
+  team_id: string | null;
+  type: string | null;
+  txid: string;
+  position: string;
+  event: string | null;
+}
+
+/**
+ * The next events of the log after `after` (of these organizations only, when given), in log order,
+ * below the horizon, pings aside; and in the same statement, so in the same snapshot, the log's last
+ * place below the horizon (`end`, undefined while the log is empty). When fewer than `limit` events
+ * came, the reader has seen every event up to `end` that the filter lets through: no event can commit
+ * there any more.
+ */
+export async function logAfter(
+  db: Db,
+  args: { after: LogPosition; orgIds?: readonly string[]; limit: number },
+): Promise<{ events: LogEvent[]; end: LogPosition | undefined }> {
+  const filters = [
+    sql`(e.txid, e.position) > (${args.after.txid}::xid8, ${args.after.position}::bigint)`,
+    belowHorizon(sql`e.txid`),
+    notPing('e'),
+    ...(args.orgIds ? [sql`e.org_id = any(${[...args.orgIds]}::text[])`] : []),
+  ];
+  const { rows } = await sql<StreamRow>`
+    with page as (
+      select e.id, e.org_id, e.team_id, e.type, e.txid, e.position, e.event from webhook_events e
+      where ${sql.join(filters, sql` and `)}
+      order by e.txid, e.position
+      limit ${args.limit}
+    ),
+    last as (
+      select e.txid, e.position from webhook_events e where ${belowHorizon(sql`e.txid`)}
+      order by e.txid desc, e.position desc limit 1
+    )
+    select p.id, p.org_id, p.team_id, p.type, p.txid::text as txid, p.position::text as position, p.event, 0 as part from page p
+    union all
+    select null, null, null, null, l.txid::text, l.position::text, null, 1 from last l
+    order by part, txid, position
+  `.execute(db);
+  const events: LogEvent[] = [];
+  let end: LogPosition | undefined;
+  for (const row of rows) {
+    if (row.event === null) end = { txid: row.txid, position: row.position };
+    else events.push({ id: row.id!, orgId: row.org_id!, teamId: row.team_id, type: row.type!, txid: row.txid, position: row.position, event: row.event });
+  }
+  return { events, end };
+}
+
+/** The log's last place below the horizon; the very beginning while the log is empty. */
+export async function logEnd(db: Db): Promise<LogPosition> {
+  const { rows } = await sql<LogPosition>`
+    select e.txid::text as txid, e.position::text as position from webhook_events e where ${belowHorizon(sql`e.txid`)}
+    order by e.txid desc, e.position desc limit 1
+  `.execute(db);
+  return rows[0] ?? { txid: '0', position: '0' };
+}
+
+/** The place of an event of these organizations in the log; undefined when the log keeps no such event (purged, unknown, a ping, another's). */
+export async function eventPosition(db: Db, id: string, orgIds: readonly string[]): Promise<LogPosition | undefined> {
+  const { rows } = await sql<LogPosition>`
+    select e.txid::text as txid, e.position::text as position from webhook_events e
+    where e.id = ${id} and e.org_id = any(${[...orgIds]}::text[]) and ${notPing('e')}
+  `.execute(db);
+  return rows[0];
+}

@@ -12,6 +12,13 @@ type Db = Kysely<Database> | Transaction<Database>;
 /** Channel of PostgreSQL's NOTIFY that wakes the workers of every server process (a ping or a redelivery). */
 export const deliveriesChannel = 'webhook_deliveries';
 
+/**
+ * Channel of PostgreSQL's NOTIFY that wakes the live streams of every server process (src/live/streams.ts):
+ * the fan-out sends it when it passed events, so the log below the horizon has grown. A change itself
+ * sends nothing (see `fanOut`).
+ */
+export const logChannel = 'event_log';
+
 /** A ping describes no change: it is sent to one subscription and stays out of the feed and the fan-out. */
 export const pingType = 'webhook.ping';
 
@@ -316,7 +323,9 @@ export async function firstHeldEventAt(db: Db): Promise<Date | null> {
  * position past them: one statement, after the position's row is taken with `SKIP LOCKED` in a
  * transaction — while one process fans out (or a subscription is being created) the others find
  * nothing to do; a delivery written twice is refused by its unique index. Answers how many events
- * it passed.
+ * it passed. When it passed any, it tells every process's live streams (`logChannel`): the events it
+ * passed are below the horizon. The notification lock its commit takes is the fan-out's alone, one
+ * process at a time, at most once per pass; a change never waits for it.
  */
 export async function fanOut(db: Kysely<Database>, now: Date, limit: number): Promise<number> {
   return db.transaction().execute(async (trx) => {
@@ -344,7 +353,7 @@ export async function fanOut(db: Kysely<Database>, now: Date, limit: number): Pr
       ),
       last as (select txid, position from batch order by txid desc, position desc limit 1),
       moved as (update webhook_fanout f set last_txid = last.txid, last_position = last.position from last where f.id = 1)
-      select count(*)::int as events from batch
+      select count(*)::int as events, (select count(pg_notify(${logChannel}, '')) from last) as notified from batch
     `.execute(trx);
     return rows[0]?.events ?? 0;
   });

@@ -1,0 +1,389 @@
+/**
+ * The live event streams of one process (`GET /events/stream`, server-sent events written by
+ * better-sse). Each stream follows the same gap-free log as the organization feed
+ * (src/db/queries/events.ts): its own place in the log, each event once, in log order.
+ *
+ * One read for all streams. The process reads the log below the horizon once per wake-up and hands
+ * every new event to every live stream, which judges it in memory against its reader's access
+ * (`eventView`, src/webhooks/views.ts, with the reader `src/auth/permissions.ts` decided): no statement
+ * per event or per stream. It wakes when the
+ * webhook fan-out, which passes every event once for all processes, tells through PostgreSQL's NOTIFY
+ * that the log grew (the fan-out's transaction pays the notification lock, never a change's), and at
+ * most once a second otherwise, while streams are open: a lost notification delays, never loses.
+ *
+ * A stream catches up alone: when it opens (after `Last-Event-ID` or from the log's end), and
+ * whenever it is not live (its access being decided anew, a read that failed, a PostgreSQL
+ * restart), it reads the log from its own place, its readers' organizations only, until it is no
+ * behind the shared read; only then does it take the shared reads again. So it resumes after the
+ * last event it sent, with nothing lost or repeated.
+ *
+ * Access for the stream's life. A stream's access is decided when it opens and again when the
+ * database tells that its caller's key, account or memberships changed (the caller cache's
+ * notifications, migrations 0007 and 0010), before its next event; while the listening connection is
+ * down nothing is trusted, and every stream decides anew before each read that brings events. A
+ * stream whose key stopped working, or whose reader has nothing left to read, ends.
+ *
+ * Limits: at most `maxPerKey` streams per key in this process (the sixth gets 429); a reader more
+ * than `bufferBytes` behind is dropped, so memory does not grow with a reader that stopped reading.
+ * `close` ends every stream with a short `retry:` so that clients reconnect to another instance.
+ */
+import type { Request, Response } from 'express';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { createEventBuffer, createSession, type Session } from 'better-sse';
+import { callerOfKey, type Caller } from '../auth/authenticate.js';
+import { keyStatus } from '../auth/apiKeys.js';
+import { callersChannel } from '../auth/callerCache.js';
+import { currentStreamAccess, openingStreamAccess, organizationsWithEveryTeam, type StreamAccess } from '../auth/permissions.js';
+import type { Database } from '../db/database.js';
+import type { Listen } from '../db/listen.js';
+import { standingsOf } from '../db/queries/access.js';
+import { eventPosition, logAfter, logEnd, type LogEvent, type LogPosition } from '../db/queries/events.js';
+import { logChannel } from '../db/queries/webhooks.js';
+import { EventsExpired, RateLimited } from '../errors.js';
+import { loggableError } from '../logger.js';
+import { eventView, type LoggedEvent } from '../webhooks/views.js';
+import type { Metrics } from '../observability/metrics.js';
+
+export const liveDefaults = {
+  maxPerKey: 5,
+  bufferBytes: 1024 * 1024,
+  /** The slowest wake-up without a notification. */
+  pollMs: 1_000,
+  /** A comment line this often keeps proxies from closing an idle stream (the contract promises at least every 15 s). */
+  keepAliveMs: 10_000,
+  retryMs: 2_000,
+  /** The `retry:` a stream gets when the server stops: reconnect soon, to another instance. */
+  stopRetryMs: 1_000,
+};
+
+const sharedReadLimit = 1_000;
+const catchUpLimit = 500;
+
+export interface StreamRequest {
+  caller: Caller;
+  teamIds: readonly string[] | undefined;
+  types: readonly string[] | undefined;
+  /** The event to resume after (`after`); `Last-Event-ID` wins over it. */
+  after: string | undefined;
+}
+
+export interface LiveStreams {
+  /** Opens a stream on `res`, or throws the refusal (429, 403, 404, 410) before anything is sent. */
+  open(req: Request, res: Response, request: StreamRequest): Promise<void>;
+  /** Streams open now. */
+  readonly size: number;
+  /** Ends every stream with `retry:` and stops reading the log. */
+  close(): Promise<void>;
+}
+
+export interface LiveOptions {
+  db: Kysely<Database>;
+  logger: Logger;
+  metrics: Pick<Metrics, 'live'>;
+  now: () => Date;
+  /** The database's notifications (`OpenDatabase.subscribe`); without them every stream decides its access before each read that brings events. */
+  subscribe?: Listen | undefined;
+  maxPerKey?: number;
+  bufferBytes?: number;
+  pollMs?: number;
+  keepAliveMs?: number;
+  retryMs?: number;
+}
+
+const compare = (a: LogPosition, b: LogPosition): number => {
+  const byTxid = BigInt(a.txid) - BigInt(b.txid);
+  if (byTxid !== 0n) return byTxid < 0n ? -1 : 1;
+  const byPosition = BigInt(a.position) - BigInt(b.position);
+  return byPosition === 0n ? 0 : byPosition < 0n ? -1 : 1;
+};
+
+const later = (a: LogPosition, b: LogPosition | undefined): LogPosition => (b === undefined || compare(a, b) >= 0 ? a : b);
+
+/** Where a read leaves its reader: past its last event, and when the page was not full, at the log's end too. */
+/** Each event parsed once per read, however many streams judge it. */
+const parsedEvents = new WeakMap<LogEvent, LoggedEvent>();
+const parsed = (event: LogEvent): LoggedEvent => {
+  let value = parsedEvents.get(event);
+  if (!value) parsedEvents.set(event, (value = JSON.parse(event.event) as LoggedEvent));
+  return value;
+};
+
+/** Whether a stream follows the event: of its teams when it names some (the organization's own events then left out). */
+const follows = (access: StreamAccess, event: LogEvent) => access.teams === undefined || (event.teamId !== null && access.teams.has(event.teamId));
+
+const reached = (events: readonly LogEvent[], end: LogPosition | undefined, limit: number, from: LogPosition): LogPosition => {
+  const last = events.at(-1) ?? from;
+  return events.length < limit && end ? later(later(last, end), from) : later(last, from);
+};
+
+interface Stream {
+  session: Session;
+  res: Response;
+  keyId: string;
+  userId: string;
+  teamIds: readonly string[] | undefined;
+  types: ReadonlySet<string> | undefined;
+  access: StreamAccess;
+  /** The last place in the log this stream has judged: every event up to it was sent or not for it. */
+  position: LogPosition;
+  /** Taking the shared reads; false while it catches up alone. */
+  live: boolean;
+  /** Its access must be decided anew before its next event. */
+  stale: boolean;
+  /** A shared read went past it while it caught up. */
+  behind: boolean;
+  catchingUp: boolean;
+  /** Placed at the log's end as it opened: its first catch-up has nothing to read. */
+  atEnd: boolean;
+  ended: boolean;
+}
+
+export async function startLiveStreams(options: LiveOptions): Promise<LiveStreams> {
+  const { db, logger, metrics, now } = options;
+  const maxPerKey = options.maxPerKey ?? liveDefaults.maxPerKey;
+  const bufferBytes = options.bufferBytes ?? liveDefaults.bufferBytes;
+  const pollMs = options.pollMs ?? liveDefaults.pollMs;
+  const streams = new Set<Stream>();
+  const perKey = new Map<string, number>();
+  /** Where the shared read has reached; undefined while no stream is live. */
+  let shared: LogPosition | undefined;
+  let reading: Promise<void> | undefined;
+  let readAgain = false;
+  /** Whether the database's notifications of changed callers reach this process now. */
+  let listening = false;
+  let closed = false;
+
+  const release = (keyId: string) => {
+    const count = (perKey.get(keyId) ?? 1) - 1;
+    if (count === 0) perKey.delete(keyId);
+    else perKey.set(keyId, count);
+  };
+
+  const remove = (stream: Stream) => {
+    if (stream.ended) return;
+    stream.ended = true;
+    streams.delete(stream);
+    release(stream.keyId);
+    metrics.live.streams.dec();
+    if (streams.size === 0) shared = undefined;
+  };
+
+  const end = (stream: Stream, reason: 'revoked' | 'slow' | 'stopping') => {
+    if (stream.ended) return;
+    if (reason === 'slow') {
+      // Whatever waits to be sent stays unsent: the reader resumes with Last-Event-ID.
+      stream.res.destroy();
+    } else {
+      // Given a buffer, better-sse writes it before `batch` first awaits: before the end below.
+      if (reason === 'stopping') void stream.session.batch(createEventBuffer().retry(liveDefaults.stopRetryMs).dispatch());
+      stream.res.end();
+    }
+    if (reason !== 'stopping') metrics.live.dropped.inc({ reason });
+    remove(stream);
+  };
+
+  const expired = (caller: Caller) => keyStatus({ revoked_at: null, expires_at: caller.keyExpiresAt }, now()) !== 'active';
+
+  /** Sends the events after the stream's place that its reader may see; `to` is where the read that brought them reached. */
+  const take = (stream: Stream, events: readonly LogEvent[], to: LogPosition) => {
+    if (stream.ended) return;
+    if (expired(stream.access.caller)) return end(stream, 'revoked');
+    for (const event of events) {
+      if (compare(event, stream.position) <= 0) continue;
+      stream.position = event;
+      if ((stream.types && !stream.types.has(event.type)) || !follows(stream.access, event)) continue;
+      const stored = parsed(event);
+      const view = eventView(stream.access.reader, stored);
+      if (view === undefined) continue;
+      // An event seen as stored keeps its stored text, byte for byte.
+      stream.session.push(view === stored ? event.event : JSON.stringify(view), event.type, event.id);
+      metrics.live.eventsSent.inc();
+      if (stream.res.writableLength > bufferBytes) return end(stream, 'slow');
+    }
+    stream.position = later(to, stream.position);
+  };
+
+  const standings = (caller: Caller, teamIds: readonly string[] | undefined) => standingsOf(db, caller.userId, teamIds ?? [], organizationsWithEveryTeam(caller));
+
+  const decide = async (stream: Stream): Promise<StreamAccess | undefined> => {
+    const caller = await callerOfKey(db, stream.keyId);
+    if (!caller || expired(caller)) return undefined;
+    return currentStreamAccess(caller, await standings(caller, stream.teamIds), stream.teamIds);
+  };
+
+  /** Reads the log from the stream's own place until it has caught up with the shared read, deciding its access first when asked. */
+  const catchUp = async (stream: Stream): Promise<void> => {
+    if (stream.catchingUp || stream.ended) return;
+    stream.catchingUp = true;
+    stream.live = false;
+    try {
+      for (;;) {
+        if (stream.stale) {
+          stream.stale = false;
+          // A failed decision is asked for again: the stream reads nothing under the access it had.
+          const access = await decide(stream).catch((error: unknown) => {
+            stream.stale = true;
+            throw error;
+          });
+          if (stream.ended) return;
+          if (!access) return end(stream, 'revoked');
+          stream.access = access;
+        }
+        stream.behind = false;
+        const from = stream.position;
+        const { events, end: logEnd } = stream.atEnd
+          ? { events: [], end: undefined }
+          : await logAfter(db, { after: from, orgIds: [...stream.access.reader.organizations.keys()], limit: catchUpLimit });
+        stream.atEnd = false;
+        if (stream.ended) return;
+        // Judged under an access that changed meanwhile: read again under the new one.
+        if (stream.stale) continue;
+        take(stream, events, reached(events, logEnd, catchUpLimit, from));
+        if (stream.ended) return;
+        if (events.length === catchUpLimit || stream.behind || stream.stale || (shared && compare(shared, stream.position) > 0)) continue;
+        // Nothing awaited since the check: every shared read from now on reaches this stream.
+        shared ??= stream.position;
+        stream.live = listening;
+        if (!stream.live) stream.stale = true;
+        return;
+      }
+    } catch (error) {
+      // The next wake-up tries again from the same place (the database restarting, a lost connection).
+      if (!closed) logger.warn({ err: loggableError(error) }, 'an event stream could not read the log; trying again');
+    } finally {
+      stream.catchingUp = false;
+    }
+  };
+
+  /** Marks a stream's access to be decided anew before its next event. */
+  const reconsider = (stream: Stream) => {
+    stream.stale = true;
+    stream.live = false;
+    void catchUp(stream);
+  };
+
+  const readShared = async () => {
+    do {
+      readAgain = false;
+      while (shared && streams.size > 0 && !closed) {
+        const from = shared;
+        const { events, end: logEnd } = await logAfter(db, { after: from, limit: sharedReadLimit });
+        if (!shared || compare(shared, from) !== 0) break;
+        const to = reached(events, logEnd, sharedReadLimit, from);
+        shared = to;
+        for (const stream of streams) {
+          if (stream.live && listening) take(stream, events, to);
+          else if (stream.live) {
+            if (events.length > 0) reconsider(stream);
+          } else if (events.length > 0 || !stream.stale) {
+            stream.behind = true;
+            void catchUp(stream);
+          }
+        }
+        if (events.length < sharedReadLimit) break;
+      }
+    } while (readAgain && !closed);
+  };
+
+  const wake = () => {
+    if (closed || streams.size === 0) return;
+    if (reading) {
+      readAgain = true;
+      return;
+    }
+    reading = readShared()
+      .catch((error: unknown) => logger.warn({ err: loggableError(error) }, 'could not read the event log for the live streams; trying again'))
+      .finally(() => (reading = undefined));
+  };
+
+  const poll = setInterval(wake, pollMs);
+  poll.unref();
+
+  const forget = (payload: string) => {
+    const separator = payload.indexOf(':');
+    const kind = payload.slice(0, separator);
+    const id = payload.slice(separator + 1);
+    for (const stream of streams) {
+      const concerned = kind === 'user' ? stream.userId === id : kind === 'org' ? stream.access.reader.organizations.has(id) : true;
+      if (concerned) reconsider(stream);
+    }
+  };
+
+  const stops = options.subscribe
+    ? await Promise.all([
+        options.subscribe(logChannel, wake),
+        options.subscribe(callersChannel, forget, {
+          ownChanges: true,
+          lost: () => {
+            listening = false;
+          },
+          listening: () => {
+            listening = true;
+            for (const stream of streams) reconsider(stream);
+          },
+        }),
+      ])
+    : [];
+
+  return {
+    get size() {
+      return streams.size;
+    },
+    open: async (req, res, request) => {
+      const { caller } = request;
+      const open = perKey.get(caller.keyId) ?? 0;
+      if (open >= maxPerKey) throw new RateLimited(10, `At most ${maxPerKey} event streams may be open at once per API key; close one first.`);
+      // Counted before anything is awaited, so that simultaneous openings cannot pass the limit together.
+      perKey.set(caller.keyId, open + 1);
+      let stream: Stream | undefined;
+      try {
+        const access = openingStreamAccess(caller, await standings(caller, request.teamIds), request.teamIds);
+        const resumeAfter = req.get('last-event-id') ?? request.after;
+        const position = resumeAfter === undefined ? await logEnd(db) : await eventPosition(db, resumeAfter, [...access.reader.organizations.keys()]);
+        if (!position) throw new EventsExpired();
+        const session = await createSession(req, res, {
+          retry: options.retryMs ?? liveDefaults.retryMs,
+          keepAlive: options.keepAliveMs ?? liveDefaults.keepAliveMs,
+          // The log keeps each event as its JSON text: sent as it is.
+          serializer: (data) => data as string,
+          // Last-Event-ID is read above, and validated by the contract; better-sse would also read it from the query.
+          trustClientEventId: false,
+        });
+        stream = {
+          session,
+          res,
+          keyId: caller.keyId,
+          userId: caller.userId,
+          teamIds: request.teamIds,
+          types: request.types && new Set(request.types),
+          access,
+          position,
+          live: false,
+          stale: false,
+          behind: false,
+          catchingUp: false,
+          atEnd: resumeAfter === undefined,
+          ended: false,
+        };
+      } catch (error) {
+        release(caller.keyId);
+        throw error;
+      }
+      const opened = stream;
+      streams.add(opened);
+      metrics.live.streams.inc();
+      opened.session.once('disconnected', () => remove(opened));
+      if (closed) return end(opened, 'stopping');
+      await catchUp(opened);
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      clearInterval(poll);
+      for (const stream of [...streams]) end(stream, 'stopping');
+      await Promise.all(stops.map((stop) => stop()));
+      await reading;
+    },
+  };
+}

@@ -1,0 +1,208 @@
+/**
+ * The live stream (issue 38): `GET /v1/events/stream` over real HTTP on a real database. Changes are
+ * made over HTTP (their events written as in production) or written into the log by `createEvents`;
+ * the webhook worker runs, as in the server, so its fan-out wakes the streams. Nothing waits on time:
+ * a test waits until a condition holds, with a generous upper bound that only names what never came.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertEvents } from '../src/db/queries/webhooks.js';
+import { eventText } from '../src/webhooks/outbox.js';
+import { databaseLabel } from './support/database.js';
+import { createEvents, feedShowsAll } from './support/eventFactories.js';
+import { openStream, type OpenedStream } from './support/eventStream.js';
+import { createTeam, createTeamWorld } from './support/factories.js';
+import { waitFor } from './support/processes.js';
+import { startTestApp, type TestApp } from './support/testApp.js';
+
+const bufferBytes = 256 * 1024;
+
+let app: TestApp;
+const opened: OpenedStream[] = [];
+beforeAll(async () => {
+  app = await startTestApp({ webhooks: { allowPrivateTargets: true, deliver: { pollMs: 100 } }, live: { bufferBytes } });
+});
+afterAll(async () => {
+  for (const stream of opened) stream.close();
+  await app.close();
+});
+
+async function open(path: string, key: string, headers?: Record<string, string>) {
+  const stream = await openStream(app.url, path, key, headers);
+  opened.push(stream);
+  return stream;
+}
+
+async function newTeam() {
+  const { org, team, person } = await createTeamWorld(app.db);
+  const owner = await person('OWNER', 'MEMBER');
+  return { org, team, person, owner };
+}
+
+const createTask = (teamId: string, key: string, ownerId: string, title: string) =>
+  app.request('POST', `/v1/teams/${teamId}/tasks`, { key, body: { title, ownerId, dueDate: '2026-11-27' } });
+
+/** The organization's events as the feed answers them, oldest first. */
+async function feedOf(orgId: string, key: string) {
+  await feedShowsAll(app.db);
+  return (await app.request('GET', `/v1/orgs/${orgId}/events?limit=200`, { key })).body.data as { id: string; type: string }[];
+}
+
+describe(`the live event stream (${databaseLabel})`, () => {
+  it('sends each change as a message with the event id, its type and the event as the feed answers it, in log order', async () => {
+    const { org, team, owner } = await newTeam();
+    const stream = await open(`/v1/events/stream?teamId=${team.id}`, owner.key);
+    expect([stream.status, stream.headers.get('content-type')]).toEqual([200, 'text/event-stream']);
+
+    for (const title of ['First', 'Second', 'Third']) expect((await createTask(team.id, owner.key, owner.user.id, title)).status).toBe(201);
+
+    const messages = await stream.waitForMessages(3);
+    const feed = await feedOf(org.id, owner.key);
+    expect(messages.map((message) => [message.id, message.event, JSON.parse(message.data)])).toEqual(feed.map((event) => [event.id, event.type, event]));
+    expect(stream.raw()).toMatch(/^retry:2000\n\n/);
+  });
+
+  it("sends each reader only the events they may read: organization members' changes to its Owners, a team's events to its Implementers too", async () => {
+    const { org, team, owner, person } = await newTeam();
+    const member = await person('MEMBER', 'MEMBER');
+    const implementer = await person('IMPLEMENTER');
+    const streams = await Promise.all([owner, member, implementer].map((caller) => open('/v1/events/stream', caller.key)));
+    await waitFor('the streams open', async () => (await app.metrics.live.streams.get()).values[0]!.value >= 3);
+
+    const at = new Date();
+    const events = [
+      { id: randomUUID(), orgId: org.id, teamId: null, type: 'organization_member.added', object: { userId: randomUUID(), email: 'eva@northwind.example', name: 'Eva', role: 'MEMBER', joinedAt: at.toISOString(), created: true } },
+      { id: randomUUID(), orgId: org.id, teamId: team.id, type: 'task.deleted', object: { id: randomUUID() } },
+    ];
+    for (const event of events) {
+      const text = eventText(event.id, event.type, at, { orgId: org.id, teamId: event.teamId, object: event.object });
+      await app.db.transaction().execute((trx) => insertEvents(trx, [{ id: event.id, orgId: org.id, teamId: event.teamId, type: event.type, event: text }], at));
+    }
+
+    await streams[0]!.waitForMessages(2);
+    await streams[1]!.waitForMessages(1);
+    await streams[2]!.waitForMessages(1);
+    expect(streams.map((stream) => stream.messages.map((message) => message.event))).toEqual([
+      ['organization_member.added', 'task.deleted'],
+      ['task.deleted'],
+      ['task.deleted'],
+    ]);
+  });
+
+  it('resumes right after Last-Event-ID with every later event once, and then goes on live', async () => {
+    const { team, owner } = await newTeam();
+    const ids = await createEvents(app.db, team, 4);
+
+    const stream = await open(`/v1/events/stream?teamId=${team.id}`, owner.key, { 'last-event-id': ids[1]! });
+    const later = await createEvents(app.db, team, 1);
+
+    const messages = await stream.waitForMessages(3);
+    expect(messages.map((message) => message.id)).toEqual([ids[2], ids[3], later[0]]);
+    await createEvents(app.db, team, 1);
+    await stream.waitForMessages(4);
+    expect(new Set(stream.messages.map((message) => message.id)).size).toBe(stream.messages.length);
+  });
+
+  it('resumes after `after` as after Last-Event-ID', async () => {
+    const { team, owner } = await newTeam();
+    const ids = await createEvents(app.db, team, 2);
+    const stream = await open(`/v1/events/stream?after=${ids[0]}`, owner.key);
+    expect((await stream.waitForMessages(1))[0]!.id).toBe(ids[1]);
+  });
+
+  it('answers 410 eventsExpired before the stream starts when the log no longer keeps Last-Event-ID', async () => {
+    const { owner } = await newTeam();
+    const stream = await open('/v1/events/stream', owner.key, { 'last-event-id': randomUUID() });
+    expect([stream.status, stream.body.error.code]).toEqual([410, 'eventsExpired']);
+  });
+
+  it('answers 410 for the id of an event of another organization, as for one it never kept', async () => {
+    const { team } = await newTeam();
+    const [otherId] = await createEvents(app.db, team, 1);
+    const { owner } = await newTeam();
+    const stream = await open('/v1/events/stream', owner.key, { 'last-event-id': otherId! });
+    expect(stream.status).toBe(410);
+  });
+
+  it('answers 422 for a Last-Event-ID that is no id at all', async () => {
+    const { owner } = await newTeam();
+    const stream = await open('/v1/events/stream', owner.key, { 'last-event-id': 'x'.repeat(101) });
+    expect([stream.status, stream.body.error.code]).toEqual([422, 'invalid']);
+  });
+
+  it('answers 403 for a team of the organization the caller may not read, and 404 for an unknown team', async () => {
+    const { org, owner, person } = await newTeam();
+    const otherTeam = await createTeam(app.db, org.id);
+    const member = await person('MEMBER', 'MEMBER');
+    const refused = await open(`/v1/events/stream?teamId=${otherTeam.id}`, member.key);
+    const unknown = await open(`/v1/events/stream?teamId=${randomUUID()}`, owner.key);
+    expect([refused.status, refused.body.error.code, unknown.status, unknown.body.error.code]).toEqual([403, 'forbidden', 404, 'notFound']);
+  });
+
+  it('refuses a sixth open stream of one key with 429 rateLimited, and opens one again once another closed', async () => {
+    const { owner } = await newTeam();
+    const five = await Promise.all([1, 2, 3, 4, 5].map(() => open('/v1/events/stream', owner.key)));
+    expect(five.map((stream) => stream.status)).toEqual([200, 200, 200, 200, 200]);
+
+    const sixth = await open('/v1/events/stream', owner.key);
+    expect([sixth.status, sixth.body.error.code, sixth.headers.get('retry-after')]).toEqual([429, 'rateLimited', '10']);
+
+    five[0]!.close();
+    await waitFor('a stream open again after one closed', async () => {
+      const again = await open('/v1/events/stream', owner.key);
+      again.close();
+      return again.status === 200;
+    });
+  });
+
+  it('sends a team Viewer nothing of a team they were removed from, and ends a stream that followed only that team', async () => {
+    const { org, team, owner, person } = await newTeam();
+    const viewer = await person('MEMBER', 'VIEWER');
+    const following = await open(`/v1/events/stream?teamId=${team.id}`, viewer.key);
+    const everything = await open('/v1/events/stream', viewer.key);
+    expect((await createTask(team.id, owner.key, owner.user.id, 'Seen by the Viewer')).status).toBe(201);
+    await following.waitForMessages(1);
+    await everything.waitForMessages(1);
+
+    expect((await app.request('DELETE', `/v1/teams/${team.id}/members/${viewer.user.id}`, { key: owner.key })).status).toBe(204);
+    await following.ended;
+    expect((await createTask(team.id, owner.key, owner.user.id, 'Not for the former Viewer')).status).toBe(201);
+    // An event of the organization itself, which the former Viewer still reads: it comes, the task before it does not.
+    expect((await app.request('PATCH', `/v1/orgs/${org.id}`, { key: owner.key, body: { name: `Renamed ${randomUUID()}` } })).status).toBe(200);
+
+    await waitFor('the organization event on the stream', () => everything.messages.some((message) => message.event === 'organization.updated'));
+    expect(everything.messages.map((message) => message.event)).toEqual(['task.created', 'organization.updated']);
+  });
+
+  it('ends the stream of a key that is revoked', async () => {
+    const { team, owner, person } = await newTeam();
+    const member = await person('MEMBER', 'MEMBER');
+    const stream = await open(`/v1/events/stream?teamId=${team.id}`, member.key);
+    await sql`update api_keys set revoked_at = now() where user_id = ${member.user.id}`.execute(app.db);
+    await createTask(team.id, owner.key, owner.user.id, 'After the revocation');
+    await stream.ended;
+    expect(stream.messages).toEqual([]);
+    expect(await app.metrics.registry.getSingleMetricAsString('live_streams_dropped_total')).toMatch(/reason="revoked"} [1-9]/);
+  });
+
+  it('drops a reader that stopped reading once more than the bound waits for it, and counts it', async () => {
+    const { org, team, owner } = await newTeam();
+    const response = await fetch(`${app.url}/v1/events/stream?teamId=${team.id}`, { headers: { authorization: `Bearer ${owner.key}` } });
+    expect(response.status).toBe(200);
+    // The body is never read: what the server writes fills the sockets' buffers, then its own.
+    const padding = 'x'.repeat(200 * 1024);
+    for (let index = 0; index < 150; index += 1) {
+      const id = randomUUID();
+      const at = new Date();
+      const event = eventText(id, 'task.deleted', at, { orgId: org.id, teamId: team.id, object: { id: randomUUID(), padding } });
+      await app.db.transaction().execute((trx) => insertEvents(trx, [{ id, orgId: org.id, teamId: team.id, type: 'task.deleted', event }], at));
+    }
+    await waitFor(
+      'the slow reader dropped',
+      async () => /reason="slow"} [1-9]/.test(await app.metrics.registry.getSingleMetricAsString('live_streams_dropped_total')),
+      60_000,
+    );
+    await response.body?.cancel().catch(() => undefined);
+  });
+});

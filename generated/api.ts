@@ -10604,7 +10604,7 @@ export interface operations {
             query?: {
                 /** @description Only events of these teams, comma separated (`teamId=0c0c…0001,0c0c…0002`). Events of the organization itself (`organization.*`, `organization_member.*`) belong to no team and are left out. */
                 teamId?: string[];
-                /** @description Only events of these types, comma separated (`types=task.created,task.updated`). */
+                /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-45 types, at most the number of event types there are (this bound grows with the list of types). */
                 types?: components["schemas"]["EventType"][];
                 /** @description The id of the last event you processed: the stream first sends every event after it. Ignored when `Last-Event-ID` is sent. */
                 after?: components["schemas"]["Id"];

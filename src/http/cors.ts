@@ -21,14 +21,14 @@ const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /**
  * The request headers of the contract a page sets: its key, a JSON body, safe retries, conditional
- * requests, and its own request id to find its requests in the server's log.
+ * requests, where a live stream resumes (an SSE client over fetch sends Last-Event-ID, which is not
+ * safelisted), and its own request id to find its requests in the server's log.
  */
-const allowedHeaders = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'X-Request-Id'];
+const allowedHeaders = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'Last-Event-ID', 'X-Request-Id'];
 
 /**
  * The response headers of the contract a page reads, besides those every page may read
- * (Content-Type, Content-Length, …). No answer of v1 carries Location yet: one that will is
- * readable without a change here.
+ * (Content-Type, Content-Length, …): Location of a create among them.
  */
 const exposedHeaders = ['ETag', 'X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate', 'Location', 'traceresponse'];
 

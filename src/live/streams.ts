@@ -14,7 +14,7 @@
  * A stream catches up alone: when it opens (after `Last-Event-ID` or from the log's end), and
  * whenever it is not live (its access being decided anew, a read that failed, a PostgreSQL
  * restart), it reads the log from its own place, its readers' organizations only, until it is no
- * behind the shared read; only then does it take the shared reads again. So it resumes after the
+ * longer behind the shared read; only then does it take the shared reads again. So it resumes after the
  * last event it sent, with nothing lost or repeated.
  *
  * Access for the stream's life. A stream's access is decided when it opens and again when the
@@ -100,7 +100,6 @@ const compare = (a: LogPosition, b: LogPosition): number => {
 
 const later = (a: LogPosition, b: LogPosition | undefined): LogPosition => (b === undefined || compare(a, b) >= 0 ? a : b);
 
-/** Where a read leaves its reader: past its last event, and when the page was not full, at the log's end too. */
 /** Each event parsed once per read, however many streams judge it. */
 const parsedEvents = new WeakMap<LogEvent, LoggedEvent>();
 const parsed = (event: LogEvent): LoggedEvent => {

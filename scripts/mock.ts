@@ -5,7 +5,8 @@
  *
  * The front applies the server's own CORS rule (src/http/cors.ts over CORS_ORIGINS, read by
  * src/config.ts), and Prism runs with `--cors false`: Prism's own CORS answers any origin with
- * credentials allowed, so a page that works against it could fail against the server. Prism never
+ * credentials allowed, so a page that works against it could fail against the server. The one header
+ * the front allows beyond the server's is Prism's `Prefer`, which only the mock reads. Prism never
  * replays (it keeps no Idempotency-Key), so no answer of the mock carries `Idempotent-Replayed`.
  *
  *   npm run mock            → http://127.0.0.1:4010/v1
@@ -77,7 +78,8 @@ export async function startMock(port: number, prismPort: number, options: { cors
 
   const app = express();
   app.disable('x-powered-by');
-  app.use(crossOrigin(origins));
+  // A page may also send Prism's `Prefer` (`code=412`, `example=…`) to pick the answer it wants to see.
+  app.use(crossOrigin(origins, ['Prefer']));
   app.use((req, res) => {
     const url = req.url;
     if (url !== '/v1' && !url.startsWith('/v1/') && !url.startsWith('/v1?')) {

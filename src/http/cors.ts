@@ -35,14 +35,15 @@ const exposedHeaders = ['ETag', 'X-Request-Id', 'RateLimit', 'RateLimit-Policy',
 /** How long a browser may reuse a preflight's answer: Chromium keeps it at most 2 hours, Firefox 24. */
 const preflightMaxAgeSeconds = 7200;
 
-export function crossOrigin(origins: readonly string[]) {
+/** `moreHeaders`: request headers a page may also set (the mock's `Prefer`, which picks Prism's answer). */
+export function crossOrigin(origins: readonly string[], moreHeaders: readonly string[] = []) {
   if (origins.length === 0) return (_req: Request, _res: Response, next: NextFunction) => next();
   const allowed = new Set(origins);
   const answer = cors({
     // The allowed origin itself, never `*`: an answer names the one page that may read it.
     origin: (origin, decide) => decide(null, origin !== undefined && allowed.has(origin) ? origin : false),
     methods,
-    allowedHeaders,
+    allowedHeaders: [...allowedHeaders, ...moreHeaders],
     exposedHeaders,
     maxAge: preflightMaxAgeSeconds,
     credentials: false,

@@ -175,6 +175,25 @@ describe(`the live event stream (${databaseLabel})`, () => {
     expect(everything.messages.map((message) => message.event)).toEqual(['task.created', 'organization.updated']);
   });
 
+  it("sends an Implementer's open stream the events of a team created after it opened, from the team's creation on", async () => {
+    const { org, owner, person } = await newTeam();
+    const implementer = await person('IMPLEMENTER');
+    const stream = await open('/v1/events/stream', implementer.key);
+
+    const created = await app.request('POST', `/v1/orgs/${org.id}/teams`, { key: owner.key, body: { name: `Created later ${randomUUID()}` } });
+    expect(created.status).toBe(201);
+    expect((await app.request('PATCH', `/v1/teams/${created.body.id}`, { key: owner.key, body: { name: `Renamed ${randomUUID()}` } })).status).toBe(200);
+    // An event the Implementer reads in any case, after the team's: once it came, the team's would have.
+    expect((await app.request('PATCH', `/v1/orgs/${org.id}`, { key: owner.key, body: { name: `Renamed ${randomUUID()}` } })).status).toBe(200);
+
+    await waitFor('the organization event on the stream', () => stream.messages.some((message) => message.event === 'organization.updated'));
+    expect(stream.messages.map((message) => [message.event, JSON.parse(message.data).data.teamId])).toEqual([
+      ['team.created', created.body.id],
+      ['team.updated', created.body.id],
+      ['organization.updated', null],
+    ]);
+  });
+
   it('ends the stream of a key that is revoked', async () => {
     const { team, owner, person } = await newTeam();
     const member = await person('MEMBER', 'MEMBER');

@@ -461,6 +461,19 @@ export function organizationsWithEveryTeam(caller: Caller): string[] {
 }
 
 /**
+ * Whether a stream must decide its access anew before it judges this event of the log: a team
+ * created in an organization where its reader reads every team without being a member (an
+ * Implementer), on a stream that follows every team, and unknown to the access decided so far.
+ * Judged in log order, the decision comes before the team's first event, whichever instance created
+ * it; a new team's members are told by their membership's notification instead.
+ */
+export function learnsOfNewTeam(access: StreamAccess, event: { type: string; orgId: string; teamId: string | null }): boolean {
+  if (access.teams !== undefined || event.type !== 'team.created' || event.teamId === null || access.reader.teams.has(event.teamId)) return false;
+  const role = access.reader.organizations.get(event.orgId);
+  return role !== undefined && actsAsTeamAdmin.has(role) && !administersOrganization(role);
+}
+
+/**
  * A stream's access as it opens: each team it names must be readable as for the team's other lists
  * (403, or 404 for an unknown team); a caller in no organization may read nothing and gets 403.
  */

@@ -34,7 +34,7 @@ import { createEventBuffer, createSession, type Session } from 'better-sse';
 import { callerOfKey, type Caller } from '../auth/authenticate.js';
 import { keyStatus } from '../auth/apiKeys.js';
 import { callersChannel } from '../auth/callerCache.js';
-import { currentStreamAccess, openingStreamAccess, organizationsWithEveryTeam, type StreamAccess } from '../auth/permissions.js';
+import { currentStreamAccess, learnsOfNewTeam, openingStreamAccess, organizationsWithEveryTeam, type StreamAccess } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
 import type { Listen } from '../db/listen.js';
 import { standingsOf } from '../db/queries/access.js';
@@ -130,6 +130,8 @@ interface Stream {
   live: boolean;
   /** Its access must be decided anew before its next event. */
   stale: boolean;
+  /** The last team creation its access was decided anew for (`learnsOfNewTeam`): a decision after reading it knows the team. */
+  learnedAt: LogPosition | undefined;
   /** A shared read went past it while it caught up. */
   behind: boolean;
   catchingUp: boolean;
@@ -190,6 +192,11 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
     if (expired(stream.access.caller)) return end(stream, 'revoked');
     for (const event of events) {
       if (compare(event, stream.position) <= 0) continue;
+      if (learnsOfNewTeam(stream.access, event) && (stream.learnedAt === undefined || compare(event, stream.learnedAt) > 0)) {
+        // The stream stays just before the team's creation, and reads on from there once its access knows the team.
+        stream.learnedAt = event;
+        return reconsider(stream);
+      }
       stream.position = event;
       if ((stream.types && !stream.types.has(event.type)) || !follows(stream.access, event)) continue;
       const stored = parsed(event);
@@ -360,6 +367,7 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
           position,
           live: false,
           stale: false,
+          learnedAt: undefined,
           behind: false,
           catchingUp: false,
           atEnd: resumeAfter === undefined,

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/auth/authenticate.js';
 import {
   effectiveTeamRole,
+  eventReader,
+  learnsOfNewTeam,
   goalAccess,
   mayAssignOrganizationRole,
   mayRateSelf,
@@ -9,6 +11,7 @@ import {
   messagesAccess,
   organizationAccess,
   ratesAnyTime,
+  readableTeams,
   requireChange,
   seesEveryPeopleReview,
   teamAccess,
@@ -222,5 +225,25 @@ describe('the grants of a change made in one statement agree with the decision',
   it('no organization the caller is not a member of is granted', () => {
     const grants = teamChangeGrants(callerIn('OWNER'), 'delete');
     expect(new Set(grants.map((grant) => grant.orgId))).toEqual(new Set(['org']));
+  });
+});
+
+describe('a live stream learns of a team created after its access was decided', () => {
+  const created = { type: 'team.created', orgId: 'org', teamId: 'new' };
+  const access = (role: OrganizationRole, teamIds?: string[]) => {
+    const caller = callerIn(role);
+    return { caller, reader: eventReader(caller, readableTeams(caller, [facts(null)])), teams: teamIds && new Set(teamIds) };
+  };
+
+  it('for an Implementer following every team, when the team is new to the access', () => {
+    expect(learnsOfNewTeam(access('IMPLEMENTER'), created)).toBe(true);
+    expect(learnsOfNewTeam(access('IMPLEMENTER'), { ...created, teamId: 'team' })).toBe(false);
+  });
+
+  it('not for a stream that named its teams, another event, another organization, or those who read every event or only their own teams', () => {
+    expect(learnsOfNewTeam(access('IMPLEMENTER', ['team']), created)).toBe(false);
+    expect(learnsOfNewTeam(access('IMPLEMENTER'), { ...created, type: 'team.updated' })).toBe(false);
+    expect(learnsOfNewTeam(access('IMPLEMENTER'), { ...created, orgId: 'other' })).toBe(false);
+    for (const role of ['OWNER', 'ADMIN', 'MEMBER'] as const) expect(learnsOfNewTeam(access(role), created)).toBe(false);
   });
 });

@@ -19,13 +19,15 @@ import { build } from 'esbuild';
 import { chromium as playwright, type Browser, type BrowserContext } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startMock, type MockServer } from '../scripts/mock.js';
-import type { Api, Caught, Page } from './browser/app.js';
+import type { FeedEvent } from '../client/src/index.js';
+import type { Api, Caught, LiveRecord, Page } from './browser/app.js';
 import { chromiumArgs, findChromium } from './browser/chromium.js';
 import { contract } from './support/contract.js';
 import { databaseLabel } from './support/database.js';
 import { createTask, createTasks } from './support/executionFactories.js';
 import { createTeamWorld } from './support/factories.js';
 import { freePort } from './support/ports.js';
+import { waitFor } from './support/processes.js';
 import { startProxy, type Proxy } from './support/proxy.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
@@ -265,6 +267,139 @@ describe.skipIf(!chromium)(`the typed client in Chromium, on an allowed origin, 
 
     expect(embedded).toMatchObject({ caught: { name: 'TypeError' } });
     expect(page.failed).toEqual([{ url: `${proxy.url}/v1/openapi.json`, reason: 'net::ERR_BLOCKED_BY_RESPONSE.NotSameOrigin' }]);
+  }, browserTimeoutMs);
+});
+
+/**
+ * A team screen's wait for what the issue promises within a second: the time from the change's
+ * answer, as the test got it, to the event's arrival in the page, both read from the machine's one
+ * clock (`Date.now()` here and in the page). Every wait itself is for the event, with the browser's
+ * generous bound.
+ */
+const liveWithinMs = 1_000;
+
+describe.skipIf(!chromium)(`live team screens: client.live in Chromium on an allowed origin (${databaseLabel})`, () => {
+  let browser: Browser;
+  let context: BrowserContext;
+  let pageServer: PageServer;
+  let app: TestApp;
+  let proxy: Proxy;
+  beforeAll(async () => {
+    pageServer = await servePage(await bundlePage());
+    // The webhook worker runs as in the server: its fan-out of the log wakes the streams.
+    app = await startTestApp({ corsOrigins: [pageServer.origin], webhooks: { allowPrivateTargets: true, deliver: { pollMs: 100 } } });
+    proxy = await startProxy(app.url);
+    browser = await playwright.launch({ executablePath: chromium!, args: chromiumArgs });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await proxy?.close();
+    await app?.close();
+    await pageServer?.close();
+  });
+  beforeEach(async () => {
+    context = await browser.newContext();
+  });
+  afterEach(async () => {
+    await context.close();
+    expect(violations(proxy, pageServer.origin, true)).toEqual([]);
+    proxy.passed.length = 0;
+    proxy.violations.length = 0;
+  });
+
+  type Screen = Opened & { record(): Promise<LiveRecord> };
+
+  /** A team with a lead (an organization Owner in the team) who makes the changes over HTTP, and a Member's and a Viewer's page, each with `client.live` open on the team. */
+  async function teamScreens() {
+    const { team, person } = await createTeamWorld(app.db);
+    const lead = await person('OWNER', 'MEMBER');
+    const member = await person('MEMBER', 'MEMBER');
+    const viewer = await person('MEMBER', 'VIEWER');
+    const screens: Screen[] = [];
+    for (const caller of [member, viewer]) {
+      const opened = await openPage(context, pageServer.origin, proxy.url);
+      await opened.run('live', { baseUrl: `${proxy.url}/v1`, apiKey: caller.key }, 'team', [team.id]);
+      screens.push({ ...opened, record: () => opened.run('liveRecord', 'team') });
+    }
+    // The server places a stream at the log's end before it answers: a change made from then on is on it.
+    for (const screen of screens) await waitFor('the stream open', async () => (await screen.record()).connections[0]?.status === 200, browserTimeoutMs);
+    const change = async (method: string, path: string, body?: unknown) => {
+      const answer = await app.request(method, `/v1${path}`, { key: lead.key, body });
+      const answeredAt = Date.now();
+      expect(answer.status, `${method} ${path}: ${answer.text}`).toBeLessThan(300);
+      return { body: answer.body, answeredAt };
+    };
+    return { team, lead, member, viewer, screens, change };
+  }
+
+  /** The screen's events once one of `type` about `objectId` (its `id`, or its `meetingId`) came; waits for it. */
+  async function eventOn(screen: Screen, type: string, objectId: string) {
+    const about = (event: FeedEvent) => {
+      const object = event.data.object as { id?: string; meetingId?: string };
+      return event.type === type && (object.id ?? object.meetingId) === objectId;
+    };
+    let record: LiveRecord | undefined;
+    await waitFor(`${type} of ${objectId} on the page`, async () => (record = await screen.record()).events.some(({ event }) => about(event)), browserTimeoutMs);
+    return { record: record!, arrived: record!.events.find(({ event }) => about(event))! };
+  }
+
+  it('a change by another caller appears on a Member’s and a Viewer’s page within 1 s of its answer', async () => {
+    const { team, lead, screens, change } = await teamScreens();
+
+    const created = await change('POST', `/teams/${team.id}/tasks`, { title: 'Confirm the Graz delivery window', ownerId: lead.user.id, dueDate: '2026-12-04' });
+
+    for (const screen of screens) {
+      const { record, arrived } = await eventOn(screen, 'task.created', created.body.id);
+      expect(arrived.event.data.object).toEqual(created.body);
+      console.info(`[browser] task.created on a page ${arrived.at - created.answeredAt} ms after the change's answer`);
+      expect(arrived.at - created.answeredAt, 'ms from the answer to the page').toBeLessThanOrEqual(liveWithinMs);
+      expect(record.connections).toHaveLength(1);
+    }
+  }, browserTimeoutMs);
+
+  it('a hidden rating appears on neither page until the ratings are revealed, which carries it', async () => {
+    const { team, member, screens, change } = await teamScreens();
+
+    const meeting = (await change('POST', `/teams/${team.id}/meetings`, { date: '2026-12-07' })).body;
+    await change('PATCH', `/meetings/${meeting.id}`, { status: 'IN_PROGRESS' });
+    await change('PUT', `/meetings/${meeting.id}/ratings/${member.user.id}`, { rating: 8 });
+    await change('PATCH', `/meetings/${meeting.id}`, { notes: 'Graz: the window moves to Thursday.' });
+    await change('POST', `/meetings/${meeting.id}/reveal-ratings`);
+
+    for (const screen of screens) {
+      const { record } = await eventOn(screen, 'meeting.ratings_revealed', meeting.id);
+      const events = record.events.map(({ event }) => event);
+      expect(events.map((event) => event.type)).toEqual(['meeting.created', 'meeting.status_changed', 'meeting_rating.set', 'meeting.updated', 'meeting.ratings_revealed']);
+      const [, started, rated, updated, revealed] = events as any[];
+      expect([started.data.object.ratings, started.data.object.ratingsHidden]).toEqual([[], true]);
+      // The rating's own event names who was rated, never the value.
+      expect(rated.data.object).toEqual({ meetingId: meeting.id, userId: member.user.id });
+      expect(updated.data.object).toMatchObject({ notes: 'Graz: the window moves to Thursday.', ratings: [], ratingsHidden: true, rating: { average: null } });
+      expect(JSON.stringify(events.slice(0, 4))).not.toMatch(/"rating":8/);
+      expect(revealed.data.object).toMatchObject({ ratings: [{ userId: member.user.id, rating: 8, absent: false }], ratingsHidden: false, rating: { average: 8 } });
+    }
+  }, browserTimeoutMs);
+
+  it('a Viewer removed from the team stops getting its events within 1 s of the removal’s answer; the Member’s page goes on', async () => {
+    const { team, lead, viewer, screens, change } = await teamScreens();
+    const [memberScreen, viewerScreen] = screens as [Screen, Screen];
+
+    const removed = await change('DELETE', `/teams/${team.id}/members/${viewer.user.id}`);
+    const later = await change('POST', `/teams/${team.id}/tasks`, { title: 'Not for the former Viewer', ownerId: lead.user.id, dueDate: '2026-12-04' });
+
+    // The Viewer's stream, which followed only this team, ends; the client's reconnection is refused, and reported once.
+    let ended: LiveRecord | undefined;
+    await waitFor('the Viewer’s stream to end for good', async () => (ended = await viewerScreen.record()).end !== undefined, browserTimeoutMs);
+    console.info(`[browser] the removed Viewer's stream ended ${ended!.closedAt[0]! - removed.answeredAt} ms after the removal's answer`);
+    expect(ended!.closedAt[0]! - removed.answeredAt, 'ms from the removal’s answer to the end of the stream').toBeLessThanOrEqual(liveWithinMs);
+    expect(ended!.end!.status).toBe(403);
+    expect(ended!.connections.map((connection) => connection.status)).toEqual([200, 403]);
+
+    const { record } = await eventOn(memberScreen, 'task.created', later.body.id);
+    expect(record.events.map(({ event }) => event.type)).toEqual(['team_member.removed', 'task.created']);
+    // Whether the removal itself reached the Viewer depends on which came first, its event or its notification; nothing after it did.
+    expect((await viewerScreen.record()).events.map(({ event }) => event.type)).not.toContain('task.created');
+    expect((await viewerScreen.record()).events.length).toBeLessThanOrEqual(1);
   }, browserTimeoutMs);
 });
 

@@ -3,7 +3,7 @@
  * headless Chromium on an origin other than the API's. Each function is one thing a page does; it
  * returns plain data (what the page read, what it sent, or the error it got) for the test to check.
  */
-import { createTeamOsClient, TeamOsError, unwrap } from '@team-os/client';
+import { createTeamOsClient, TeamOsError, unwrap, type FeedEvent } from '@team-os/client';
 
 export interface Api {
   baseUrl: string;
@@ -127,7 +127,49 @@ async function fetchWithoutCors(url: string): Promise<{ type: ResponseType } | {
   }
 }
 
-export const page = { listTasks, createTask, completeTask, changeStaleTask, exhaustRateLimit, readMe, fetchWithoutCors };
+/** What a page's live stream has had so far, each moment as the page's `Date.now()`. */
+export interface LiveRecord {
+  /** Each connection of the stream: its answer's status, when it came, and the Last-Event-ID it resumed after. */
+  connections: { status: number; at: number; lastEventId: string | null }[];
+  /** When a connection's body ended (the server closed the stream). */
+  closedAt: number[];
+  /** Each event as `onEvent` got it, with when. */
+  events: { event: FeedEvent; at: number }[];
+  /** The stream's end for good (`onEnd`), with when. */
+  end: { status: number | undefined; message: string; at: number } | undefined;
+}
+
+const lives = new Map<string, LiveRecord>();
+
+/** Opens `client.live` on these teams as a team screen does, recording under `name` what comes; returns once the call is made. */
+function live(api: Api, name: string, teamIds: string[]): void {
+  const record: LiveRecord = { connections: [], closedAt: [], events: [], end: undefined };
+  lives.set(name, record);
+  const client = createTeamOsClient({
+    baseUrl: api.baseUrl,
+    apiKey: api.apiKey,
+    fetch: async (request) => {
+      const response = await fetch(request);
+      if (!new URL(request.url).pathname.endsWith('/events/stream') || !response.body) return response;
+      record.connections.push({ status: response.status, at: Date.now(), lastEventId: request.headers.get('last-event-id') });
+      // The body passed on as it is, its end noted: the moment the server closed the stream.
+      const body = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: () => void record.closedAt.push(Date.now()) }));
+      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    },
+  });
+  client.live({
+    teamIds,
+    onEvent: (event) => record.events.push({ event, at: Date.now() }),
+    onEnd: (end) => (record.end = { ...end, at: Date.now() }),
+  });
+}
+
+/** What the live stream `name` has had so far. */
+function liveRecord(name: string): LiveRecord {
+  return lives.get(name)!;
+}
+
+export const page = { listTasks, createTask, completeTask, changeStaleTask, exhaustRateLimit, readMe, fetchWithoutCors, live, liveRecord };
 export type Page = typeof page;
 
 declare global {

@@ -119,6 +119,20 @@ export function checkResponse(
 
 const describe = (error: ErrorObject) => `${error.instancePath || '(body)'} ${error.message ?? error.keyword}`;
 
+const eventPointer = '/components/schemas/Event';
+
+/** Compiles the check of `checkEvent` now (a second or more on a busy machine, once per process) rather than at its first use. */
+export function compileEventCheck(): void {
+  validatorAt(eventPointer);
+}
+
+/** Checks an event of the feed or the live stream (a message's `data`) against the contract's `Event`. */
+export function checkEvent(body: unknown): ResponseCheck {
+  const validate = validatorAt(eventPointer);
+  if (validate(body)) return { valid: true, problems: [] };
+  return { valid: false, problems: (validate.errors ?? []).map(describe) };
+}
+
 /** Checks a received webhook event against the contract's `webhooks` entry of its type. */
 export function checkWebhookEvent(body: { type?: unknown }): ResponseCheck {
   const type = String(body.type);

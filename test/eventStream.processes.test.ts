@@ -21,6 +21,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { createPostgresDatabase, databaseLabel, postgresUrl } from './support/database.js';
 import { openStream, type OpenedStream } from './support/eventStream.js';
 import { createTeamWorld } from './support/factories.js';
+import { createCluster, postgresBinaries } from './support/postgresCluster.js';
 import { waitFor } from './support/processes.js';
 import { signalGroup, startServerProcess, stopServerProcess, type ServerProcess } from './support/serverProcess.js';
 
@@ -115,5 +116,42 @@ describe.skipIf(!postgresUrl)('the live stream across instances on one PostgreSQ
     expect(titles).toEqual(['Made on A', 'While cut 1', 'While cut 2', 'While cut 3', 'While away', 'Back live']);
     await waitFor('B stopped', () => !b.running(), 30_000);
     await direct.close();
+  });
+});
+
+const bin = postgresBinaries();
+
+describe.skipIf(!postgresUrl || !bin)('the live stream while PostgreSQL restarts (PostgreSQL only: a throwaway cluster of its own)', () => {
+  it('keeps the stream open and delivers every change made after the restart, each once and in log order', { timeout: testMs }, async () => {
+    const cluster = await createCluster(bin!);
+    cleanups.push(() => cluster.destroy());
+    await cluster.start();
+    const direct = await openPostgres(cluster.url);
+    await migrateToLatest(direct.db);
+    const { org, team, person } = await createTeamWorld(direct.db);
+    const owner = await person('OWNER', 'MEMBER');
+    await direct.close();
+    const server = await startServerProcess('restarted database', { DATABASE_URL: cluster.url, SECRETS_KEY: randomBytes(32).toString('hex') }, { onSpawn: (spawned) => started.push(spawned) });
+    const stream = await open(server, `/v1/events/stream?teamId=${team.id}`, owner.key);
+    expect(await createTask(server, owner.key, team.id, owner.user.id, 'Before the restart')).toBe(201);
+    await stream.waitForMessages(1, 30_000);
+
+    // Every session ends, the listening connection's too; the server lives on and reconnects by itself.
+    await cluster.stop('fast');
+    await cluster.start();
+    await waitFor('the server to serve again', async () => (await fetch(`${server.url}/readyz`)).status === 200, 60_000);
+    // Made as soon as the server serves: some may commit before it listens again, which only its poll then brings.
+    const titles = ['After 1', 'After 2', 'After 3', 'After 4', 'After 5'];
+    for (const title of titles) expect(await createTask(server, owner.key, team.id, owner.user.id, title)).toBe(201);
+    await stream.waitForMessages(1 + titles.length, 60_000);
+    // One more change once they all came: an event sent twice would have come before it.
+    expect(await createTask(server, owner.key, team.id, owner.user.id, 'Last')).toBe(201);
+    await stream.waitForMessages(2 + titles.length, 60_000);
+
+    const feed = await fetch(`${server.url}/v1/orgs/${org.id}/events?limit=200`, { headers: { authorization: `Bearer ${owner.key}` } }).then((response) => response.json());
+    const logged = (feed.data as { id: string; data: { object: { title: string } } }[]).map((event) => [event.id, event.data.object.title]);
+    expect(logged.map(([, title]) => title)).toEqual(['Before the restart', ...titles, 'Last']);
+    expect(stream.messages.map((message) => [message.id, JSON.parse(message.data).data.object.title])).toEqual(logged);
+    expect(stream.isEnded()).toBe(false);
   });
 });

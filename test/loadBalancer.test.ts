@@ -24,8 +24,10 @@ import { spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTeamOsClient, type FeedEvent } from '../client/src/index.js';
 import { openPostgres, type OpenDatabase } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { checkEvent, checkResponse } from './support/contract.js';
 import { createPostgresDatabase, postgresUrl } from './support/database.js';
 import { createTeamWorld } from './support/factories.js';
 import { haproxyInstalled, startBalancer, type Balancer } from './support/haproxy.js';
@@ -33,7 +35,7 @@ import { freePort } from './support/ports.js';
 import { startRedis, stopProcess, waitFor } from './support/processes.js';
 import { startReceiver, type Receiver } from './support/receiver.js';
 import { killServerProcess, signalGroup, startServerProcess, stopServerProcess, type ServerProcess } from './support/serverProcess.js';
-import { assertMatchesContract, type ApiResponse, type RequestOptions } from './support/testApp.js';
+import { assertMatchesContract, operationFor, type ApiResponse, type RequestOptions } from './support/testApp.js';
 
 const instances = ['api1', 'api2', 'api3'] as const;
 type Instance = (typeof instances)[number];
@@ -585,6 +587,72 @@ describe.skipIf(skipped)(`three instances behind HAProxy on one PostgreSQL and o
     // Nothing else failed: before the stops, between them once the first was noticed, after the kill was noticed, and while both rejoined.
     const fromTerm = Object.fromEntries(Object.entries(times).map(([moment, at]) => [moment, at - times.term]));
     expect(described(otherwise), `failed outside the moments before HAProxy noticed a stop (ms from the SIGTERM: ${JSON.stringify(fromTerm)})`).toEqual([]);
+    expect(problems).toEqual([]);
+  }, testMs);
+
+  it('a live stream through the balancer gets a change made on another instance, and after its instance stops resumes on another with Last-Event-ID, nothing lost or repeated', async () => {
+    const connections: { servedBy: string | undefined; status: number; lastEventId: string | null }[] = [];
+    const received: FeedEvent[] = [];
+    const client = createTeamOsClient({
+      baseUrl: `${balancer!.url}/v1`,
+      apiKey: owner.key,
+      retry: false,
+      fetch: async (request) => {
+        const response = await fetch(request);
+        if (new URL(request.url).pathname.endsWith('/events/stream')) {
+          connections.push({ servedBy: response.headers.get('x-served-by') ?? undefined, status: response.status, lastEventId: request.headers.get('last-event-id') });
+          const operation = operationFor('GET', new URL(request.url).pathname);
+          for (const problem of checkResponse(operation!, response.status, response.headers.get('content-type'), '', response.headers).problems) problems.push(`the stream: ${problem}`);
+        }
+        return response;
+      },
+    });
+    const stopping = new AbortController();
+    client.live({
+      teamIds: [teamId],
+      types: ['task.created'],
+      signal: stopping.signal,
+      onEvent: (event) => {
+        for (const problem of checkEvent(event).problems) problems.push(`an event on the stream: ${problem}`);
+        received.push(event);
+      },
+    });
+    const titles = () => received.map((event) => (event.type === 'task.created' ? event.data.object.title : event.type));
+    const create = (title: string, instance?: Instance) =>
+      request('POST', `/v1/teams/${teamId}/tasks`, { key: owner.key, body: { title, ownerId: owner.userId, dueDate: '2026-12-01' }, ...(instance ? { instance } : {}) });
+    try {
+      // The instance answers once it has placed the stream at the log's end: a change made from then on is on it.
+      await waitFor('the stream open', () => connections[0]?.status === 200, waitMs);
+      const holder = connections[0]!.servedBy as Instance;
+      const other = instances.find((name) => name !== holder)!;
+      expect((await create('Made on another instance', other)).servedBy).toBe(other);
+      await waitFor('the change on the stream', () => received.length === 1, waitMs);
+
+      signalGroup(current.get(holder)!, 'SIGTERM');
+      await balancer!.waitUntil([holder], false, testMs / 4);
+      expect((await create('While its instance drains', other)).status).toBe(201);
+      // The second signal ends the drain: the instance ends its streams with retry:1000, and the client comes back through the balancer.
+      signalGroup(current.get(holder)!, 'SIGTERM');
+      expect(await current.get(holder)!.exited).toEqual({ code: 0, signal: null });
+      expect((await create('After it stopped')).status).toBe(201);
+      await waitFor('the stream back with every change', () => titles().length >= 3 && connections.length >= 2, waitMs);
+      // One more change once they came: an event sent twice would have come before it.
+      expect((await create('Last')).status).toBe(201);
+      await waitFor('the last change', () => titles().includes('Last'), waitMs);
+
+      expect(titles()).toEqual(['Made on another instance', 'While its instance drains', 'After it stopped', 'Last']);
+      expect(connections).toHaveLength(2);
+      expect(connections[1]!.status).toBe(200);
+      expect(connections[1]!.servedBy).not.toBe(holder);
+      // It resumed after the last event its first connection delivered.
+      expect(received.map((event) => event.id)).toContain(connections[1]!.lastEventId);
+      log(`a stream held by ${holder} resumed on ${connections[1]!.servedBy} after its SIGTERM, with Last-Event-ID`);
+
+      await start(holder);
+      await balancer!.waitUntil(instances, true, testMs / 4);
+    } finally {
+      stopping.abort();
+    }
     expect(problems).toEqual([]);
   }, testMs);
 

@@ -5,8 +5,9 @@
  * CORS_ORIGINS lists the page's origin, and against the Prism mock, the page lists tasks page by
  * page, creates one with an automatic Idempotency-Key, changes one with If-Match and gets a 412 and
  * a 429 as TeamOsError with the request id; a page on an origin not listed is blocked by the browser.
- * Every answer passes a proxy between the browser and the API that checks it against the contract
- * (test/support/proxy.ts).
+ * Live team screens (issue 38): a team Member's and a Viewer's page follow the team with `client.live`
+ * while a third caller changes it over HTTP. Every answer passes a proxy between the browser and the
+ * API that checks it against the contract, a stream's messages included (test/support/proxy.ts).
  *
  * Without a Chromium binary (`chromium`, `chromium-browser`, `google-chrome` or CHROMIUM_BIN) the
  * tests are skipped with a message; `.ci/run` installs Chromium, so CI runs them.

@@ -9,6 +9,9 @@
  * - one instance stopped (SIGTERM) and another killed (SIGKILL) under load: the balancer stops sending
  *   to them (to the stopped one while it still drains: its /readyz said so), no request started after
  *   it noticed fails, and both rejoin once restarted;
+ * - a live stream (`client.live`) through the balancer gets a change made on another instance, and
+ *   after its instance's SIGTERM resumes through the balancer on another with Last-Event-ID, nothing
+ *   lost or repeated;
  * - afterwards every acknowledged change is there, read through the balancer, and its webhook came
  *   (counted once per webhook-id: a delivery may come twice, as promised).
  *

@@ -22,6 +22,9 @@ export interface CodeSample {
 export const CURL = 'curl';
 export const CLIENT = '@team-os/client';
 
+/** The docs page's sample tabs, in order (Redoc's `codeSamples.languages`): the request's JSON body is `Payload`. */
+export const codeSampleLanguages = [{ lang: CURL }, { lang: 'TypeScript', label: CLIENT }, { lang: 'Payload' }];
+
 type Document = OpenAPIV3_1.Document;
 type Parameter = OpenAPIV3_1.ParameterObject;
 

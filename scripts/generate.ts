@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { withCodeSamples } from './codeSamples.js';
+import { codeSampleLanguages, withCodeSamples } from './codeSamples.js';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..');
@@ -46,7 +46,9 @@ async function build(outDir: string): Promise<void> {
   await writeFile(join(outDir, 'tags.ts'), banner + tagOperations(document as unknown as TaggedDocument));
 
   const docs = join(outDir, 'docs.html');
-  await redoclyCommand(['build-docs', bundled, '--inlineBundle', '--openapi.disableTelemetry', '--title', 'Team OS API v1', '-o', docs]);
+  // Redoc shows only the code samples whose label its `codeSamples.languages` lists.
+  const redoc = { disableTelemetry: true, codeSamples: { languages: codeSampleLanguages } };
+  await redoclyCommand(['build-docs', bundled, '--inlineBundle', '--openapi', JSON.stringify(redoc), '--title', 'Team OS API v1', '-o', docs]);
   await writeFile(docs, withLocalLogo(await readFile(docs, 'utf8')));
 }
 

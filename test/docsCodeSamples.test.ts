@@ -57,7 +57,7 @@ describe.skipIf(!chromium)(`the docs page shows the code samples (${databaseLabe
       }
       return panelText();
     };
-    await expect.poll(switchToClient, { timeout: 240_000, intervals: [1_000] }).toContain("await client.PATCH('/tasks/{id}'");
+    await expect.poll(switchToClient, { timeout: 240_000, interval: 1_000 }).toContain("await client.PATCH('/tasks/{id}'");
     expect(await panelText()).toContain('createTeamOsClient');
     expect(await panelText()).toMatch(new RegExp(`^PATCH\n/tasks/\\{id\\}\n${CLIENT}\n`));
 

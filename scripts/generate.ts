@@ -1,6 +1,7 @@
 /**
  * Builds everything in generated/ from the contract in openapi/:
- *   openapi.json  the bundled contract (server, mock and docs load this one file)
+ *   openapi.json  the bundled contract (server, mock and docs load this one file), with the code
+ *                 samples of every operation (`x-codeSamples`, scripts/codeSamples.ts) added
  *   api.ts        TypeScript types from openapi-typescript
  *   docs.html     the Redoc page, script inlined so it works with no network
  *   tags.ts       each tag's and each method's operationIds: what an area's handlers and matrix rows
@@ -13,7 +14,9 @@ import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import type { OpenAPIV3_1 } from 'openapi-types';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { codeSampleLanguages, withCodeSamples } from './codeSamples.js';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..');
@@ -34,7 +37,7 @@ async function build(outDir: string): Promise<void> {
   const bundled = join(outDir, 'openapi.json');
   await redoclyCommand(['bundle', 'openapi/openapi.yaml', '--ext', 'json', '-o', bundled]);
   // Re-serialise so the file ends with a newline and has stable two-space indentation.
-  const document = JSON.parse(await readFile(bundled, 'utf8')) as Record<string, unknown>;
+  const document = withCodeSamples(JSON.parse(await readFile(bundled, 'utf8')) as OpenAPIV3_1.Document) as unknown as Record<string, unknown>;
   await writeFile(bundled, `${JSON.stringify(document, null, 2)}\n`);
 
   const ast = await openapiTS(document as never, { alphabetize: false, immutable: false });
@@ -43,7 +46,9 @@ async function build(outDir: string): Promise<void> {
   await writeFile(join(outDir, 'tags.ts'), banner + tagOperations(document as unknown as TaggedDocument));
 
   const docs = join(outDir, 'docs.html');
-  await redoclyCommand(['build-docs', bundled, '--inlineBundle', '--openapi.disableTelemetry', '--title', 'Team OS API v1', '-o', docs]);
+  // Redoc shows only the code samples whose label its `codeSamples.languages` lists.
+  const redoc = { disableTelemetry: true, codeSamples: { languages: codeSampleLanguages } };
+  await redoclyCommand(['build-docs', bundled, '--inlineBundle', '--openapi', JSON.stringify(redoc), '--title', 'Team OS API v1', '-o', docs]);
   await writeFile(docs, withLocalLogo(await readFile(docs, 'utf8')));
 }
 

@@ -97,11 +97,13 @@ export async function createApp(options: {
    * each read that brings events. Tests give smaller limits.
    */
   live?: Pick<LiveOptions, 'subscribe' | 'maxPerKey' | 'bufferBytes' | 'pollMs' | 'keepAliveMs'>;
+  /** The bundled contract the app routes and validates by; generated/openapi.json unless given (tests mark operations deprecated). */
+  contract?: object;
 }): Promise<App> {
   const { db, config, logger, secrets } = options;
   const now = options.now ?? (() => new Date());
   const metrics = options.metrics ?? createMetrics();
-  const contract = await loadContract(contractDocument);
+  const contract = await loadContract(options.contract ?? contractDocument);
   const rateLimiter = createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger, now: options.now, counts: metrics.rateLimit });
   const allowPrivateWebhookTargets = options.webhooks?.allowPrivateTargets ?? false;
   const live = await startLiveStreams({ db, logger, metrics, now, ...options.live });

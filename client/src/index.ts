@@ -39,6 +39,22 @@ export interface TeamOsClientOptions {
   fetch?: (request: Request) => Promise<Response>;
   /** Headers sent with every request. */
   headers?: Record<string, string>;
+  /**
+   * Told once per operation (method and path) when an answer carries `Deprecation`; a `console.warn`
+   * unless given. `sunset` is when it may stop answering, `link` where it is described.
+   */
+  onDeprecation?: (notice: DeprecationNotice) => void;
+}
+
+/** An operation the server says is deprecated (RFC 9745 `Deprecation`, RFC 8594 `Sunset`). */
+export interface DeprecationNotice {
+  /** `GET /tasks/{id}`. */
+  operation: string;
+  /** Since when, from `Deprecation: @<unix seconds>`. */
+  deprecatedAt: Date | undefined;
+  sunset: Date | undefined;
+  /** The `Link` with `rel="deprecation"`, as sent. */
+  link: string | undefined;
 }
 
 type RequiredKeys<T> = { [Key in keyof T]-?: object extends Pick<T, Key> ? never : Key }[keyof T];
@@ -115,6 +131,24 @@ export function createTeamOsClient(options: TeamOsClientOptions): TeamOsClient {
     fetch: options.retry === false ? send : retryingFetch(send, options.retry),
     // The contract's one list parameter, the feed's `types`, is comma separated (form, explode: false).
     querySerializer: { array: { style: 'form', explode: false } },
+  });
+
+  const told = new Set<string>();
+  const tell =
+    options.onDeprecation ??
+    ((notice: DeprecationNotice) =>
+      console.warn(`Team OS API: ${notice.operation} is deprecated${notice.sunset ? ` and may stop answering after ${notice.sunset.toISOString()}` : ''}${notice.link ? `: ${notice.link}` : ''}`));
+  inner.use({
+    onResponse({ request, response, schemaPath }) {
+      const deprecation = response.headers.get('deprecation');
+      const operation = `${request.method} ${schemaPath}`;
+      if (deprecation === null || told.has(operation)) return;
+      told.add(operation);
+      const seconds = /^@(-?\d+)$/.exec(deprecation.trim())?.[1];
+      const sunset = response.headers.get('sunset');
+      const link = response.headers.get('link')?.split(/,(?=\s*<)/).find((value) => /rel="?deprecation"?/.test(value))?.trim();
+      tell({ operation, deprecatedAt: seconds === undefined ? undefined : new Date(Number(seconds) * 1000), sunset: sunset === null ? undefined : new Date(sunset), link });
+    },
   });
 
   // Kept beside the object itself, so a tag lives exactly as long as what it describes.

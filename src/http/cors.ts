@@ -28,9 +28,23 @@ const allowedHeaders = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-
 
 /**
  * The response headers of the contract a page reads, besides those every page may read
- * (Content-Type, Content-Length, …): Location of a create among them.
+ * (Content-Type, Content-Length, …): Location of a create among them, and the deprecation of what it
+ * calls (src/http/deprecation.ts).
  */
-const exposedHeaders = ['ETag', 'X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate', 'Location', 'traceresponse'];
+const exposedHeaders = [
+  'ETag',
+  'X-Request-Id',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Retry-After',
+  'Idempotent-Replayed',
+  'WWW-Authenticate',
+  'Location',
+  'traceresponse',
+  'Deprecation',
+  'Sunset',
+  'Link',
+];
 
 /** How long a browser may reuse a preflight's answer: Chromium keeps it at most 2 hours, Firefox 24. */
 const preflightMaxAgeSeconds = 7200;

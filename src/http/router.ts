@@ -27,6 +27,7 @@ import { withEvents } from '../webhooks/outbox.js';
 import type { LiveStreams } from '../live/streams.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { answerSchema, etagOf, ifMatchOf, noneMatchHits, requireIfMatch, resourceReads } from './conditional.js';
+import { deprecationsOf, tellDeprecation } from './deprecation.js';
 import { errorAnswer } from './errorHandler.js';
 import { fingerprintOf, idempotencyKeyOf, runIdempotent, type Outcome } from './idempotency.js';
 import { maxBodyDepth, prepareBody, tooDeepAt } from './requestBody.js';
@@ -56,7 +57,10 @@ export async function loadContract(document: object): Promise<Contract> {
     },
   });
   await api.init();
-  return { api, operations: api.getOperations() };
+  const operations = api.getOperations();
+  // A deprecation the contract cannot date stops the start here, before anything else has started.
+  for (const operation of operations) deprecationsOf(operation);
+  return { api, operations };
 }
 
 const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
@@ -242,6 +246,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
     const read = reads.get(operationId);
     const readHandler = read && (handlers[read.operationId as OperationId] as unknown as AnyHandler);
     const successStatus = Object.keys(operation.responses ?? {}).find((status) => status.startsWith('2'));
+    const deprecations = deprecationsOf(operation);
     const schema = successStatus === undefined ? 'null' : answerSchema(operation, successStatus);
     // openapi-backend compiles them (Ajv) on an operation's first request and keeps them: one for the
     // body when there is one, one for the parameters. Compiling all 79 at start-up would take about 2 s.
@@ -356,6 +361,8 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
       handler,
       schema,
       serve: (params, req, res, next) => {
+        // Before anything can answer: a refusal of a deprecated operation tells it too.
+        if (deprecations) tellDeprecation(deprecations, req, res);
         const run = () => void answer(params, req, res, next).catch(next);
         if (!bodySchema) return run();
         if (hasBody(req) && !req.is('application/json')) return next(new UnsupportedMediaType());

@@ -132,6 +132,8 @@ export async function startTestApp(
     callerCache?: false | { ttlMs?: number };
     /** Live streams' settings; the database's notifications and the server's limits unless given. */
     live?: Parameters<typeof createApp>[0]['live'];
+    /** The bundled contract the app serves; generated/openapi.json unless given. */
+    contract?: object;
   } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
@@ -147,6 +149,7 @@ export async function startTestApp(
     webhooks: options.webhooks ?? { allowPrivateTargets: true },
     callerCache: options.callerCache === false ? undefined : { subscribe: database.subscribe, ...options.callerCache },
     live: { subscribe: database.subscribe, ...options.live },
+    contract: options.contract,
   });
   const server: Server = await new Promise((listening) => {
     const started = createHttpServer(app, options.serverTimeouts).listen(0, '127.0.0.1', () => listening(started));

@@ -1,0 +1,99 @@
+/**
+ * Deprecation in headers (src/http/deprecation.ts): nothing of the contract is deprecated, so the app
+ * is started with a copy of it in which GET /tasks/{id} and the task list's `completed` are.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTeamOsClient, type DeprecationNotice } from '../client/src/index.js';
+import { databaseLabel } from './support/database.js';
+import { createTask } from './support/executionFactories.js';
+import { createTeamWorld } from './support/factories.js';
+import { startTestApp, type TestApp } from './support/testApp.js';
+
+const origin = 'https://app.teamos.example';
+const real = readFileSync(resolve(import.meta.dirname, '../generated/openapi.json'), 'utf8');
+const contract = JSON.parse(real);
+Object.assign(contract.paths['/tasks/{id}'].get, { deprecated: true, 'x-deprecated-at': '2026-12-01T00:00:00Z', 'x-sunset': '2027-06-30' });
+const completed = contract.paths['/teams/{teamId}/tasks'].get.parameters.find((parameter: { name?: string }) => parameter.name === 'completed');
+Object.assign(completed, { deprecated: true, 'x-deprecated-at': '2026-12-15' });
+
+let app: TestApp;
+let world: Awaited<ReturnType<typeof createTeamWorld>>;
+let member: { user: { id: string }; key: string };
+let taskId: string;
+beforeAll(async () => {
+  app = await startTestApp({ contract, corsOrigins: [origin] });
+  world = await createTeamWorld(app.db);
+  member = await world.person('MEMBER', 'MEMBER');
+  taskId = (await createTask(app.db, world.team.id, member.user.id)).id;
+});
+afterAll(() => app.close());
+
+describe(`deprecation headers (${databaseLabel})`, () => {
+  it('the real contract deprecates nothing', () => {
+    expect(real).not.toMatch(/"deprecated": true/);
+  });
+
+  it('a deprecated operation answers Deprecation, Sunset and Link to its description, its refusals too, and a browser may read them', async () => {
+    const response = await app.request('GET', `/v1/tasks/${taskId}`, { key: member.key, headers: { origin } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('deprecation')).toBe(`@${Date.parse('2026-12-01T00:00:00Z') / 1000}`);
+    expect(response.headers.get('sunset')).toBe('Wed, 30 Jun 2027 00:00:00 GMT');
+    expect(response.headers.get('link')).toBe('</v1/docs#operation/getTask>; rel="deprecation"; type="text/html"');
+    const exposed = response.headers.get('access-control-expose-headers')!.toLowerCase().split(/,\s*/);
+    expect(exposed).toEqual(expect.arrayContaining(['deprecation', 'sunset', 'link']));
+
+    const unknown = await app.request('GET', '/v1/tasks/00000000-0000-4000-8000-000000000000', { key: member.key });
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('deprecation')).not.toBeNull();
+  });
+
+  it('other operations answer none of them', async () => {
+    const response = await app.request('PATCH', `/v1/tasks/${taskId}`, { key: member.key, body: { title: 'Renamed' } });
+    expect(response.status).toBe(200);
+    for (const header of ['deprecation', 'sunset', 'link']) expect(response.headers.get(header), header).toBeNull();
+  });
+
+  it('a deprecated parameter tells it only to requests that send it', async () => {
+    const sent = await app.request('GET', `/v1/teams/${world.team.id}/tasks?completed=false`, { key: member.key });
+    expect(sent.status).toBe(200);
+    expect(sent.headers.get('deprecation')).toBe(`@${Date.parse('2026-12-15') / 1000}`);
+    expect(sent.headers.get('sunset')).toBeNull();
+    expect(sent.headers.get('link')).toBe('</v1/docs#operation/listTeamTasks>; rel="deprecation"; type="text/html"');
+
+    const without = await app.request('GET', `/v1/teams/${world.team.id}/tasks`, { key: member.key });
+    expect(without.status).toBe(200);
+    expect(without.headers.get('deprecation')).toBeNull();
+    expect(without.headers.get('link')).toBeNull();
+  });
+
+  it('the typed client tells each deprecated operation once', async () => {
+    const notices: DeprecationNotice[] = [];
+    const client = createTeamOsClient({ baseUrl: `${app.url}/v1`, apiKey: member.key, retry: false, onDeprecation: (notice) => notices.push(notice) });
+    for (let round = 0; round < 3; round++) {
+      expect((await client.GET('/tasks/{id}', { params: { path: { id: taskId } } })).response.status).toBe(200);
+      await client.GET('/teams/{teamId}/tasks', { params: { path: { teamId: world.team.id } } });
+    }
+    await client.GET('/teams/{teamId}/tasks', { params: { path: { teamId: world.team.id }, query: { completed: true } } });
+    expect(notices).toEqual([
+      {
+        operation: 'GET /tasks/{id}',
+        deprecatedAt: new Date('2026-12-01T00:00:00Z'),
+        sunset: new Date('2027-06-30'),
+        link: '</v1/docs#operation/getTask>; rel="deprecation"; type="text/html"',
+      },
+      { operation: 'GET /teams/{teamId}/tasks', deprecatedAt: new Date('2026-12-15'), sunset: undefined, link: '</v1/docs#operation/listTeamTasks>; rel="deprecation"; type="text/html"' },
+    ]);
+    // Once per client: another client is told again.
+    const again: DeprecationNotice[] = [];
+    await createTeamOsClient({ baseUrl: `${app.url}/v1`, apiKey: member.key, retry: false, onDeprecation: (notice) => again.push(notice) }).GET('/tasks/{id}', { params: { path: { id: taskId } } });
+    expect(again).toHaveLength(1);
+  });
+
+  it('refuses to start on a deprecation without its date', async () => {
+    const undated = JSON.parse(real);
+    undated.paths['/tasks/{id}'].get.deprecated = true;
+    await expect(startTestApp({ contract: undated, database: app.database })).rejects.toThrow('getTask is deprecated without a valid x-deprecated-at');
+  });
+});

@@ -216,13 +216,16 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     options.onAttempt?.(next.state);
   };
 
+  // In the worker's own context even when a request schedules it (`eventsWritten`): what the pass runs
+  // is not that request's work (its trace, when tracing).
+  const tickInOwnContext = AsyncResource.bind(() => void tick());
   const schedule = (ms: number) => {
     if (closed) return;
     clearTimeout(timer);
     timerDueAt = performance.now() + ms;
     timer = setTimeout(() => {
       timerDueAt = Infinity;
-      void tick();
+      tickInOwnContext();
     }, ms);
     timer.unref();
   };

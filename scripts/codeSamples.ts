@@ -109,10 +109,13 @@ export function shellQuote(text: string): string {
 
 const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
+/** Percent-encoded for the address, which stands in double quotes: `!` too, which an interactive shell there reads as history. */
+const urlComponent = (value: unknown) => encodeURIComponent(text(value)).replaceAll('!', '%21');
+
 export function curlSample(request: SampleRequest): string {
   let path = request.path;
-  for (const { name, value } of request.pathParameters) path = path.replace(`{${name}}`, encodeURIComponent(text(value)));
-  const query = request.query.map(({ name, value }) => `${encodeURIComponent(name)}=${encodeURIComponent(text(value))}`).join('&');
+  for (const { name, value } of request.pathParameters) path = path.replace(`{${name}}`, urlComponent(value));
+  const query = request.query.map(({ name, value }) => `${urlComponent(name)}=${urlComponent(value)}`).join('&');
   const options = ['-i'];
   if (request.answers === 'text/event-stream') options.push('-N');
   if (request.method !== 'get') options.push('-X', request.method.toUpperCase());

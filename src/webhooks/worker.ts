@@ -43,6 +43,19 @@ const purgeEveryMs = 10 * 60 * 1000;
 const purgeBatch = 500;
 const fanOutBatch = 500;
 
+/**
+ * The retention's purge as the worker runs it: events older than `before`, in batches of `purgeBatch`
+ * statements of their own, oldest first, until none is left or `stopped()`; how many it deleted.
+ */
+export async function purgeExpiredEvents(db: Kysely<Database>, before: Date, stopped: () => boolean = () => false): Promise<number> {
+  let purged = 0;
+  for (;;) {
+    const deleted = await purgeEvents(db, before, purgeBatch);
+    purged += deleted;
+    if (deleted < purgeBatch || stopped()) return purged;
+  }
+}
+
 export interface WorkerOptions {
   db: Kysely<Database>;
   secrets: SecretBox;
@@ -269,7 +282,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
 
   const purgeOld = async () => {
     const before = new Date(now().getTime() - (options.retentionDays ?? defaultEventRetentionDays) * 24 * 60 * 60 * 1000);
-    while (!closed && (await purgeEvents(db, before, purgeBatch)) === purgeBatch);
+    await purgeExpiredEvents(db, before, () => closed);
   };
   const purge = setInterval(() => {
     purgeOld().catch((error: unknown) => logger.warn({ err: loggableError(error) }, 'could not purge old events'));

@@ -1,0 +1,257 @@
+/**
+ * The bench's load generation and reporting: autocannon in a child process, evenly paced load
+ * (scripts/pacedLoad.ts), a load spread over one path per connection (scripts/spreadLoad.ts), a
+ * closed loop of Node's fetch, pairs measured A B B A with where their CPU went, and the figures'
+ * checks against their targets.
+ */
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const root = resolve(import.meta.dirname, '../..');
+export const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+export const connections = 20;
+/** /proc counts CPU time in ticks of 1/100 s (USER_HZ on Linux). */
+const tickMicroseconds = 10_000;
+
+export interface Result {
+  name: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  mean: number;
+  non2xx: number;
+  /** CPU time per request (µs) of the pair's halves (`loadPair`). */
+  cpu?: CpuPerRequest;
+}
+
+/**
+ * Where a request's CPU goes: this process (the server under test), PostgreSQL's processes (none for
+ * PGlite, which runs in this process) and the rest of the machine (the load generator, the kernel's
+ * loopback), from /proc at the tick's resolution, which a half-run's thousands of requests average out.
+ */
+export interface CpuPerRequest {
+  server: number;
+  postgres: number;
+  rest: number;
+}
+
+interface CpuSample {
+  server: number;
+  postgres: number;
+  machine: number;
+}
+
+/**
+ * CPU time (µs) of every process named `postgres`, with that of the ones that ended: the postmaster
+ * counts its reaped children's (a backend whose connection closed) in its own `cutime` and `cstime`.
+ */
+function postgresCpu(): number {
+  let ticks = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+  }
+  return ticks * tickMicroseconds;
+}
+
+function cpuSample(): CpuSample {
+  const usage = process.cpuUsage();
+  const times = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.split(/\s+/).slice(1).map(Number);
+  const busy = times.reduce((sum, time) => sum + time, 0) - times[3]! - times[4]!;
+  return { server: usage.user + usage.system, postgres: postgresCpu(), machine: busy * tickMicroseconds };
+}
+
+export interface LoadOptions {
+  headers?: Record<string, string>;
+  method?: string;
+  body?: string;
+  duration?: number;
+}
+
+export async function listen(handler: RequestListener): Promise<{ url: string; close: () => Promise<unknown> }> {
+  const server: Server = await new Promise((ready) => {
+    const started = createServer(handler).listen(0, '127.0.0.1', () => ready(started));
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((done) => server.close(done)),
+  };
+}
+
+export async function autocannon(url: string, options: LoadOptions = {}): Promise<Omit<Result, 'name'>> {
+  const args = [url, '--connections', String(connections), '--duration', String(options.duration ?? seconds), '--json'];
+  for (const [header, value] of Object.entries(options.headers ?? {})) args.push('--headers', `${header}=${value}`);
+  if (options.method) args.push('--method', options.method);
+  if (options.body) args.push('--body', options.body, '--headers', 'content-type=application/json');
+  const { stdout } = await run(resolve(root, 'node_modules/.bin/autocannon'), args, { maxBuffer: 64 * 1024 * 1024 });
+  return loadReport(stdout);
+}
+
+/** autocannon's JSON report (of its command line, or of scripts/spreadLoad.ts) as a result. */
+function loadReport(json: string): Omit<Result, 'name'> {
+  const report = JSON.parse(json) as { requests: { average: number }; latency: { p50: number; p99: number; average: number }; non2xx: number };
+  const { latency } = report;
+  return { requestsPerSecond: report.requests.average, p50: latency.p50, p99: latency.p99, mean: latency.average, non2xx: report.non2xx };
+}
+
+/**
+ * The same load with one connection per path (scripts/spreadLoad.ts): a change measured on rows of
+ * its own per connection, so that its cost shows rather than the time one row's lock is held.
+ */
+async function spreadLoad(origin: string, paths: string[], options: LoadOptions): Promise<Omit<Result, 'name'>> {
+  const headerArguments = Object.entries(options.headers ?? {}).map(([header, value]) => `${header}=${value}`);
+  const args = [resolve(root, 'scripts/spreadLoad.ts'), origin, options.method ?? 'GET', String(options.duration ?? seconds), options.body ?? '', paths.join(','), ...headerArguments];
+  const { stdout } = await run(resolve(root, 'node_modules/.bin/tsx'), args, { maxBuffer: 64 * 1024 * 1024 });
+  return loadReport(stdout);
+}
+
+/** `connections` requests at a time with Node's fetch for the bench's duration; a fresh request from `init` each time. */
+export async function closedLoop(name: string, url: string, init: () => RequestInit): Promise<Result> {
+  const latencies: number[] = [];
+  let non2xx = 0;
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < until) {
+        const sent = performance.now();
+        const response = await fetch(url, init());
+        await response.arrayBuffer();
+        latencies.push(performance.now() - sent);
+        if (response.status >= 300) non2xx += 1;
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  const at = (share: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * share))]! * 10) / 10;
+  const result = {
+    name,
+    requestsPerSecond: latencies.length / ((performance.now() - started) / 1000),
+    p50: at(0.5),
+    p99: at(0.99),
+    mean: latencies.reduce((sum, latency) => sum + latency, 0) / latencies.length,
+    non2xx,
+  };
+  print([result]);
+  return result;
+}
+
+export function print(results: Result[]) {
+  for (const result of results) {
+    const cpu = result.cpu && `   CPU µs/request: server ${result.cpu.server.toFixed(0)}, PostgreSQL ${result.cpu.postgres.toFixed(0)}, rest ${result.cpu.rest.toFixed(0)}`;
+    console.log(
+      `${result.name.padEnd(58)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${String(result.p50).padStart(4)} ms   p99 ${String(result.p99).padStart(4)} ms${result.non2xx ? `   (${result.non2xx} non-2xx!)` : ''}${cpu ?? ''}`,
+    );
+  }
+}
+
+/** Requests at a fixed rate, evenly spaced, latency counted from each one's scheduled start (scripts/pacedLoad.ts). */
+export async function paced(name: string, url: string, rate: number, duration: number, headers: Record<string, string>): Promise<Result> {
+  const args = [resolve(root, 'scripts/pacedLoad.ts'), url, String(Math.round(rate)), String(duration), ...Object.entries(headers).map(([header, value]) => `${header}=${value}`)];
+  const { stdout } = await run(resolve(root, 'node_modules/.bin/tsx'), args, { maxBuffer: 1024 * 1024 });
+  const result = { name, ...(JSON.parse(stdout) as Omit<Result, 'name'>) };
+  print([result]);
+  return result;
+}
+
+export async function load(name: string, url: string, options: LoadOptions = {}): Promise<Result> {
+  const result = { name, ...(await autocannon(url, options)) };
+  print([result]);
+  return result;
+}
+
+/**
+ * Two targets whose latencies are compared, each loaded in two halves in the order A B B A, so that
+ * a drift of the machine's speed weighs on both alike. Each figure is the mean of its two halves.
+ */
+export type Target = {
+  name: string;
+  url: string;
+  /** Runs before each of the target's halves (the webhook pair switches a subscription off or on). */
+  before?: () => Promise<void>;
+  /** Paths under `url`'s origin, one connection each, instead of `connections` connections to `url`. */
+  paths?: string[];
+} & Omit<LoadOptions, 'duration'>;
+
+export async function loadPair(a: Target, b: Target, headers: Record<string, string>): Promise<[Result, Result]> {
+  const duration = Math.max(1, Math.round(seconds / 2));
+  // The floor routes ignore the key header; sent to both, it keeps the requests alike on the wire.
+  const options = ({ before: _before, paths: _paths, ...target }: Target) => ({ ...target, headers: { ...headers, ...target.headers }, duration });
+  const spent = new Map<Target, CpuSample & { requests: number }>([a, b].map((target) => [target, { server: 0, postgres: 0, machine: 0, requests: 0 }]));
+  const half = async (target: Target) => {
+    await target.before?.();
+    const started = cpuSample();
+    const result = target.paths ? await spreadLoad(new URL(target.url).origin, target.paths, options(target)) : await autocannon(target.url, options(target));
+    const ended = cpuSample();
+    const sum = spent.get(target)!;
+    for (const part of ['server', 'postgres', 'machine'] as const) sum[part] += ended[part] - started[part];
+    sum.requests += result.requestsPerSecond * duration;
+    return result;
+  };
+  const cpuOf = (target: Target): CpuPerRequest => {
+    const { server, postgres, machine, requests } = spent.get(target)!;
+    return { server: server / requests, postgres: postgres / requests, rest: Math.max(0, machine - server - postgres) / requests };
+  };
+  const a1 = await half(a);
+  const b1 = await half(b);
+  const b2 = await half(b);
+  const a2 = await half(a);
+  const merge = (name: string, x: Omit<Result, 'name'>, y: Omit<Result, 'name'>): Result => ({
+    name,
+    requestsPerSecond: (x.requestsPerSecond + y.requestsPerSecond) / 2,
+    p50: (x.p50 + y.p50) / 2,
+    p99: (x.p99 + y.p99) / 2,
+    mean: (x.mean + y.mean) / 2,
+    non2xx: x.non2xx + y.non2xx,
+  });
+  const results: [Result, Result] = [
+    { ...merge(a.name, a1, a2), cpu: cpuOf(a) },
+    { ...merge(b.name, b1, b2), cpu: cpuOf(b) },
+  ];
+  print(results);
+  return results;
+}
+
+export interface Check {
+  check: string;
+  value: string;
+  target: string;
+  pass: boolean;
+  note: string;
+}
+
+export const atLeast = (check: string, value: number, target: number, note = ''): Check => ({
+  check,
+  value: value.toFixed(2),
+  target: `≥ ${target.toFixed(2)}`,
+  pass: value >= target,
+  note,
+});
+export const atMost = (check: string, value: number, target: number, note = ''): Check => ({
+  check,
+  value: value.toFixed(2),
+  target: `≤ ${target.toFixed(2)}`,
+  pass: value <= target,
+  note,
+});
+export const below = (check: string, value: number, target: number, note = ''): Check => ({ check, value: `${value}`, target: `< ${target}`, pass: value < target, note });
+export const reported = (check: string, value: number, note = ''): Check => ({ check, value: value.toFixed(2), target: 'reported', pass: true, note });
+
+/** Epoch milliseconds with sub-millisecond resolution, comparable across the processes of this machine. */
+export const clock = () => performance.timeOrigin + performance.now();
+
+/** The share-th quantile of ascending `sorted`, to 0.1 ms. */
+export const quantile = (sorted: number[], share: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))] ?? NaN) * 10) / 10;

@@ -1,7 +1,7 @@
 /**
  * Seeding for `npm run bench:scale` (scripts/bench/scale.ts): each area's data at a given size, by SQL
  * (`generate_series`), never through the API, so that a million rows take seconds. Works on PostgreSQL
- * and PGlite alike.
+ * and PGlite alike; the organization, its Owner, keys and team are the main bench's (`seedWorld`).
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
@@ -10,73 +10,17 @@ import type { Database } from '../../src/db/database.js';
 import { toTask } from '../../src/records/tasks.js';
 import { addWeeks, currentWeekMonday } from '../../src/time.js';
 import { deliveryBody, eventText } from '../../src/webhooks/outbox.js';
+import { seedTasks, type World } from './seed.js';
 
-export const zone = 'Europe/Bratislava';
-
-export interface ScaleWorld {
-  userId: string;
-  orgId: string;
-  teamId: string;
-  /** The team's members, the Owner first: the owners the items take turns with. */
-  ownerIds: string[];
-  /** The organization Owner's key, scope `write`. */
-  key: string;
-}
-
-async function keyFor(db: Kysely<Database>, userId: string): Promise<string> {
-  const { key, prefix, hash } = generateKey();
-  await db
-    .insertInto('api_keys')
-    .values({ user_id: userId, name: 'scale bench', prefix, key_hash: hash, scopes: ['write'], expires_at: new Date(Date.now() + 86_400_000) })
-    .execute();
-  return key;
-}
-
-/** An organization with its Owner (who holds the key) and one team of four members. */
-export async function seedWorld(db: Kysely<Database>): Promise<ScaleWorld> {
-  const user = await db.insertInto('users').values({ email: 'scale@example.com', name: 'Scale Person', timezone: zone }).returning('id').executeTakeFirstOrThrow();
-  const org = await db
-    .insertInto('organizations')
-    .values({ name: 'Scale Org', slug: 'scale-org', timezone: zone, default_locale: 'en' })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await db.insertInto('organization_members').values({ org_id: org.id, user_id: user.id, role: 'OWNER' }).execute();
-  const team = await db.insertInto('teams').values({ org_id: org.id, name: 'Operations', slug: 'operations' }).returning('id').executeTakeFirstOrThrow();
-  const colleagues = await db
-    .insertInto('users')
-    .values(['Jana Kováčová', 'Peter Novák', 'Eva Horváthová'].map((name, index) => ({ email: `colleague${index}@example.com`, name, timezone: zone })))
-    .returning('id')
-    .execute();
-  const ownerIds = [user.id, ...colleagues.map((colleague) => colleague.id)];
-  await db
-    .insertInto('organization_members')
-    .values(colleagues.map((colleague) => ({ org_id: org.id, user_id: colleague.id, role: 'MEMBER' as const })))
-    .execute();
-  await db.insertInto('team_members').values(ownerIds.map((ownerId) => ({ team_id: team.id, user_id: ownerId, role: 'MEMBER' }))).execute();
-  return { userId: user.id, orgId: org.id, teamId: team.id, ownerIds, key: await keyFor(db, user.id) };
-}
+const zone = 'Europe/Bratislava';
 
 /**
- * `count` tasks and `count` issues in the world's team, each in one statement: creation instants a
- * millisecond apart (the lists' sort key), owners taking turns in runs of three, every fourth task
- * completed, issues cycling through the statuses and priorities.
+ * `count` tasks (as the main bench seeds them: `seedTasks`) and `count` issues in the world's team, each
+ * in one statement: creation instants a millisecond apart (the lists' sort key), issues cycling
+ * through the statuses and priorities.
  */
-export async function seedTeamItems(db: Kysely<Database>, world: ScaleWorld, count: number): Promise<void> {
-  await sql`
-    insert into tasks (team_id, title, owner_id, due_date, completed, completed_at, created_at)
-    select
-      ${world.teamId},
-      (array['Prepare', 'Review', 'Send', 'Draft', 'Follow up on', 'Schedule', 'Update', 'Close'])[1 + n % 8]
-        || ' ' || (array['the freight quote', 'the quarterly report', 'the hiring plan', 'customer feedback',
-                        'the supplier contract', 'the onboarding checklist', 'the budget forecast'])[1 + n % 7]
-        || ' #' || n,
-      (${world.ownerIds}::text[])[1 + (n / 3) % ${world.ownerIds.length}],
-      date '2026-01-05' + (n % 365)::int,
-      n % 4 = 0,
-      case when n % 4 = 0 then timestamptz '2026-01-05T08:00:00Z' + n * interval '1 millisecond' + interval '2 days' end,
-      timestamptz '2026-01-05T08:00:00Z' + n * interval '1 millisecond'
-    from generate_series(1, ${count}::int) as n
-  `.execute(db);
+export async function seedTeamItems(db: Kysely<Database>, world: World, count: number): Promise<void> {
+  await seedTasks(db, world, count);
   await sql`
     insert into issues (team_id, title, description, priority, status, created_by_id, resolved_at, created_at)
     select
@@ -101,7 +45,7 @@ const eventsPerStatement = 1_000_000;
  * oldest `expired` of them older than `retentionDays` (what the retention's purge deletes), the rest
  * from the last day. Each event is the same text with its own id in front, as the outbox writes it.
  */
-export async function seedEventLog(db: Kysely<Database>, world: ScaleWorld, count: number, expired: number, retentionDays: number): Promise<void> {
+export async function seedEventLog(db: Kysely<Database>, world: World, count: number, expired: number, retentionDays: number): Promise<void> {
   const sample = await db.selectFrom('tasks').selectAll().where('team_id', '=', world.teamId).limit(1).executeTakeFirstOrThrow();
   const at = new Date();
   const stand = randomUUID();
@@ -121,7 +65,7 @@ export async function seedEventLog(db: Kysely<Database>, world: ScaleWorld, coun
 }
 
 /** A Scorecard: `metrics` metrics in order, each with `weeks` weekly values, the newest this week. */
-export async function seedScorecard(db: Kysely<Database>, world: ScaleWorld, metrics: number, weeks: number): Promise<{ firstWeek: string; lastWeek: string }> {
+export async function seedScorecard(db: Kysely<Database>, world: World, metrics: number, weeks: number): Promise<{ firstWeek: string; lastWeek: string }> {
   const lastWeek = currentWeekMonday(new Date(), zone);
   await sql`
     insert into metrics (team_id, title, goal, owner_id, unit, position)
@@ -142,7 +86,7 @@ export async function seedScorecard(db: Kysely<Database>, world: ScaleWorld, met
  * `teams` further teams, and one more member who belongs to every one of those teams and holds a
  * key: the caller of `/v1/me`. Every other new member is in one of those teams.
  */
-export async function seedMembers(db: Kysely<Database>, world: ScaleWorld, members: number, teams: number): Promise<{ memberKey: string }> {
+export async function seedMembers(db: Kysely<Database>, world: World, members: number, teams: number): Promise<{ memberKey: string }> {
   await sql`
     insert into teams (org_id, name, slug)
     select ${world.orgId}, 'Team ' || n, 'team-' || n from generate_series(1, ${teams}::int) as n
@@ -170,5 +114,10 @@ export async function seedMembers(db: Kysely<Database>, world: ScaleWorld, membe
     join (select t.id, row_number() over (order by t.id) - 1 as n from teams t where t.org_id = ${world.orgId} and t.slug like 'team-%') t
       on t.n = m.n % ${teams}
   `.execute(db);
-  return { memberKey: await keyFor(db, member.id) };
+  const { key, prefix, hash } = generateKey();
+  await db
+    .insertInto('api_keys')
+    .values({ user_id: member.id, name: 'scale bench', prefix, key_hash: hash, scopes: ['read'], expires_at: new Date(Date.now() + 86_400_000) })
+    .execute();
+  return { memberKey: key };
 }

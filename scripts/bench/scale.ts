@@ -2,8 +2,8 @@
  * `npm run bench:scale` (`make bench-scale`): what a request costs as the data grows. For each area,
  * one database per size (seeded by SQL: scripts/bench/scaleSeed.ts), all open at once, each behind
  * its own app; every request is measured at every size in the same run, sequentially (one request at
- * a time, so the figure is a request's latency, not a throughput), in rounds that go through the
- * sizes in turn so that the machine's drift weighs on every size alike. Each figure is a ratio to the
+ * a time, so the figure is a request's latency, not a throughput), in rounds of one request a size so
+ * that the machine's drift weighs on every size alike. Each figure is a ratio to the
  * same request at the smallest size (median and p99 of SCALE_SAMPLES requests after a warm-up).
  *
  *   - a team's tasks and issues, 1,000 / 100,000 / 1,000,000 of each: first page, a page near the
@@ -55,8 +55,6 @@ const samples = Number(process.env.SCALE_SAMPLES ?? 200);
 const divide = Number(process.env.SCALE_DIVIDE ?? 1);
 const only = process.env.SCALE_ONLY || undefined;
 if (only !== undefined && !['items', 'events', 'org'].includes(only)) throw new Error(`SCALE_ONLY=${only}: the values known are "items", "events" and "org"`);
-/** Requests per size in a row before the next size's turn; a request's samples come in `samples / perTurn` rounds. */
-const perTurn = 20;
 const warmUp = 20;
 const ratioTarget = 1.3;
 const purgeP99Target = 2;
@@ -136,16 +134,20 @@ async function timed(probe: Probe, sized: Sized, index: number): Promise<number>
   return elapsed;
 }
 
-/** Every probe at every size: a warm-up, then rounds of `perTurn` requests a size, the sizes' order turning each round. */
+/**
+ * Every probe at every size: a warm-up, then `samples` rounds of one request a size, the sizes' order
+ * turning each round, so that a stall of the machine (this one is shared) hits every size alike
+ * rather than a run of one size's requests.
+ */
 async function measure(engine: Engine, area: string, sizes: Sized[], probes: Probe[]): Promise<void> {
   for (const probe of probes) {
     const latencies = sizes.map(() => [] as number[]);
     let index = 0;
     for (const sized of sizes) for (let n = 0; n < warmUp; n += 1) await timed(probe, sized, (index += 1));
-    for (let round = 0; round < Math.ceil(samples / perTurn); round += 1) {
+    for (let round = 0; round < samples; round += 1) {
       for (let turn = 0; turn < sizes.length; turn += 1) {
         const at = (round + turn) % sizes.length;
-        for (let n = 0; n < perTurn; n += 1) latencies[at]!.push(await timed(probe, sizes[at]!, (index += 1)));
+        latencies[at]!.push(await timed(probe, sizes[at]!, (index += 1)));
       }
     }
     const line = sizes.map((sized, at) => {
@@ -498,7 +500,7 @@ async function benchEngine(engine: Engine, sizes: Record<Area, number[]>) {
 
 async function main() {
   const started = new Date();
-  console.log(`Scale bench: ${samples} sequential requests per request and size after ${warmUp} of warm-up, ${perTurn} a turn; Node ${process.version}; load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`);
+  console.log(`Scale bench: ${samples} sequential requests per request and size after ${warmUp} of warm-up, the sizes taking turns; Node ${process.version}; load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`);
   await benchEngine('PostgreSQL', sizesOf);
   if (process.env.SCALE_PGLITE !== '0') {
     notes.push(pgliteCannot);

@@ -24,9 +24,10 @@
  *
  * PostgreSQL: SCALE_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names a server
  * on which a database is created per size and dropped after. PGlite then runs the sizes it can hold
- * (see `pgliteSizes`); SCALE_PGLITE=0 skips it. SCALE_ONLY=items|events|org measures one area.
- * SCALE_DIVIDE=n divides every size by n (a quick trial of the bench itself; figures not comparable).
- * Writes the chart to docs/performance/scale.svg (SCALE_CHART=0: not) and prints the table in Markdown.
+ * (see `pgliteSizes`), each in a data directory of its own. SCALE_POSTGRES=0 or SCALE_PGLITE=0 skips
+ * one. SCALE_ONLY=items|events|org measures one area. SCALE_DIVIDE=n divides every size by n (a quick
+ * trial of the bench itself; figures not comparable). Writes a chart per database to
+ * docs/performance/scale-<database>.svg (SCALE_CHART=0: not) and prints the table in Markdown.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -446,16 +447,16 @@ async function benchOrganization(engine: Engine, sizes: number[]) {
 // ---------------------------------------------------------------------------------------------------
 // Report
 
-async function chart(path: string) {
-  const data = figures.map((figure) => {
+async function chart(engine: Engine, path: string) {
+  const data = figures.filter((figure) => figure.engine === engine).map((figure) => {
     const smallest = figures.find((other) => other.engine === figure.engine && other.area === figure.area && other.request === figure.request)!;
-    return { ...figure, line: `${figure.engine}: ${figure.request}`, ratio: figure.median / smallest.median };
+    return { ...figure, ratio: figure.median / smallest.median };
   });
   const spec: TopLevelSpec = {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
-    title: `Cost against data size: median latency ÷ the same request at the smallest size (${new Date().toISOString().slice(0, 10)})`,
+    title: `${engine}: median latency ÷ the same request at the smallest size, against data size (${new Date().toISOString().slice(0, 10)})`,
     data: { values: data },
-    facet: { column: { field: 'area', type: 'nominal', title: null }, row: { field: 'engine', type: 'nominal', title: null } },
+    facet: { column: { field: 'area', type: 'nominal', title: null } },
     spec: {
       width: 240,
       height: 200,
@@ -466,7 +467,6 @@ async function chart(path: string) {
             x: { field: 'size', type: 'quantitative', scale: { type: 'log' }, title: 'rows (log)' },
             y: { field: 'ratio', type: 'quantitative', scale: { type: 'log' }, title: 'median ÷ smallest size (log)' },
             color: { field: 'request', type: 'nominal', scale: { scheme: 'category20' }, legend: { columns: 2, symbolLimit: 0 } },
-            detail: { field: 'line', type: 'nominal' },
           },
         },
         { mark: { type: 'rule', strokeDash: [4, 4], color: 'red' }, encoding: { y: { datum: ratioTarget } } },
@@ -496,12 +496,17 @@ async function benchEngine(engine: Engine, sizes: Record<Area, number[]>) {
   if (!only || only === 'items') await benchItems(engine, scaled('items'));
   if (!only || only === 'events') await benchEvents(engine, scaled('events'));
   if (!only || only === 'org') await benchOrganization(engine, scaled('org'));
+  if (process.env.SCALE_CHART !== '0') {
+    const path = resolve(root, `docs/performance/scale-${engine.toLowerCase()}.svg`);
+    await chart(engine, path);
+    console.log(`Chart: ${path}`);
+  }
 }
 
 async function main() {
   const started = new Date();
   console.log(`Scale bench: ${samples} sequential requests per request and size after ${warmUp} of warm-up, the sizes taking turns; Node ${process.version}; load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`);
-  await benchEngine('PostgreSQL', sizesOf);
+  if (process.env.SCALE_POSTGRES !== '0') await benchEngine('PostgreSQL', sizesOf);
   if (process.env.SCALE_PGLITE !== '0') {
     notes.push(pgliteCannot);
     await benchEngine('PGlite', pgliteSizes);
@@ -512,11 +517,6 @@ async function main() {
   for (const note of notes) console.log(`- ${note}`);
   console.log('\nSummary');
   for (const line of checks) console.log(`  ${line.pass ? 'PASS' : 'MISS'}  ${line.check.padEnd(76)} ${line.value.padStart(7)}  (target ${line.target})${line.note ? `   ${line.note}` : ''}`);
-  if (process.env.SCALE_CHART !== '0') {
-    const path = resolve(root, 'docs/performance/scale.svg');
-    await chart(path);
-    console.log(`\nChart: ${path}`);
-  }
 }
 
 await main();

@@ -27,10 +27,12 @@
  * (see `pgliteSizes`), each in a data directory of its own. SCALE_POSTGRES=0 or SCALE_PGLITE=0 skips
  * one. SCALE_ONLY=items|events|org measures one area. SCALE_DIVIDE=n divides every size by n (a quick
  * trial of the bench itself; figures not comparable). Writes a chart per database to
- * docs/performance/scale-<database>.svg (SCALE_CHART=0: not) and prints the table in Markdown.
+ * docs/performance/scale-<database>.svg with its figures beside it in .json (SCALE_CHART=0: not;
+ * SCALE_CHART_ONLY=1 draws the charts again from the .json files without measuring) and prints the
+ * table in Markdown.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sql, type Kysely } from 'kysely';
@@ -447,14 +449,16 @@ async function benchOrganization(engine: Engine, sizes: number[]) {
 // ---------------------------------------------------------------------------------------------------
 // Report
 
-async function chart(engine: Engine, path: string) {
-  const data = figures.filter((figure) => figure.engine === engine).map((figure) => {
-    const smallest = figures.find((other) => other.engine === figure.engine && other.area === figure.area && other.request === figure.request)!;
+/** The chart of one database's figures: each request's median ÷ its median at the smallest size, against the data's size, one panel per area. */
+async function chart(engine: Engine, engineFigures: Figure[], date: string): Promise<string> {
+  const data = engineFigures.map((figure) => {
+    const smallest = engineFigures.find((other) => other.area === figure.area && other.request === figure.request)!;
     return { ...figure, ratio: figure.median / smallest.median };
   });
+  const highest = Math.max(ratioTarget, ...data.map((point) => point.ratio));
   const spec: TopLevelSpec = {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
-    title: `${engine}: median latency ÷ the same request at the smallest size, against data size (${new Date().toISOString().slice(0, 10)})`,
+    title: `${engine}: median latency ÷ the same request at the smallest size, against data size (${date})`,
     data: { values: data },
     facet: { column: { field: 'area', type: 'nominal', title: null } },
     spec: {
@@ -464,9 +468,9 @@ async function chart(engine: Engine, path: string) {
         {
           mark: { type: 'line', point: true },
           encoding: {
-            x: { field: 'size', type: 'quantitative', scale: { type: 'log' }, title: 'rows (log)' },
-            y: { field: 'ratio', type: 'quantitative', scale: { type: 'log' }, title: 'median ÷ smallest size (log)' },
-            color: { field: 'request', type: 'nominal', scale: { scheme: 'category20' }, legend: { columns: 2, symbolLimit: 0 } },
+            x: { field: 'size', type: 'quantitative', scale: { type: 'log', nice: false }, title: 'rows (log scale)' },
+            y: { field: 'ratio', type: 'quantitative', scale: { domain: [0, Math.ceil(highest * 12) / 10] }, title: 'median ÷ median at the smallest size' },
+            color: { field: 'request', type: 'nominal', scale: { scheme: 'category20' }, legend: { labelLimit: 320, symbolLimit: 0 } },
           },
         },
         { mark: { type: 'rule', strokeDash: [4, 4], color: 'red' }, encoding: { y: { datum: ratioTarget } } },
@@ -475,8 +479,33 @@ async function chart(engine: Engine, path: string) {
     resolve: { scale: { x: 'independent' } },
   };
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
-  writeFileSync(path, await view.toSVG());
-  await view.finalize();
+  const svg = await view.toSVG();
+  view.finalize();
+  return svg;
+}
+
+interface Stored {
+  date: string;
+  figures: Figure[];
+}
+
+const chartPath = (engine: Engine, extension: 'svg' | 'json') => resolve(root, `docs/performance/scale-${engine.toLowerCase()}.${extension}`);
+
+/** The chart of a database's figures, and the figures beside it, so that the chart can be drawn again without measuring (SCALE_CHART_ONLY=1). */
+async function writeChart(engine: Engine) {
+  const stored: Stored = { date: new Date().toISOString().slice(0, 10), figures: figures.filter((figure) => figure.engine === engine) };
+  writeFileSync(chartPath(engine, 'json'), `${JSON.stringify(stored, null, 1)}\n`);
+  writeFileSync(chartPath(engine, 'svg'), await chart(engine, stored.figures, stored.date));
+  console.log(`Chart: ${chartPath(engine, 'svg')}`);
+}
+
+async function redrawCharts() {
+  for (const engine of ['PostgreSQL', 'PGlite'] as const) {
+    if (!existsSync(chartPath(engine, 'json'))) continue;
+    const stored = JSON.parse(readFileSync(chartPath(engine, 'json'), 'utf8')) as Stored;
+    writeFileSync(chartPath(engine, 'svg'), await chart(engine, stored.figures, stored.date));
+    console.log(`Chart: ${chartPath(engine, 'svg')}`);
+  }
 }
 
 function table(): string {
@@ -496,14 +525,11 @@ async function benchEngine(engine: Engine, sizes: Record<Area, number[]>) {
   if (!only || only === 'items') await benchItems(engine, scaled('items'));
   if (!only || only === 'events') await benchEvents(engine, scaled('events'));
   if (!only || only === 'org') await benchOrganization(engine, scaled('org'));
-  if (process.env.SCALE_CHART !== '0') {
-    const path = resolve(root, `docs/performance/scale-${engine.toLowerCase()}.svg`);
-    await chart(engine, path);
-    console.log(`Chart: ${path}`);
-  }
+  if (process.env.SCALE_CHART !== '0') await writeChart(engine);
 }
 
 async function main() {
+  if (process.env.SCALE_CHART_ONLY === '1') return redrawCharts();
   const started = new Date();
   console.log(`Scale bench: ${samples} sequential requests per request and size after ${warmUp} of warm-up, the sizes taking turns; Node ${process.version}; load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`);
   if (process.env.SCALE_POSTGRES !== '0') await benchEngine('PostgreSQL', sizesOf);

@@ -1,5 +1,5 @@
 # Everyday commands. Each one installs the dependencies first when they are missing.
-.PHONY: install generate lint mock docs test typecheck check-op run bench soak stubs client-example
+.PHONY: install generate lint mock docs test typecheck check-op run bench bench-scale soak stubs client-example
 
 NODE_MODULES := node_modules/.package-lock.json
 
@@ -22,6 +22,9 @@ run: $(NODE_MODULES) ## The server on the embedded database at http://127.0.0.1:
 
 bench: $(NODE_MODULES) ## Every figure next to the floor of the stack (Express + raw queries), on PostgreSQL and PGlite
 	npm run --silent bench
+
+bench-scale: $(NODE_MODULES) ## What a request costs as the data grows (1,000 to 1,000,000 tasks, 5,000,000 events), on PostgreSQL and PGlite; writes docs/performance/scale.svg
+	npm run --silent bench:scale
 
 soak: $(NODE_MODULES) ## A mixed workload on PostgreSQL for SOAK_MINUTES (default 10): errors, latency, memory trend
 	npm run --silent soak

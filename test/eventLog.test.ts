@@ -16,8 +16,9 @@ import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../src/db/database.js';
-import { belowHorizon, fanOut, logHorizon, purgeEvents } from '../src/db/queries/webhooks.js';
+import { belowHorizon, fanOut, logHorizon, purgeEvents, purgeStatement } from '../src/db/queries/webhooks.js';
 import { deliveryBody } from '../src/webhooks/outbox.js';
+import { purgeExpiredEvents } from '../src/webhooks/worker.js';
 import { createTask as createTaskHandler, deleteTask as deleteTaskHandler } from '../src/handlers/tasks.js';
 import type { Handler } from '../src/handlers/types.js';
 import { matrixRows } from './permissions/rows.js';
@@ -586,5 +587,58 @@ describe(`retention (${databaseLabel})`, () => {
     expect(await purgeEvents(app.db, new Date(at.getTime() + 3_500), 2)).toBe(2);
     expect(await purgeEvents(app.db, new Date(at.getTime() + 3_500), 2)).toBe(0);
     expect(await left()).toEqual(ids.slice(4));
+  });
+
+  it.skipIf(postgresUrl)('a request is answered while a long purge runs, not after it (PGlite: its statements run in the thread of the server)', async () => {
+    const { org, owner } = await ownOrganization();
+    const at = new Date(Date.now() - 600 * day);
+    // Twenty batches: on PGlite, a purge that never let the process's I/O in answered the request only after all of them.
+    await sql`
+      insert into webhook_events (id, org_id, team_id, type, event, created_at)
+      select 'long-purge-' || n, ${org.id}, null, 'organization.updated', '{}', ${at}::timestamptz + n * interval '1 second'
+      from generate_series(1, 10000) as n
+    `.execute(app.db);
+    let purging = true;
+    const purge = purgeExpiredEvents(app.db, new Date(at.getTime() + 20_000 * 1000)).finally(() => (purging = false));
+    try {
+      const response = await app.request('GET', '/v1/me', { key: owner.key });
+      expect(response.status).toBe(200);
+      expect(purging).toBe(true);
+    } finally {
+      await purge;
+    }
+  });
+
+  it('a purge statement finds its batch through the indexes, never by reading the whole log, in the plan the pool runs it with', async () => {
+    const { org } = await ownOrganization();
+    const at = new Date(Date.now() - 500 * day);
+    // Enough events that reading the whole log costs more than finding a small batch by index.
+    await sql`
+      insert into webhook_events (id, org_id, team_id, type, event, created_at)
+      select 'plan-' || n, ${org.id}, null, 'organization.updated', '{}', ${at}::timestamptz + n * interval '1 second'
+      from generate_series(1, 50000) as n
+    `.execute(app.db);
+    await sql`analyze webhook_events`.execute(app.db);
+    // The plan PostgreSQL keeps for the prepared statement, as the pool's connections run every statement
+    // (plan_cache_mode=force_generic_plan), set here so that PGlite plans the same way.
+    const statement = purgeStatement(new Date(at.getTime() + 60_000), 10).compile(app.db);
+    const literal = (value: unknown) => (value instanceof Date ? `'${value.toISOString()}'::timestamptz` : String(Number(value)));
+    try {
+      const plan = await app.db.connection().execute(async (connection) => {
+        await sql`set plan_cache_mode = force_generic_plan`.execute(connection);
+        await sql.raw(`prepare purge_plan as ${statement.sql}`).execute(connection);
+        try {
+          const { rows } = await sql.raw<{ 'QUERY PLAN': unknown }>(`explain (format json) execute purge_plan(${statement.parameters.map(literal).join(', ')})`).execute(connection);
+          return JSON.stringify(rows[0]!['QUERY PLAN']);
+        } finally {
+          await sql`deallocate purge_plan`.execute(connection);
+          await sql`reset plan_cache_mode`.execute(connection);
+        }
+      });
+      expect(plan).toContain('Index');
+      expect(plan).not.toContain('Seq Scan');
+    } finally {
+      await sql`delete from webhook_events where id like 'plan-%'`.execute(app.db);
+    }
   });
 });

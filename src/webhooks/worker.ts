@@ -51,6 +51,23 @@ const fanOutBatch = 500;
  */
 export const fanOutGapMs = 50;
 
+/**
+ * The retention's purge as the worker runs it: events older than `before`, in batches of `purgeBatch`
+ * statements of their own, oldest first, until none is left or `stopped()`; how many it deleted.
+ * Between two batches it lets the process's waiting I/O in: PGlite runs each statement in this thread
+ * and the next batch followed the last in the same turn of the event loop, so a purge of 500,000
+ * events kept every request waiting for all of its 22 s (now for one batch at most).
+ */
+export async function purgeExpiredEvents(db: Kysely<Database>, before: Date, stopped: () => boolean = () => false): Promise<number> {
+  let purged = 0;
+  for (;;) {
+    const deleted = await purgeEvents(db, before, purgeBatch);
+    purged += deleted;
+    if (deleted < purgeBatch || stopped()) return purged;
+    await new Promise((next) => setImmediate(next));
+  }
+}
+
 export interface WorkerOptions {
   db: Kysely<Database>;
   secrets: SecretBox;
@@ -298,7 +315,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
 
   const purgeOld = async () => {
     const before = new Date(now().getTime() - (options.retentionDays ?? defaultEventRetentionDays) * 24 * 60 * 60 * 1000);
-    while (!closed && (await purgeEvents(db, before, purgeBatch)) === purgeBatch);
+    await purgeExpiredEvents(db, before, () => closed);
   };
   const purge = setInterval(() => {
     purgeOld().catch((error: unknown) => logger.warn({ err: loggableError(error) }, 'could not purge old events'));

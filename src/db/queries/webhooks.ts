@@ -570,15 +570,23 @@ export async function recordAttempt(db: Db, attempt: Attempt): Promise<void> {
 }
 
 /**
+ * The statement of `purgeEvents`. The batch is a literal, not a parameter: in a generic plan (the pool
+ * forces them) `limit $2` is estimated at a tenth of the log, and PostgreSQL then joined the batch's
+ * ids to a scan of the whole log (14 s a batch of 500 in a log of 5,000,000 events, against
+ * milliseconds through the primary key).
+ */
+export const purgeStatement = (before: Date, batch: number) => sql`
+  delete from webhook_events where id in (
+    select id from webhook_events where created_at < ${before} order by created_at limit ${sql.lit(batch)}
+  )
+`;
+
+/**
  * Deletes up to `batch` events older than `before` (and with them their deliveries and attempts),
  * oldest first: a short statement that holds its locks only on the rows it deletes.
  */
 export async function purgeEvents(db: Db, before: Date, batch: number): Promise<number> {
-  const result = await sql`
-    delete from webhook_events where id in (
-      select id from webhook_events where created_at < ${before} order by created_at limit ${batch}
-    )
-  `.execute(db);
+  const result = await purgeStatement(before, batch).execute(db);
   return Number(result.numAffectedRows ?? 0n);
 }
 

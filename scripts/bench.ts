@@ -65,6 +65,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { connections, seconds, type Check, type Result } from './bench/harness.js';
 import { metricCount, seedLists, seedMeeting, seedScorecard, seedTasks, seedWorld, tasksInOrder, weeksOfValues, type Stack } from './bench/seed.js';
 import { benchDeepPages, benchFeed, measureStack } from './bench/shapes.js';
+import { benchStreams } from './bench/streams.js';
 import { benchTracing, type TracingStack } from './bench/tracing.js';
 import { benchWebhooks, type WebhookStack } from './bench/webhooks.js';
 
@@ -74,12 +75,14 @@ const pgliteTaskCount = 10_000;
 /** Events in the organization's log before the changes measured add theirs. */
 const postgresLogEvents = 100_000;
 const pgliteLogEvents = 20_000;
-/** BENCH_ONLY=webhooks, tracing or feed: only those figures (PostgreSQL then seeds 10,000 tasks instead of a million). */
+/** BENCH_ONLY=webhooks, tracing, feed or streams: only those figures (PostgreSQL then seeds 10,000 tasks instead of a million). */
 const only = process.env.BENCH_ONLY || undefined;
-if (only !== undefined && only !== 'webhooks' && only !== 'tracing' && only !== 'feed') throw new Error(`BENCH_ONLY=${only}: the values known are "webhooks", "tracing" and "feed"`);
+const onlyValues = ['webhooks', 'tracing', 'feed', 'streams'];
+if (only !== undefined && !onlyValues.includes(only)) throw new Error(`BENCH_ONLY=${only}: the values known are ${onlyValues.map((value) => `"${value}"`).join(', ')}`);
 const webhooksOnly = only === 'webhooks';
 const tracingOnly = only === 'tracing';
 const feedOnly = only === 'feed';
+const streamsOnly = only === 'streams';
 
 // ---------------------------------------------------------------------------------------------------
 // PostgreSQL
@@ -156,6 +159,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
     if (only) {
       console.log(`Bench: ${seconds} s per run, ${connections} connections, autocannon on loopback; Node ${process.version}`);
       if (feedOnly) return await benchFeed(stack, results);
+      if (streamsOnly) return await benchStreams({ ...stack, databaseUrl: url.toString() }, results);
       return await (webhooksOnly ? benchWebhooks(webhookStack, results) : benchTracing(tracingStack, results));
     }
 
@@ -164,6 +168,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
     checks.push(...(await benchFeed(stack, results)));
     checks.push(...(await benchTracing(tracingStack, results)));
     checks.push(...(await benchWebhooks(webhookStack, results)));
+    checks.push(...(await benchStreams({ ...stack, databaseUrl: url.toString() }, results)));
     return checks;
   } finally {
     await rawPool.end();
@@ -226,7 +231,8 @@ async function benchPglite(results: Result[]): Promise<Check[]> {
 async function main() {
   const results: Result[] = [];
   const checks = await benchPostgres(results);
-  if (process.env.BENCH_PGLITE !== '0') checks.push(...(await benchPglite(results)));
+  // The streams' figures need server processes on one database: PostgreSQL's alone.
+  if (process.env.BENCH_PGLITE !== '0' && !streamsOnly) checks.push(...(await benchPglite(results)));
   console.log('\nSummary');
   for (const line of checks) {
     console.log(`  ${line.pass ? 'PASS' : 'MISS'}  ${line.check.padEnd(58)} ${line.value.padStart(6)}  (target ${line.target})${line.note ? `   ${line.note}` : ''}`);

@@ -12,7 +12,7 @@ import { deliveryBody, eventText } from '../../src/webhooks/outbox.js';
 const listRows = 200;
 export const metricCount = 10;
 export const weeksOfValues = 260;
-const zone = 'Europe/Bratislava';
+export const zone = 'Europe/Bratislava';
 
 export interface World {
   userId: string;

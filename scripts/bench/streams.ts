@@ -1,0 +1,432 @@
+/**
+ * The live event streams (`GET /v1/events/stream`, src/live/streams.ts) on PostgreSQL, each server a
+ * process of its own (src/server.ts under tsx, as production runs it with its delivery worker, whose
+ * fan-out wakes every process's streams) and the streams read by a client in another child process:
+ *   - change → event on a stream of ANOTHER instance: 50 evenly paced PATCHes a second sent to
+ *     instance A, 500 streams open on instance B (100 keys, 5 streams each, in 10 teams of 10 people,
+ *     each stream following its team, the changes taking the teams in turn, so that each reaches 50
+ *     streams): from just before the PATCH is sent to the event's arrival on each stream, p99 ≤ 250 ms;
+ *   - 1,000 idle streams on one instance (200 keys × 5): resident memory per stream ≤ 64 KB (and the
+ *     V8 heap's, not collected first, reported), and what a heartbeat round costs, the server's CPU
+ *     time over a window with 1,000 streams less one with a single stream, ÷ the comment lines the
+ *     client received, × 1,000;
+ *   - PATCH /v1/tasks/{id} on the instance holding 500 streams that receive the changes ÷ the same
+ *     with no stream open, A B B A: ≥ 0.95.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { sql, type Kysely } from 'kysely';
+import { generateKey } from '../../src/auth/apiKeys.js';
+import type { Database } from '../../src/db/database.js';
+import { freePort } from '../ports.js';
+import { atLeast, atMost, clock, loadPair, print, quantile, reported, seconds, type Check, type Result, type Target } from './harness.js';
+import { zone, type Stack } from './seed.js';
+
+const root = resolve(import.meta.dirname, '../..');
+const changeRate = 50;
+const teams = 20;
+const teamSize = 10;
+const perKey = 5;
+/** Teams whose streams the latency and change figures use (10 × 10 people × 5 = 500 streams). */
+const latencyTeams = 10;
+const idleStreams = teams * teamSize * perKey;
+/** /proc counts CPU time in ticks of 1/100 s (USER_HZ on Linux). */
+const tickMicroseconds = 10_000;
+
+/**
+ * The streams' reader: a child process opening streams with fetch and reading each to the end. It
+ * notes each message's arrival on the machine's clock with the probe number in the task's title, and
+ * counts comment lines (the heartbeats).
+ */
+const clientSource = String.raw`
+const clock = () => performance.timeOrigin + performance.now();
+let open = [], samples = [], messages = 0, comments = 0;
+const probe = /"title":"Latency probe #(\d+)"/;
+async function read(url, key) {
+  const aborting = new AbortController();
+  const response = await fetch(url, { headers: { authorization: 'Bearer ' + key }, signal: aborting.signal });
+  if (response.status !== 200) return { status: response.status, text: await response.text() };
+  const stream = { aborting };
+  stream.reading = (async () => {
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let pending = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        pending += decoder.decode(value, { stream: true });
+        let boundary;
+        while ((boundary = pending.indexOf('\n\n')) !== -1) {
+          const block = pending.slice(0, boundary);
+          pending = pending.slice(boundary + 2);
+          if (block.startsWith(':')) { comments += 1; continue; }
+          if (!block.includes('data:')) continue;
+          messages += 1;
+          const found = probe.exec(block);
+          if (found) samples.push(clock(), Number(found[1]));
+        }
+      }
+    } catch {}
+  })();
+  return { status: 200, stream };
+}
+process.on('message', async (message) => {
+  if (message.type === 'open') {
+    if (open.length === 0) {
+      const opened = await Promise.all(message.streams.map(([url, key]) => read(url, key)));
+      const refused = opened.filter((one) => one.status !== 200);
+      open = opened.filter((one) => one.status === 200).map((one) => one.stream);
+      process.send({ type: 'opened', count: open.length, refused: refused.slice(0, 3) });
+    } else process.send({ type: 'opened', count: open.length, refused: [] });
+  } else if (message.type === 'close') {
+    for (const stream of open) stream.aborting.abort();
+    await Promise.all(open.map((stream) => stream.reading));
+    open = [];
+    process.send({ type: 'closed' });
+  } else if (message.type === 'reset') {
+    samples = []; messages = 0; comments = 0;
+    process.send({ type: 'reset' });
+  } else if (message.type === 'count') {
+    process.send({ type: 'count', messages, comments, probes: samples.length / 2 });
+  } else if (message.type === 'report') {
+    process.send({ type: 'report', messages, comments, samples });
+  }
+});
+process.on('disconnect', () => process.exit(0));
+process.send({ type: 'ready' });
+`;
+
+interface ClientCount {
+  messages: number;
+  comments: number;
+  probes: number;
+}
+
+interface StreamClient {
+  /** Opens a stream on each [url, key], unless streams are open already; answers how many opened. */
+  open(streams: [string, string][]): Promise<number>;
+  close(): Promise<void>;
+  reset(): Promise<void>;
+  count(): Promise<ClientCount>;
+  /** Arrival (epoch ms) and probe number, flat, in pairs. */
+  report(): Promise<{ messages: number; comments: number; samples: number[] }>;
+  stop(): Promise<void>;
+}
+
+async function startStreamClient(): Promise<StreamClient> {
+  const child = spawn(process.execPath, ['-e', clientSource], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const waiting = new Map<string, (message: any) => void>();
+  child.on('message', (message: { type: string }) => {
+    const waiter = waiting.get(message.type);
+    waiting.delete(message.type);
+    waiter?.(message);
+  });
+  const ask = (message: object | undefined, reply: string, timeoutMs = 120_000) =>
+    new Promise<any>((resolved, failed) => {
+      const timer = setTimeout(() => {
+        waiting.delete(reply);
+        failed(new Error(`the stream client did not answer "${reply}" within ${timeoutMs} ms`));
+      }, timeoutMs);
+      waiting.set(reply, (answer) => {
+        clearTimeout(timer);
+        resolved(answer);
+      });
+      if (message) child.send(message);
+    });
+  await ask(undefined, 'ready');
+  return {
+    open: async (streams) => {
+      const { count, refused } = await ask({ type: 'open', streams }, 'opened');
+      if (count !== streams.length) throw new Error(`${streams.length - count} of ${streams.length} streams were refused: ${JSON.stringify(refused)}`);
+      return count;
+    },
+    close: async () => void (await ask({ type: 'close' }, 'closed')),
+    reset: async () => void (await ask({ type: 'reset' }, 'reset')),
+    count: () => ask({ type: 'count' }, 'count'),
+    report: () => ask({ type: 'report' }, 'report'),
+    stop: async () => {
+      const exited = new Promise((done) => child.once('exit', done));
+      child.disconnect();
+      await exited;
+    },
+  };
+}
+
+interface ServerProcess {
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  metricsUrl: string;
+  stop(): Promise<void>;
+}
+
+/** src/server.ts in a process group of its own on `databaseUrl`, answering /healthz. */
+async function startServer(name: string, databaseUrl: string, secretsKey: string): Promise<ServerProcess> {
+  const port = await freePort();
+  let metricsPort = await freePort();
+  while (metricsPort === port) metricsPort = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: root,
+    detached: true,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      METRICS_PORT: String(metricsPort),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      SECRETS_KEY: secretsKey,
+      REDIS_URL: '',
+      RATE_LIMIT_PER_MINUTE: '10000000',
+      LOG_LEVEL: 'warn',
+      LOG_PRETTY: '0',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  const url = `http://127.0.0.1:${port}`;
+  const signal = (what: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, what);
+    } catch {
+      // gone already
+    }
+  };
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    signal('SIGTERM');
+    const timer = setTimeout(() => signal('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  // A start takes a few seconds, many more on a busy machine: the deadline only names a server that never answers.
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited before it answered /healthz`);
+    if (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) }).then((res) => res.ok, () => false)) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`${name} did not answer /healthz within 120 s`);
+    }
+    await new Promise((wait) => setTimeout(wait, 200));
+  }
+  return { url, pid: child.pid!, child, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, stop };
+}
+
+/** The process's CPU time so far, µs. */
+function processCpu(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * tickMicroseconds;
+}
+
+/** Resident memory (bytes) of the process, and its V8 heap in use from its own /metrics. */
+async function memoryOf(server: ServerProcess): Promise<{ rss: number; heap: number }> {
+  const status = readFileSync(`/proc/${server.pid}/status`, 'utf8');
+  const rss = Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+  const metrics = await (await fetch(server.metricsUrl)).text();
+  const heap = Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(metrics)![1]);
+  return { rss, heap };
+}
+
+const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+interface StreamPeople {
+  /** Per team: its id, two of its tasks, and its people's read keys. */
+  teams: { teamId: string; taskIds: string[]; keys: string[] }[];
+}
+
+/** `teams` teams of `teamSize` people each, every person with a read key, two tasks per team; the world's Owner (the writer) in each. */
+async function seedStreamPeople(db: Kysely<Database>, stack: Stack): Promise<StreamPeople> {
+  const { world } = stack;
+  const people = await sql<{ id: string }>`
+    insert into users (email, name, timezone)
+    select 'watcher' || n || '@example.com', 'Watcher ' || n, ${zone} from generate_series(1, ${teams * teamSize}) as n
+    returning id
+  `.execute(db);
+  const userIds = people.rows.map((row) => row.id);
+  await db.insertInto('organization_members').values(userIds.map((userId) => ({ org_id: world.orgId, user_id: userId, role: 'MEMBER' as const }))).execute();
+  const keys = userIds.map(() => generateKey());
+  await db
+    .insertInto('api_keys')
+    .values(userIds.map((userId, index) => ({ user_id: userId, name: 'bench stream', prefix: keys[index]!.prefix, key_hash: keys[index]!.hash, scopes: ['read'], expires_at: new Date(Date.now() + 86_400_000) })))
+    .execute();
+  const result: StreamPeople = { teams: [] };
+  for (let team = 0; team < teams; team += 1) {
+    const { id: teamId } = await db.insertInto('teams').values({ org_id: world.orgId, name: `Screen ${team}`, slug: `screen-${team}` }).returning('id').executeTakeFirstOrThrow();
+    const members = userIds.slice(team * teamSize, (team + 1) * teamSize);
+    await db.insertInto('team_members').values([world.userId, ...members].map((userId) => ({ team_id: teamId, user_id: userId, role: 'MEMBER' }))).execute();
+    const tasks = await db
+      .insertInto('tasks')
+      .values([0, 1].map((index) => ({ team_id: teamId, title: `Screen task ${team}.${index}`, owner_id: world.userId, due_date: '2026-11-27' })))
+      .returning('id')
+      .execute();
+    result.teams.push({ teamId, taskIds: tasks.map((task) => task.id), keys: keys.slice(team * teamSize, (team + 1) * teamSize).map((key) => key.key) });
+  }
+  return result;
+}
+
+/** [url, key] of `perKey` streams per person of the first `teamCount` teams, each following its team. */
+const streamsOf = (server: ServerProcess, people: StreamPeople, teamCount: number): [string, string][] =>
+  people.teams.slice(0, teamCount).flatMap((team) => team.keys.flatMap((key) => Array.from({ length: perKey }, (): [string, string] => [`${server.url}/v1/events/stream?teamId=${team.teamId}`, key])));
+
+export interface StreamsStack extends Stack {
+  /** The database's URL, for the server processes. */
+  databaseUrl: string;
+}
+
+export async function benchStreams(stack: StreamsStack, results: Result[]): Promise<Check[]> {
+  const name = (what: string) => `${stack.label}: ${what}`;
+  const write = { authorization: `Bearer ${stack.world.writeKey}` };
+  const secretsKey = randomBytes(32).toString('hex');
+  const people = await seedStreamPeople(stack.db, stack);
+  const client = await startStreamClient();
+  const servers: ServerProcess[] = [];
+  const patch = async (url: string, taskId: string, title: string) => {
+    const response = await fetch(`${url}/v1/tasks/${taskId}`, { method: 'PATCH', headers: { ...write, 'content-type': 'application/json' }, body: JSON.stringify({ title }) });
+    await response.arrayBuffer();
+    return response.status;
+  };
+  /** Waits until the client has received `probes` probe messages, or `timeoutMs` ran out. */
+  const awaitProbes = async (probes: number, timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs;
+    while ((await client.count()).probes < probes && Date.now() < deadline) await pause(200);
+  };
+  try {
+    console.log(`\n${stack.label}: live streams (server processes under tsx; the streams' reader in a child process)`);
+    const [a, b] = [await startServer('instance A', stack.databaseUrl, secretsKey), await startServer('instance B', stack.databaseUrl, secretsKey)];
+    servers.push(a!, b!);
+    const latencyStreams = streamsOf(b!, people, latencyTeams);
+    const receivers = teamSize * perKey;
+
+    // 1. Change on A → event on B's streams, 50 changes a second.
+    await client.open(latencyStreams);
+    // A second of changes first, until they arrive: every stream is live and neither server is cold.
+    await client.reset();
+    for (let probe = 0; probe < changeRate; probe += 1) await patch(a!.url, people.teams[probe % latencyTeams]!.taskIds[0]!, `Latency probe #${probe}`);
+    await awaitProbes(changeRate * receivers, 30_000);
+    await client.reset();
+    const probeSeconds = Math.min(10, Math.max(4, seconds));
+    const probes = changeRate * probeSeconds;
+    const sentAt: number[] = [];
+    const answeredAt: number[] = [];
+    let non2xx = 0;
+    const sending: Promise<void>[] = [];
+    const pacingStarted = performance.now();
+    for (let probe = 0; probe < probes; probe += 1) {
+      const wait = pacingStarted + (probe * 1000) / changeRate - performance.now();
+      if (wait > 0) await pause(wait);
+      sentAt[probe] = clock();
+      sending.push(
+        patch(a!.url, people.teams[probe % latencyTeams]!.taskIds[0]!, `Latency probe #${probe}`).then((status) => {
+          answeredAt[probe] = clock();
+          if (status !== 200) non2xx += 1;
+        }),
+      );
+    }
+    await Promise.all(sending);
+    const sentRate = probes / ((performance.now() - pacingStarted) / 1000);
+    await awaitProbes(probes * receivers, 10_000);
+    const { samples } = await client.report();
+    const afterSend: number[] = [];
+    const afterAnswer: number[] = [];
+    for (let index = 0; index < samples.length; index += 2) {
+      const probe = samples[index + 1]!;
+      if (sentAt[probe] === undefined) continue;
+      afterSend.push(samples[index]! - sentAt[probe]!);
+      afterAnswer.push(samples[index]! - answeredAt[probe]!);
+    }
+    const received = afterSend.length;
+    // An event that never came counts as the longest wait there is.
+    for (let missing = received; missing < probes * receivers; missing += 1) afterSend.push(Infinity);
+    afterSend.sort((x, y) => x - y);
+    afterAnswer.sort((x, y) => x - y);
+    const latency: Result = {
+      name: name(`stream event on B after its PATCH on A was sent, ${changeRate}/s`),
+      requestsPerSecond: sentRate,
+      p50: quantile(afterSend, 0.5),
+      p99: quantile(afterSend, 0.99),
+      mean: afterSend.reduce((sum, value) => sum + value, 0) / afterSend.length,
+      non2xx,
+    };
+    print([latency]);
+    console.log(
+      `${name("  … after the PATCH's answer").padEnd(58)} p50 ${quantile(afterAnswer, 0.5)} ms   p99 ${quantile(afterAnswer, 0.99)} ms   max ${quantile(afterAnswer, 1)} ms ` +
+        `(${received.toLocaleString('en')} of ${(probes * receivers).toLocaleString('en')} arrivals on ${latencyStreams.length} streams)`,
+    );
+    results.push(latency);
+
+    // 2. A PATCH on B, a task per connection, with B's 500 streams open and receiving the changes ÷ with none.
+    const paths = people.teams.slice(0, latencyTeams).flatMap((team) => team.taskIds.map((taskId) => `/v1/tasks/${taskId}`));
+    const body = JSON.stringify({ title: 'Send the revised freight quote' });
+    const target = (what: string, before: () => Promise<void>): Target => ({ name: name(what), url: `${b!.url}/v1/tasks/x`, method: 'PATCH', body, headers: { 'content-type': 'application/json' }, paths, before });
+    const [none, withStreams] = await loadPair(
+      target(`PATCH /v1/tasks/{id} on B, ${paths.length} tasks, no stream open`, () => client.close()),
+      target(`PATCH /v1/tasks/{id} on B, ${paths.length} tasks, ${latencyStreams.length} streams receiving`, async () => void (await client.open(latencyStreams))),
+      write,
+    );
+    const streamedMessages = (await client.count()).messages;
+    await client.close();
+    results.push(none, withStreams);
+    await Promise.all(servers.splice(0).map((server) => server.stop()));
+
+    // 3. 1,000 idle streams on a fresh instance: memory per stream and a heartbeat round's CPU.
+    const idle = await startServer('instance C', stack.databaseUrl, secretsKey);
+    servers.push(idle);
+    const allStreams = streamsOf(idle, people, teams);
+    // One stream first, so that the live streams' own machinery (the 1 s poll, the listening) runs on both sides.
+    await client.open(allStreams.slice(0, 1));
+    await pause(3_000);
+    const windowMs = 30_000;
+    await client.reset();
+    const cpuOneBefore = processCpu(idle.pid);
+    await pause(windowMs);
+    const cpuOne = processCpu(idle.pid) - cpuOneBefore;
+    const commentsOne = (await client.count()).comments;
+    const before = await memoryOf(idle);
+    await client.close();
+    await client.open(allStreams);
+    await pause(5_000);
+    const after = await memoryOf(idle);
+    await client.reset();
+    const cpuAllBefore = processCpu(idle.pid);
+    await pause(windowMs);
+    const cpuAll = processCpu(idle.pid) - cpuAllBefore;
+    const commentsAll = (await client.count()).comments;
+    await client.close();
+    const added = allStreams.length - 1;
+    const rssPerStream = (after.rss - before.rss) / added / 1024;
+    const heapPerStream = (after.heap - before.heap) / added / 1024;
+    const heartbeatMicroseconds = (cpuAll - cpuOne) / Math.max(1, commentsAll - commentsOne);
+    const roundMs = (heartbeatMicroseconds * idleStreams) / 1000;
+    console.log(
+      `${name(`${idleStreams.toLocaleString('en')} idle streams on one instance`).padEnd(58)} RSS ${(before.rss / 2 ** 20).toFixed(0)} → ${(after.rss / 2 ** 20).toFixed(0)} MB, ` +
+        `heap ${(before.heap / 2 ** 20).toFixed(0)} → ${(after.heap / 2 ** 20).toFixed(0)} MB; server CPU over ${windowMs / 1000} s: ${(cpuOne / 1000).toFixed(0)} ms with 1 stream (${commentsOne} comments), ` +
+        `${(cpuAll / 1000).toFixed(0)} ms with ${idleStreams.toLocaleString('en')} (${commentsAll.toLocaleString('en')} comments)`,
+    );
+
+    const rps = (result: Result) => result.requestsPerSecond;
+    return [
+      atMost(
+        name('stream: PATCH on A sent → event on B, p99 (ms)'),
+        latency.p99,
+        250,
+        `p50 ${latency.p50} ms, ${latencyStreams.length} streams, ${changeRate} changes/s; after the PATCH's answer p99 ${quantile(afterAnswer, 0.99)} ms`,
+      ),
+      atMost(name(`stream: resident memory per idle stream (KB), ${idleStreams.toLocaleString('en')} open`), rssPerStream, 64, `V8 heap ${heapPerStream.toFixed(1)} KB per stream, not collected first`),
+      reported(name(`stream: a heartbeat round to ${idleStreams.toLocaleString('en')} streams, server CPU (ms)`), roundMs, `${heartbeatMicroseconds.toFixed(1)} µs per comment line; one round every 10 s`),
+      atLeast(
+        name(`PATCH task: ${latencyStreams.length} streams receiving ÷ none`),
+        rps(withStreams) / rps(none),
+        0.95,
+        `${rps(withStreams).toFixed(0)} / ${rps(none).toFixed(0)} req/s, a task per connection; ${streamedMessages.toLocaleString('en')} messages streamed`,
+      ),
+    ];
+  } finally {
+    await client.close().catch(() => undefined);
+    await client.stop();
+    await Promise.all(servers.map((server) => server.stop()));
+  }
+}

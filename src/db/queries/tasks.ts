@@ -27,7 +27,7 @@ export async function findTask(db: Db, taskId: string, userId: string) {
 /**
  * `findTask` for a read: the task as the contract's JSON, written by PostgreSQL with `shape` (the
  * mapper's form, given by the handler), and the caller's standing. Four text columns instead of the
- * row's thirteen cost the server less than decoding, mapping and serialising the row; the team's
+ * row's eleven cost the server less than decoding, mapping and serialising the row; the team's
  * organization is a subquery rather than a join, which PGlite, planning every statement anew,
  * runs in less time (docs/performance.md, "The item read").
  */

@@ -46,12 +46,18 @@
  *   - change-to-receipt latency at 50 evenly paced PATCHes a second (receipt − the event's `timestamp`):
  *     p99 < 1 s.
  *
+ * The live event streams, on PostgreSQL, servers in processes of their own (benchStreams,
+ * scripts/bench/streams.ts): change → event on another instance at 50 PATCHes a second with 500 streams
+ * open, p99 ≤ 250 ms; 1,000 idle streams' memory (≤ 64 KB resident a stream) and heartbeat round;
+ * a PATCH with 500 streams open ÷ none ≥ 0.95.
+ *
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names a server on which a
  * throwaway database is created and dropped. BENCH_SECONDS (default 10) sets each run's length.
  * BENCH_PGLITE=0 skips the embedded database. BENCH_ONLY=webhooks measures the webhook figures alone,
- * BENCH_ONLY=tracing the tracing figures, BENCH_ONLY=feed the feed's, BENCH_ONLY=floor `/v1/me` and a
- * task against their floors and the p99s at half rate of those and of the issue page, the meeting read
- * and the Scorecard (PostgreSQL then seeded with 10,000 tasks). Each pair of runs (`loadPair`) also prints where a request's CPU went: the server's
+ * BENCH_ONLY=tracing the tracing figures, BENCH_ONLY=feed the feed's, BENCH_ONLY=streams the live
+ * streams', BENCH_ONLY=floor `/v1/me` and a task against their floors and the p99s at half rate of
+ * those and of the issue page, the meeting read and the Scorecard (PostgreSQL then seeded with 10,000
+ * tasks). Each pair of runs (`loadPair`) also prints where a request's CPU went: the server's
  * process, PostgreSQL's processes and the rest of the machine (the load generator, the kernel).
  * BENCH_WEBHOOK_CONCURRENCY and BENCH_WEBHOOK_POLL_MS set the worker's `concurrency` and `pollMs` for
  * the throughput figure (its defaults otherwise).

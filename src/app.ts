@@ -105,7 +105,9 @@ export async function createApp(options: {
   const rateLimiter = createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger, now: options.now, counts: metrics.rateLimit });
   const allowPrivateWebhookTargets = options.webhooks?.allowPrivateTargets ?? false;
   const live = await startLiveStreams({ db, logger, metrics, now, ...options.live });
-  const routes = { contract, handlers: { ...handlers, ...options.handlers } as HandlerMap, db, logger, secrets, now: options.now, allowPrivateWebhookTargets, metrics, live };
+  // Called only once the app serves requests, when `worker` below is set.
+  const eventsWritten = () => worker?.eventsWritten();
+  const routes = { contract, handlers: { ...handlers, ...options.handlers } as HandlerMap, db, logger, secrets, now: options.now, allowPrivateWebhookTargets, metrics, live, eventsWritten };
   const probe = probes(db);
   const callers = options.callerCache ? await startCallerCache({ ...options.callerCache, logger }) : undefined;
   observeWebhookBacklog(metrics, () => dueBacklog(db, now()), now);

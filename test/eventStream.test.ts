@@ -206,3 +206,23 @@ describe(`the live event stream (${databaseLabel})`, () => {
     await response.body?.cancel().catch(() => undefined);
   });
 });
+
+describe(`a change's event on the stream without waiting for a poll (${databaseLabel})`, () => {
+  it("arrives although the worker and the streams poll once an hour: the change's process wakes the fan-out, whose notification wakes the streams", async () => {
+    // An app of its own: the suite's app, on the same database, would fan out within its 100 ms poll.
+    const hourly = await startTestApp({ webhooks: { allowPrivateTargets: true, deliver: { pollMs: 3_600_000 } }, live: { pollMs: 3_600_000 } });
+    try {
+      const { team, person } = await createTeamWorld(hourly.db);
+      const owner = await person('OWNER', 'MEMBER');
+      const stream = await openStream(hourly.url, `/v1/events/stream?teamId=${team.id}`, owner.key);
+      opened.push(stream);
+      const created = await hourly.request('POST', `/v1/teams/${team.id}/tasks`, { key: owner.key, body: { title: 'Seen at once', ownerId: owner.user.id, dueDate: '2026-11-27' } });
+      expect(created.status).toBe(201);
+      const [message] = await stream.waitForMessages(1, 60_000);
+      expect([message!.event, JSON.parse(message!.data).data.object.title]).toEqual(['task.created', 'Seen at once']);
+      stream.close();
+    } finally {
+      await hourly.close();
+    }
+  });
+});

@@ -67,11 +67,20 @@ function postgresCpu(): number {
   return ticks * tickMicroseconds;
 }
 
-function cpuSample(): CpuSample {
+/** CPU time (µs) of the process `pid` so far. */
+export function processCpu(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * tickMicroseconds;
+}
+
+/** `serverPid`: the server under test runs in that process rather than this one. */
+function cpuSample(serverPid?: number): CpuSample {
   const usage = process.cpuUsage();
   const times = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.split(/\s+/).slice(1).map(Number);
   const busy = times.reduce((sum, time) => sum + time, 0) - times[3]! - times[4]!;
-  return { server: usage.user + usage.system, postgres: postgresCpu(), machine: busy * tickMicroseconds };
+  const server = serverPid === undefined ? usage.user + usage.system : processCpu(serverPid);
+  return { server, postgres: postgresCpu(), machine: busy * tickMicroseconds };
 }
 
 export interface LoadOptions {
@@ -196,20 +205,21 @@ export type Target = {
 } & Omit<LoadOptions, 'duration'>;
 
 /**
- * With `rounds` above 1, each side is first warmed up (a second, not counted), then measured in that
- * many rounds of A B B A with shorter halves, so that the machine's drift within the pair's run
- * weighs on both sides alike, not only its drift between the pair's halves.
+ * `serverPid`: the process of the servers under test, when they run in another one than this. With
+ * `rounds` above 1, each side is first warmed up (a second, not counted), then measured in that many
+ * rounds of A B B A with shorter halves, so that the machine's drift within the pair's run weighs on
+ * both sides alike, not only its drift between the pair's halves.
  */
-export async function loadPair(a: Target, b: Target, headers: Record<string, string>, rounds = 1): Promise<[Result, Result]> {
+export async function loadPair(a: Target, b: Target, headers: Record<string, string>, { rounds = 1, serverPid }: { rounds?: number; serverPid?: number } = {}): Promise<[Result, Result]> {
   const duration = Math.max(1, Math.round(seconds / 2 / rounds));
   // The floor routes ignore the key header; sent to both, it keeps the requests alike on the wire.
   const options = ({ before: _before, paths: _paths, ...target }: Target) => ({ ...target, headers: { ...headers, ...target.headers }, duration });
   const spent = new Map<Target, CpuSample & { requests: number }>([a, b].map((target) => [target, { server: 0, postgres: 0, machine: 0, requests: 0 }]));
   const half = async (target: Target) => {
     await target.before?.();
-    const started = cpuSample();
+    const started = cpuSample(serverPid);
     const result = target.paths ? await spreadLoad(new URL(target.url).origin, target.paths, options(target)) : await autocannon(target.url, options(target));
-    const ended = cpuSample();
+    const ended = cpuSample(serverPid);
     const sum = spent.get(target)!;
     for (const part of ['server', 'postgres', 'machine'] as const) sum[part] += ended[part] - started[part];
     sum.requests += result.requestsPerSecond * duration;

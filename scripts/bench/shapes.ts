@@ -208,8 +208,8 @@ export async function benchFloor(stack: Stack, results: Result[]): Promise<Check
     }
     const keyFloor = { name: name('floor: the key lookup'), url: `${floor.url}/floor/key` };
     const readFloor = { name: name('floor: the key lookup + a primary-key read'), url: `${floor.url}/floor/read` };
-    const [meFloor, me] = await loadPair(keyFloor, { name: name('GET /v1/me'), url: `${api.url}${paths.me}` }, read, pairRounds);
-    const [taskFloor, task] = await loadPair(readFloor, { name: name('GET /v1/tasks/{id}'), url: `${api.url}${paths.task}` }, read, pairRounds);
+    const [meFloor, me] = await loadPair(keyFloor, { name: name('GET /v1/me'), url: `${api.url}${paths.me}` }, read, { rounds: pairRounds });
+    const [taskFloor, task] = await loadPair(readFloor, { name: name('GET /v1/tasks/{id}'), url: `${api.url}${paths.task}` }, read, { rounds: pairRounds });
     const tails = await pacedTails(stack.label, api.url, read, [
       ['GET /v1/me', paths.me, keyFloor.url],
       ['GET /v1/tasks/{id}', paths.task, readFloor.url],
@@ -281,8 +281,8 @@ export async function measureStack(stack: Stack, results: Result[]): Promise<Che
     const keyFloor = { name: name('floor: the key lookup'), url: `${floor.url}/floor/key` };
     const readFloor = { name: name('floor: the key lookup + a primary-key read'), url: `${floor.url}/floor/read` };
     const pageFloor = { name: name('floor: the key lookup + 51 tasks by the index, mapped, res.json'), url: `${floor.url}/floor/page` };
-    const [meFloor, me] = await loadPair(keyFloor, { name: name('GET /v1/me'), url: `${api.url}${paths.me}` }, read, pairRounds);
-    const [taskFloor, task] = await loadPair(readFloor, { name: name('GET /v1/tasks/{id}'), url: `${api.url}${paths.task}` }, read, pairRounds);
+    const [meFloor, me] = await loadPair(keyFloor, { name: name('GET /v1/me'), url: `${api.url}${paths.me}` }, read, { rounds: pairRounds });
+    const [taskFloor, task] = await loadPair(readFloor, { name: name('GET /v1/tasks/{id}'), url: `${api.url}${paths.task}` }, read, { rounds: pairRounds });
     const [listFloor, list] = await loadPair(pageFloor, { name: name('GET /v1/teams/{teamId}/tasks (50 per page)'), url: `${api.url}${paths.list}` }, read);
     const [meetingFloor, meetingRead] = await loadPair(
       readFloor,

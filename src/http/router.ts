@@ -186,6 +186,8 @@ export interface RouterOptions {
   metrics?: Pick<Metrics, 'idempotency' | 'conditional'>;
   /** The process's live event streams, which `GET /events/stream` opens. */
   live?: LiveStreams;
+  /** Told after a change committed, once its answer is on its way (the delivery worker fans its events out soon). */
+  eventsWritten?: () => void;
 }
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -344,9 +346,13 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
           metrics.idempotency,
         );
         if (replayed) res.setHeader('Idempotent-Replayed', 'true');
-        return writeOutcome(res, outcome);
+        writeOutcome(res, outcome);
+        if (!replayed && outcome.status < 300) options.eventsWritten?.();
+        return;
       }
-      writeOutcome(res, await change(db));
+      const outcome = await change(db);
+      writeOutcome(res, outcome);
+      if (outcome.status < 300) options.eventsWritten?.();
     };
 
     const entry: Entry = {

@@ -11,7 +11,10 @@
  * and the attempt it had recorded shows in the delivery log as of unknown outcome.
  *
  * It polls the log every `pollMs` (a change pays nothing to wake it: NOTIFY would add a lock at
- * every commit) and wakes on PostgreSQL's NOTIFY for a ping or a redelivery. It also purges the log
+ * every commit) and wakes on PostgreSQL's NOTIFY for a ping or a redelivery. A change of its own
+ * process wakes its fan-out after the change's commit (`eventsWritten`, at most one pass every
+ * `fanOutGapMs`): the pass's notification wakes the live streams of every process, so an event
+ * reaches them within that gap rather than a poll. It also purges the log
  * past its retention in small batches. Signatures follow Standard Webhooks, made by the
  * `standardwebhooks` package.
  */
@@ -42,6 +45,11 @@ const responseBodyBytes = 1024;
 const purgeEveryMs = 10 * 60 * 1000;
 const purgeBatch = 500;
 const fanOutBatch = 500;
+/**
+ * The shortest time between fan-out passes that changes of this process ask for: what it adds to an
+ * event's way to the live streams, and what bounds the passes, whatever the rate of changes.
+ */
+export const fanOutGapMs = 50;
 
 export interface WorkerOptions {
   db: Kysely<Database>;
@@ -68,6 +76,8 @@ export interface WorkerOptions {
 export interface DeliveryWorker {
   /** Looks for due deliveries now (after a change, or when a test moved the clock). */
   wake(): void;
+  /** A change of this process committed its events: they are fanned out (and the live streams woken) soon, not at the next poll. */
+  eventsWritten(): void;
   close(): Promise<void>;
 }
 
@@ -155,6 +165,11 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
   let closed = false;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
+  let timerDueAt = Infinity;
+  /** A change committed events that no pass has looked for yet, or a pass found another process fanning out. */
+  let fanOutPending = false;
+  let lastFanOutAt = -Infinity;
+  const untilNextPass = () => Math.max(0, lastFanOutAt + fanOutGapMs - performance.now());
   let stopListening: (() => Promise<void>) | undefined;
 
   const signatures = (delivery: ClaimedDelivery, body: string, at: Date): string => {
@@ -201,10 +216,17 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     options.onAttempt?.(next.state);
   };
 
+  // In the worker's own context even when a request schedules it (`eventsWritten`): what the pass runs
+  // is not that request's work (its trace, when tracing).
+  const tickInOwnContext = AsyncResource.bind(() => void tick());
   const schedule = (ms: number) => {
     if (closed) return;
     clearTimeout(timer);
-    timer = setTimeout(() => void tick(), ms);
+    timerDueAt = performance.now() + ms;
+    timer = setTimeout(() => {
+      timerDueAt = Infinity;
+      tickInOwnContext();
+    }, ms);
     timer.unref();
   };
 
@@ -212,8 +234,15 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
   let claiming: Promise<void> | undefined;
 
   async function claim(): Promise<void> {
+    fanOutPending = false;
+    lastFanOutAt = performance.now();
     try {
-      while (!closed && (await fanOut(db, now(), fanOutBatch)) === fanOutBatch);
+      for (;;) {
+        const passed = await fanOut(db, now(), fanOutBatch);
+        // What the other process's pass began too early to see must not wait for a poll.
+        if (passed === undefined) fanOutPending = true;
+        if (closed || passed !== fanOutBatch) break;
+      }
     } catch (error) {
       if (!closed) logger.warn({ err: loggableError(error) }, 'could not fan webhook events out');
     }
@@ -254,7 +283,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     claiming = claim();
     await claiming;
     claiming = undefined;
-    schedule(pollMs);
+    schedule(fanOutPending ? untilNextPass() : pollMs);
   }
 
   /** The renewal running now: one at a time, and `close` waits for it. */
@@ -289,6 +318,13 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
 
   return {
     wake: () => void tick(),
+    eventsWritten: () => {
+      if (closed || fanOutPending) return;
+      fanOutPending = true;
+      // While a pass runs, the tick that ends it schedules the next; a sooner timer (a delivery done) is kept.
+      const wait = untilNextPass();
+      if (!claiming && performance.now() + wait < timerDueAt) schedule(wait);
+    },
     close: async () => {
       closed = true;
       clearTimeout(timer);

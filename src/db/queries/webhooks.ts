@@ -323,11 +323,12 @@ export async function firstHeldEventAt(db: Db): Promise<Date | null> {
  * position past them: one statement, after the position's row is taken with `SKIP LOCKED` in a
  * transaction — while one process fans out (or a subscription is being created) the others find
  * nothing to do; a delivery written twice is refused by its unique index. Answers how many events
- * it passed. When it passed any, it tells every process's live streams (`logChannel`): the events it
- * passed are below the horizon. The notification lock its commit takes is the fan-out's alone, one
+ * it passed, or undefined when another process held the position. When it passed any, it tells every
+ * process's live streams (`logChannel`): the events it passed are below the horizon. The
+ * notification lock its commit takes is the fan-out's alone, one
  * process at a time, at most once per pass; a change never waits for it.
  */
-export async function fanOut(db: Kysely<Database>, now: Date, limit: number): Promise<number> {
+export async function fanOut(db: Kysely<Database>, now: Date, limit: number): Promise<number | undefined> {
   return db.transaction().execute(async (trx) => {
     // The row first, in a statement of its own: the statement that reads the events then takes its
     // snapshot after the lock, so it sees every subscription whose creation held the row (insertSubscription).
@@ -335,7 +336,7 @@ export async function fanOut(db: Kysely<Database>, now: Date, limit: number): Pr
       select last_txid, last_position from webhook_fanout where id = 1 for update skip locked
     `.execute(trx);
     const position = positions[0];
-    if (!position) return 0;
+    if (!position) return undefined;
     const { rows } = await sql<{ events: number }>`
       with batch as (
         select e.id, e.org_id, e.type, e.txid, e.position from webhook_events e

@@ -9,16 +9,17 @@
  * transaction with one UPDATE … RETURNING, or one with an INSERT … RETURNING. Every API figure is a
  * ratio to the floor of its shape, each measured with it in the order floor, API, API, floor (half a
  * run each), so that the machine's drift cancels out:
- *   - GET /v1/me ≥ 1.0 × the key lookup; GET /v1/tasks/{id} ≥ 0.9 × the read;
+ *   - GET /v1/me ≥ 1.0 × the key lookup; GET /v1/tasks/{id} ≥ 0.9 × the read (each warmed up, then
+ *     three rounds of floor, API, API, floor);
  *   - GET /v1/teams/{teamId}/tasks, the issue list, the meeting list and the organization's member
  *     list (pages of 50) ≥ 0.7 × the page; GET /v1/meetings/{id} (with ratings, segues, headlines
  *     and messages) ÷ the read reported;
  *   - PATCH /v1/tasks/{id}, a task per connection, ≥ 0.8 × the change; POST a task ≥ 0.7 × the create;
  *   - GET /v1/me with production's request log lines on (info, to /dev/null; the other figures are
  *     taken with the logger silent) reported;
- *   - each read's p99 at half its measured maximum rate ≤ 1.5 × the p99 of its floor route paced at
- *     the same rate in the same run, the requests evenly paced (scripts/pacedLoad.ts: autocannon's
- *     rate option sends each second's quota in one burst);
+ *   - each read's p99 ≤ 1.5 × the p99 of its floor route, the two paced together in alternating slices
+ *     of 100 ms at half the maximum rate of the slower, measured right before; the requests evenly
+ *     paced (scripts/pacedLoad.ts: autocannon's rate option sends each second's quota in one burst);
  *   - GET /v1/orgs/{orgId}/events (a page of 100 of the event log) ≥ 0.80 × the task page of 50;
  *   - OpenTelemetry tracing (benchTracing): GET /v1/me with tracing off, as the server runs without
  *     OTEL_EXPORTER_OTLP_ENDPOINT, costs ≤ 1 % of the request's server CPU (what off adds, timed apart
@@ -53,8 +54,10 @@
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names a server on which a
  * throwaway database is created and dropped. BENCH_SECONDS (default 10) sets each run's length.
  * BENCH_PGLITE=0 skips the embedded database. BENCH_ONLY=webhooks measures the webhook figures alone,
- * BENCH_ONLY=tracing the tracing figures, BENCH_ONLY=feed the feed's, BENCH_ONLY=streams the live streams' (PostgreSQL then seeded with
- * 10,000 tasks). Each pair of runs (`loadPair`) also prints where a request's CPU went: the server's
+ * BENCH_ONLY=tracing the tracing figures, BENCH_ONLY=feed the feed's, BENCH_ONLY=streams the live
+ * streams', BENCH_ONLY=floor `/v1/me` and a task against their floors and the p99s at half rate of
+ * those and of the issue page, the meeting read and the Scorecard (PostgreSQL then seeded with 10,000
+ * tasks). Each pair of runs (`loadPair`) also prints where a request's CPU went: the server's
  * process, PostgreSQL's processes and the rest of the machine (the load generator, the kernel).
  * BENCH_WEBHOOK_CONCURRENCY and BENCH_WEBHOOK_POLL_MS set the worker's `concurrency` and `pollMs` for
  * the throughput figure (its defaults otherwise).
@@ -69,7 +72,7 @@ import type { Database } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { connections, seconds, type Check, type Result } from './bench/harness.js';
 import { metricCount, seedLists, seedMeeting, seedScorecard, seedTasks, seedWorld, tasksInOrder, weeksOfValues, type Stack } from './bench/seed.js';
-import { benchDeepPages, benchFeed, measureStack } from './bench/shapes.js';
+import { benchDeepPages, benchFeed, benchFloor, measureStack } from './bench/shapes.js';
 import { benchStreams } from './bench/streams.js';
 import { benchTracing, type TracingStack } from './bench/tracing.js';
 import { benchWebhooks, type WebhookStack } from './bench/webhooks.js';
@@ -80,14 +83,15 @@ const pgliteTaskCount = 10_000;
 /** Events in the organization's log before the changes measured add theirs. */
 const postgresLogEvents = 100_000;
 const pgliteLogEvents = 20_000;
-/** BENCH_ONLY=webhooks, tracing, feed or streams: only those figures (PostgreSQL then seeds 10,000 tasks instead of a million). */
+/** BENCH_ONLY=webhooks, tracing, feed, streams or floor: only those figures (PostgreSQL then seeds 10,000 tasks instead of a million). */
 const only = process.env.BENCH_ONLY || undefined;
-const onlyValues = ['webhooks', 'tracing', 'feed', 'streams'];
+const onlyValues = ['webhooks', 'tracing', 'feed', 'streams', 'floor'];
 if (only !== undefined && !onlyValues.includes(only)) throw new Error(`BENCH_ONLY=${only}: the values known are ${onlyValues.map((value) => `"${value}"`).join(', ')}`);
 const webhooksOnly = only === 'webhooks';
 const tracingOnly = only === 'tracing';
 const feedOnly = only === 'feed';
 const streamsOnly = only === 'streams';
+const floorOnly = only === 'floor';
 
 // ---------------------------------------------------------------------------------------------------
 // PostgreSQL
@@ -102,6 +106,8 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
   // Seeding a million tasks in one statement may outlast the server's statement limit.
   const database = await openPostgres(url.toString(), { statementTimeoutMs: 0 });
   const rawPool = new pg.Pool({ connectionString: url.toString() });
+  // An idle connection that the throwaway database's drop ends may report it after the pool has ended.
+  rawPool.on('error', () => undefined);
   try {
     const db = database.db;
     await migrateToLatest(db);
@@ -164,6 +170,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
     if (only) {
       console.log(`Bench: ${seconds} s per run, ${connections} connections, autocannon on loopback; Node ${process.version}`);
       if (feedOnly) return await benchFeed(stack, results);
+      if (floorOnly) return await benchFloor(stack, results);
       if (streamsOnly) return await benchStreams({ ...stack, databaseUrl: url.toString() }, results);
       return await (webhooksOnly ? benchWebhooks(webhookStack, results) : benchTracing(tracingStack, results));
     }
@@ -220,6 +227,7 @@ async function benchPglite(results: Result[]): Promise<Check[]> {
     const checks = only ? [] : await measureStack(stack, results);
     if (!only || feedOnly) checks.push(...(await benchFeed(stack, results)));
     if (feedOnly) return checks;
+    if (floorOnly) return await benchFloor(stack, results);
     if (!webhooksOnly) {
       // Kysely instances of their own on the same PGlite, whose destruction would close it: left to the stack's.
       const open = async (hooks: DatabaseOptions) => ({ db: new Kysely<Database>({ dialect: new PGliteDialect(pglite), ...statementLog(hooks) }), close: async () => undefined });

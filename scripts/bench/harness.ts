@@ -1,6 +1,6 @@
 /**
- * The bench's load generation and reporting: autocannon in a child process, evenly paced load
- * (scripts/pacedLoad.ts), a load spread over one path per connection (scripts/spreadLoad.ts), a
+ * The bench's load generation and reporting: autocannon in a child process, evenly paced load on two
+ * servers in alternating slices (scripts/pacedLoad.ts), a load spread over one path per connection (scripts/spreadLoad.ts), a
  * closed loop of Node's fetch, pairs measured A B B A with where their CPU went, and the figures'
  * checks against their targets.
  */
@@ -167,13 +167,22 @@ export function print(results: Result[]) {
   }
 }
 
-/** Requests at a fixed rate, evenly spaced, latency counted from each one's scheduled start (scripts/pacedLoad.ts). */
-export async function paced(name: string, url: string, rate: number, duration: number, headers: Record<string, string>): Promise<Result> {
-  const args = [resolve(root, 'scripts/pacedLoad.ts'), url, String(Math.round(rate)), String(duration), ...Object.entries(headers).map(([header, value]) => `${header}=${value}`)];
+/**
+ * Two URLs paced together at `rate` for `duration` seconds, the schedule going to each in turn for
+ * slices of 100 ms (scripts/pacedLoad.ts): a stall of the machine, which decides a p99, lasts tens
+ * of milliseconds or more and so falls on both sides alike; one side run after the other got the
+ * stalls of its own few seconds. Latency counts from each request's scheduled start.
+ */
+export async function pacedPair(names: [string, string], urls: [string, string], rate: number, duration: number, headers: Record<string, string>): Promise<[Result, Result]> {
+  const args = [resolve(root, 'scripts/pacedLoad.ts'), String(Math.round(rate)), String(duration), '100', ...urls, '--', ...Object.entries(headers).map(([header, value]) => `${header}=${value}`)];
   const { stdout } = await run(resolve(root, 'node_modules/.bin/tsx'), args, { maxBuffer: 1024 * 1024 });
-  const result = { name, ...(JSON.parse(stdout) as Omit<Result, 'name'>) };
-  print([result]);
-  return result;
+  const [a, b] = JSON.parse(stdout) as [Omit<Result, 'name'>, Omit<Result, 'name'>];
+  const results: [Result, Result] = [
+    { name: names[0], ...a },
+    { name: names[1], ...b },
+  ];
+  print(results);
+  return results;
 }
 
 export async function load(name: string, url: string, options: LoadOptions = {}): Promise<Result> {
@@ -195,9 +204,14 @@ export type Target = {
   paths?: string[];
 } & Omit<LoadOptions, 'duration'>;
 
-/** `serverPid`: the process of the servers under test, when they run in another one than this. */
-export async function loadPair(a: Target, b: Target, headers: Record<string, string>, serverPid?: number): Promise<[Result, Result]> {
-  const duration = Math.max(1, Math.round(seconds / 2));
+/**
+ * `serverPid`: the process of the servers under test, when they run in another one than this. With
+ * `rounds` above 1, each side is first warmed up (a second, not counted), then measured in that many
+ * rounds of A B B A with shorter halves, so that the machine's drift within the pair's run weighs on
+ * both sides alike, not only its drift between the pair's halves.
+ */
+export async function loadPair(a: Target, b: Target, headers: Record<string, string>, { rounds = 1, serverPid }: { rounds?: number; serverPid?: number } = {}): Promise<[Result, Result]> {
+  const duration = Math.max(1, Math.round(seconds / 2 / rounds));
   // The floor routes ignore the key header; sent to both, it keeps the requests alike on the wire.
   const options = ({ before: _before, paths: _paths, ...target }: Target) => ({ ...target, headers: { ...headers, ...target.headers }, duration });
   const spent = new Map<Target, CpuSample & { requests: number }>([a, b].map((target) => [target, { server: 0, postgres: 0, machine: 0, requests: 0 }]));
@@ -215,22 +229,33 @@ export async function loadPair(a: Target, b: Target, headers: Record<string, str
     const { server, postgres, machine, requests } = spent.get(target)!;
     return { server: server / requests, postgres: postgres / requests, rest: Math.max(0, machine - server - postgres) / requests };
   };
-  const a1 = await half(a);
-  const b1 = await half(b);
-  const b2 = await half(b);
-  const a2 = await half(a);
-  const merge = (name: string, x: Omit<Result, 'name'>, y: Omit<Result, 'name'>): Result => ({
-    name,
-    requestsPerSecond: (x.requestsPerSecond + y.requestsPerSecond) / 2,
-    p50: (x.p50 + y.p50) / 2,
-    p99: (x.p99 + y.p99) / 2,
-    mean: (x.mean + y.mean) / 2,
-    non2xx: x.non2xx + y.non2xx,
-  });
-  const results: [Result, Result] = [
-    { ...merge(a.name, a1, a2), cpu: cpuOf(a) },
-    { ...merge(b.name, b1, b2), cpu: cpuOf(b) },
-  ];
+  if (rounds > 1) {
+    for (const target of [a, b]) {
+      await target.before?.();
+      await (target.paths ? spreadLoad(new URL(target.url).origin, target.paths, { ...options(target), duration: 1 }) : autocannon(target.url, { ...options(target), duration: 1 }));
+    }
+  }
+  const halves = new Map<Target, Omit<Result, 'name'>[]>([
+    [a, []],
+    [b, []],
+  ]);
+  for (let round = 0; round < rounds; round += 1) {
+    for (const target of [a, b, b, a]) halves.get(target)!.push(await half(target));
+  }
+  const merge = (target: Target): Result => {
+    const all = halves.get(target)!;
+    const mean = (of: (half: Omit<Result, 'name'>) => number) => all.reduce((sum, half) => sum + of(half), 0) / all.length;
+    return {
+      name: target.name,
+      requestsPerSecond: mean((half) => half.requestsPerSecond),
+      p50: mean((half) => half.p50),
+      p99: mean((half) => half.p99),
+      mean: mean((half) => half.mean),
+      non2xx: all.reduce((sum, half) => sum + half.non2xx, 0),
+      cpu: cpuOf(target),
+    };
+  };
+  const results: [Result, Result] = [merge(a), merge(b)];
   print(results);
   return results;
 }

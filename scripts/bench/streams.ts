@@ -373,7 +373,7 @@ export async function benchStreams(stack: StreamsStack, results: Result[]): Prom
         target('no stream open', () => client.close()),
         target(`${latencyStreams.length} streams open`, async () => void (await client.open(latencyStreams))),
         write,
-        b!.pid,
+        { serverPid: b!.pid },
       );
     };
     const unfollowed = (await stack.db.selectFrom('tasks').select('id').where('team_id', '=', stack.world.teamId).orderBy('created_at', 'desc').limit(connections).execute()).map(

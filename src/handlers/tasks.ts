@@ -55,9 +55,12 @@ export const createTask: Handler<'createTask'> = writingItsEvent(async ({ params
   });
 });
 
+const taskText = tasks.taskTexts(taskJson);
+
 export const getTask: Handler<'getTask'> = async ({ params }, { db, caller }) => {
-  const { task } = await loadTask(db, caller, params.id);
-  return { status: 200, body: toTask(task) };
+  const task = await taskText(db, params.id, caller.userId);
+  teamAccess(caller, task && standingOf(task), 'item');
+  return { status: 200, body: new JsonText<Schemas['Task']>(task!.record) };
 };
 
 /**

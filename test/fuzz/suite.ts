@@ -21,10 +21,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
 import { createLogger } from '../../src/logger.js';
-import { databaseLabel } from '../support/database.js';
+import { databaseLabel, emptyDatabase } from '../support/database.js';
 import { operations, type ContractOperation } from '../support/contract.js';
 import { assertMatchesContract, send, startTestApp, type TestApp } from '../support/testApp.js';
-import { createFuzzWorld, emptyDatabase, type FuzzWorld } from './fixtures.js';
+import { createFuzzWorld, type FuzzWorld } from './fixtures.js';
 import { bodySchemaOf, materialize, requestArbitrary, type FuzzRequest } from './requests.js';
 
 const runs = Number(process.env.FUZZ_RUNS || 30);

@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import ProgressReporter from './test/support/progress.js';
+import LongestFirst from './test/support/sequencer.js';
 
 // VITEST_JSON names a file for a machine-readable report (used by .ci/run for its summary line).
 const jsonReport = process.env.VITEST_JSON;
@@ -12,6 +13,7 @@ export default defineConfig({
     // Two files at a time: Vitest's default on two cores is one, and a file spends much of its time
     // waiting (on PostgreSQL, child processes, sockets, timers), which the other file's work fills.
     maxWorkers: 2,
+    sequence: { sequencer: LongestFirst },
     // Upper bounds for a hang, never a measure of speed: CI shares two busy cores.
     testTimeout: 120_000,
     hookTimeout: 300_000,

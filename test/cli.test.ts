@@ -494,11 +494,11 @@ describe(`the operator command line on ${postgresUrl ? 'PostgreSQL' : 'a PGlite 
   });
 
   it('a second process on a data directory in use stops with the clear message', { timeout: SLOW }, async () => {
-    const lockedDir = join(workDir, 'locked');
-    const held = await openDatabase({ dataDir: lockedDir });
+    // The commands' own directory: on PGlite it exists already, where a new one cost a cluster's creation.
+    const held = await openDatabase({ dataDir });
     try {
-      const run = await admin(['create-user', '--email', 'late@example.com'], { DATA_DIR: lockedDir, DATABASE_URL: '' });
-      expect(failure(run)).toBe(new DataDirectoryLocked(resolve(lockedDir)).message);
+      const run = await admin(['create-user', '--email', 'late@example.com'], { DATA_DIR: dataDir, DATABASE_URL: '' });
+      expect(failure(run)).toBe(new DataDirectoryLocked(resolve(dataDir)).message);
     } finally {
       await held.close();
     }

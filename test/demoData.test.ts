@@ -4,7 +4,7 @@
  *
  * The demo counts its dates back from "now", so it is seeded at several fixed instants chosen to be
  * awkward — never at the wall clock's: nothing here depends on the day or hour the test runs. Each
- * seeding gets a fresh database; everything is read back through the API (every answer checked
+ * seeding starts from an empty database (one per file, emptied); everything is read back through the API (every answer checked
  * against the contract) with a key for each demo person, and from the tables where the API does not
  * show a column (creation instants, when ratings were given, acknowledgements).
  */
@@ -15,7 +15,7 @@ import type { Database } from '../src/db/database.js';
 import { judgeValue } from '../src/rules/metricValues.js';
 import { slugify } from '../src/rules/slug.js';
 import { currentWeekMonday, dayInTimeZone, isMonday, isQuarter, minutesBetween } from '../src/time.js';
-import { createTestDatabase, databaseLabel, type TestDatabase } from './support/database.js';
+import { createTestDatabase, databaseLabel, emptyDatabase, type TestDatabase } from './support/database.js';
 import { createKey } from './support/factories.js';
 import { walkPages } from './support/pages.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
@@ -194,15 +194,19 @@ function meetingSpan(world: World, meetingId: string): { start: number; end: num
 
 // ---------------------------------------------------------------------------------------------------
 
+// One database for every seeding, emptied before each: a new one cost more than the seeding itself.
+let database: TestDatabase | undefined;
+afterAll(() => database?.close());
+
 describe.each(INSTANTS)(`the demo organization (${databaseLabel}) seeded at $label ($now)`, ({ now: nowText }) => {
   const now = new Date(nowText);
   const today = dayInTimeZone(now, DEMO_TIME_ZONE);
-  let database: TestDatabase;
   let app: TestApp;
   let world: World;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    if (database) await emptyDatabase(database.db);
+    else database = await createTestDatabase();
     const demo = await database.db.transaction().execute((trx) => seedDemo(trx, now));
     const { rows, instants } = await snapshot(database.db);
     // The demo keys of seed-demo expire a year after the seeding's "now"; these act for the same people
@@ -234,10 +238,7 @@ describe.each(INSTANTS)(`the demo organization (${databaseLabel}) seeded at $lab
     };
   }, 180_000);
 
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-  });
+  afterAll(() => app?.close());
 
   it('GET /orgs/{orgId}/teams lists the Leadership Team first, the team seed-demo names to start from', async () => {
     const teams = await get(app, `/v1/orgs/${world.organization.id}/teams`, world.keys.get('ORG_OWNER')!);

@@ -588,7 +588,7 @@ describe(`the view of an event per reader (${databaseLabel})`, () => {
     expect(outcome[0]!.expected, 'the record the organization Owner’s GET shows').toBeDefined();
     for (const name of ['orgOwner', 'orgAdmin'] as const) {
       const view = eventView(readers[name], stored);
-      if (scenario.type === 'organization.updated') {
+      if (stored.type === 'organization.updated') {
         // The one field that names the reader: their own role, as their GET shows it.
         expect(view, name).toEqual({ ...stored, data: { ...stored.data, object: { ...stored.data.object, role: people[name].orgRole } } });
       } else expect(view, `${name}: the stored event itself`).toBe(stored);

@@ -4,7 +4,7 @@
  * parameter an existing item made afresh for the request, so that deletes and changes never wear the
  * world out and path ids hit real rows, not only unknown ones.
  */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database, MeetingStatus } from '../../src/db/database.js';
 import { createDocument, createDocuments, createPeopleReview, createSeat, createWebhook, createWebhookWithDelivery } from '../support/areaFactories.js';
 import { createEvents } from '../support/eventFactories.js';
@@ -23,21 +23,6 @@ export interface FuzzWorld {
 }
 
 const statuses: MeetingStatus[] = ['SCHEDULED', 'IN_PROGRESS', 'COMPLETED'];
-
-/**
- * Empties every table but the migrations' own, so each operation starts from the same small world.
- * Rows are deleted with foreign-key triggers off (replica role, this transaction only): much faster
- * than TRUNCATE on PostgreSQL, which recreates every table's files.
- */
-export async function emptyDatabase(db: Kysely<Database>): Promise<void> {
-  const { rows } = await sql<{ name: string }>`
-    select table_name as name from information_schema.tables
-    where table_schema = current_schema() and table_type = 'BASE TABLE' and table_name not like 'kysely_%'`.execute(db);
-  await db.transaction().execute(async (trx) => {
-    await sql`set local session_replication_role = replica`.execute(trx);
-    for (const { name } of rows) await sql.raw(`delete from "${name}"`).execute(trx);
-  });
-}
 
 export async function createFuzzWorld(db: Kysely<Database>): Promise<FuzzWorld> {
   const world = await createWorld(db);

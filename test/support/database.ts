@@ -6,9 +6,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { openPglite, openPostgres, type DatabaseOptions, type OpenDatabase } from '../../src/db/connect.js';
+import type { Database } from '../../src/db/database.js';
 
 export interface TestDatabase extends OpenDatabase {
   /** The URL of the PostgreSQL database, for child processes; undefined on PGlite. */
@@ -60,4 +62,20 @@ export async function createTestDatabase(options: DatabaseOptions = {}): Promise
       await created.drop();
     },
   };
+}
+
+/**
+ * Empties every table but the migrations' own: a file that needs an empty database again (each of
+ * the fuzzer's operations, each seeding of the demo data) reuses its own instead of making another.
+ * Rows are deleted with foreign-key triggers off (replica role, this transaction only): much faster
+ * than TRUNCATE on PostgreSQL, which recreates every table's files.
+ */
+export async function emptyDatabase(db: Kysely<Database>): Promise<void> {
+  const { rows } = await sql<{ name: string }>`
+    select table_name as name from information_schema.tables
+    where table_schema = current_schema() and table_type = 'BASE TABLE' and table_name not like 'kysely_%'`.execute(db);
+  await db.transaction().execute(async (trx) => {
+    await sql`set local session_replication_role = replica`.execute(trx);
+    for (const { name } of rows) await sql.raw(`delete from "${name}"`).execute(trx);
+  });
 }

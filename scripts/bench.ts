@@ -55,7 +55,9 @@
  * throwaway database is created and dropped. BENCH_SECONDS (default 10) sets each run's length.
  * BENCH_PGLITE=0 skips the embedded database. BENCH_ONLY=webhooks measures the webhook figures alone,
  * BENCH_ONLY=tracing the tracing figures, BENCH_ONLY=feed the feed's, BENCH_ONLY=streams the live
- * streams', BENCH_ONLY=floor `/v1/me` and a task against their floors and the p99s at half rate of
+ * streams', BENCH_ONLY=idle-streams only the idle streams' memory and heartbeat figures (with
+ * BENCH_HEAP_SNAPSHOTS=dir, the server's heap snapshots with one and with 1,000 streams written
+ * there), BENCH_ONLY=floor `/v1/me` and a task against their floors and the p99s at half rate of
  * those and of the issue page, the meeting read and the Scorecard (PostgreSQL then seeded with 10,000
  * tasks). Each pair of runs (`loadPair`) also prints where a request's CPU went: the server's
  * process, PostgreSQL's processes and the rest of the machine (the load generator, the kernel).
@@ -73,7 +75,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { connections, seconds, type Check, type Result } from './bench/harness.js';
 import { metricCount, seedLists, seedMeeting, seedScorecard, seedTasks, seedWorld, tasksInOrder, weeksOfValues, type Stack } from './bench/seed.js';
 import { benchDeepPages, benchFeed, benchFloor, measureStack } from './bench/shapes.js';
-import { benchStreams } from './bench/streams.js';
+import { benchIdleStreams, benchStreams } from './bench/streams.js';
 import { benchTracing, type TracingStack } from './bench/tracing.js';
 import { benchWebhooks, type WebhookStack } from './bench/webhooks.js';
 
@@ -83,14 +85,15 @@ const pgliteTaskCount = 10_000;
 /** Events in the organization's log before the changes measured add theirs. */
 const postgresLogEvents = 100_000;
 const pgliteLogEvents = 20_000;
-/** BENCH_ONLY=webhooks, tracing, feed, streams or floor: only those figures (PostgreSQL then seeds 10,000 tasks instead of a million). */
+/** BENCH_ONLY=webhooks, tracing, feed, streams, idle-streams or floor: only those figures (PostgreSQL then seeds 10,000 tasks instead of a million). */
 const only = process.env.BENCH_ONLY || undefined;
-const onlyValues = ['webhooks', 'tracing', 'feed', 'streams', 'floor'];
+const onlyValues = ['webhooks', 'tracing', 'feed', 'streams', 'idle-streams', 'floor'];
 if (only !== undefined && !onlyValues.includes(only)) throw new Error(`BENCH_ONLY=${only}: the values known are ${onlyValues.map((value) => `"${value}"`).join(', ')}`);
 const webhooksOnly = only === 'webhooks';
 const tracingOnly = only === 'tracing';
 const feedOnly = only === 'feed';
-const streamsOnly = only === 'streams';
+const idleStreamsOnly = only === 'idle-streams';
+const streamsOnly = only === 'streams' || idleStreamsOnly;
 const floorOnly = only === 'floor';
 
 // ---------------------------------------------------------------------------------------------------
@@ -171,6 +174,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
       console.log(`Bench: ${seconds} s per run, ${connections} connections, autocannon on loopback; Node ${process.version}`);
       if (feedOnly) return await benchFeed(stack, results);
       if (floorOnly) return await benchFloor(stack, results);
+      if (idleStreamsOnly) return await benchIdleStreams({ ...stack, databaseUrl: url.toString() });
       if (streamsOnly) return await benchStreams({ ...stack, databaseUrl: url.toString() }, results);
       return await (webhooksOnly ? benchWebhooks(webhookStack, results) : benchTracing(tracingStack, results));
     }

@@ -226,6 +226,34 @@ describe(`the live event stream (${databaseLabel})`, () => {
   });
 });
 
+describe(`an idle stream (${databaseLabel})`, () => {
+  it('gets a comment line every keep-alive period, each stream of the process alike, under a head no cache keeps and no proxy buffers', async () => {
+    // An app of its own: the suite's sends its comment lines every 10 s.
+    const chatty = await startTestApp({ live: { keepAliveMs: 200 } });
+    try {
+      const { team, person } = await createTeamWorld(chatty.db);
+      const owner = await person('OWNER', 'MEMBER');
+      const streams = await Promise.all([`/v1/events/stream?teamId=${team.id}`, '/v1/events/stream'].map((path) => openStream(chatty.url, path, owner.key)));
+      opened.push(...streams);
+      const comments = (stream: OpenedStream) => stream.raw().split('\n\n').filter((block) => block === ':').length;
+      await waitFor('three comment lines on each stream', () => streams.every((stream) => comments(stream) >= 3), 60_000);
+      expect(streams.map((stream) => [stream.messages, stream.raw().startsWith('retry:2000\n\n:\n\n')])).toEqual([
+        [[], true],
+        [[], true],
+      ]);
+      expect(['cache-control', 'x-accel-buffering', 'x-request-id'].map((name) => [name, streams[0]!.headers.has(name)])).toEqual([
+        ['cache-control', true],
+        ['x-accel-buffering', true],
+        ['x-request-id', true],
+      ]);
+      expect(streams[0]!.headers.get('cache-control')).toMatch(/no-store/);
+      for (const stream of streams) stream.close();
+    } finally {
+      await chatty.close();
+    }
+  });
+});
+
 describe(`a change's event on the stream without waiting for a poll (${databaseLabel})`, () => {
   it("arrives although the worker and the streams poll once an hour: the change's process wakes the fan-out, whose notification wakes the streams", async () => {
     // An app of its own: the suite's app, on the same database, would fan out within its 100 ms poll.

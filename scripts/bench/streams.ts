@@ -7,7 +7,8 @@
  *     each stream following its team, the changes taking the teams in turn, so that each reaches 50
  *     streams): from just before the PATCH is sent to the event's arrival on each stream, p99 ≤ 250 ms;
  *   - 1,000 idle streams on one instance (200 keys × 5): resident memory per stream ≤ 64 KB (and the
- *     V8 heap's reported; both after a full collection), and what a heartbeat round costs, the server's CPU
+ *     V8 heap's reported, also against the instance once they closed; all after a full collection;
+ *     BENCH_ONLY=idle-streams alone), and what a heartbeat round costs, the server's CPU
  *     time over a window with 1,000 streams less one with a single stream, ÷ the comment lines the
  *     client received, × 1,000;
  *   - PATCH /v1/tasks/{id} on the instance holding those 500 streams ÷ the same with no stream open,
@@ -167,8 +168,12 @@ async function startServer(name: string, databaseUrl: string, secretsKey: string
   const port = await freePort();
   let metricsPort = await freePort();
   while (metricsPort === port) metricsPort = await freePort();
-  // SIGUSR2 collects the garbage, so that memory is measured without it (Node gives the signal no other use).
-  const entry = "process.on('SIGUSR2', () => globalThis.gc()); await import('./src/server.ts');";
+  // SIGUSR2 collects the garbage, so that memory is measured without it (Node gives the signal no other use);
+  // SIGWINCH writes a heap snapshot into BENCH_HEAP_SNAPSHOTS, when given, to see what the memory is.
+  const entry =
+    "process.on('SIGUSR2', () => globalThis.gc()); " +
+    "process.on('SIGWINCH', async () => { const dir = process.env.BENCH_HEAP_SNAPSHOTS; if (dir) (await import('node:v8')).writeHeapSnapshot(dir + '/server-' + Date.now() + '.heapsnapshot'); }); " +
+    "await import('./src/server.ts');";
   const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', entry], {
     cwd: root,
     detached: true,
@@ -216,15 +221,39 @@ async function startServer(name: string, databaseUrl: string, secretsKey: string
   return { url, pid: child.pid!, child, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, stop };
 }
 
-/** Resident memory (bytes) of the process, and its V8 heap in use from its own /metrics, right after a full collection. */
-async function memoryOf(server: ServerProcess): Promise<{ rss: number; heap: number }> {
+interface Memory {
+  rss: number;
+  heap: number;
+  /** Memory outside V8's heap that V8 knows of (buffers). */
+  external: number;
+  /** V8's heap as committed, and of it the young generation (which grows with a burst of allocations and stays grown). */
+  heapTotal: number;
+  newSpace: number;
+}
+
+/** Resident memory (bytes) of the process, its V8 heap in use and its external memory from its own /metrics, right after a full collection. */
+async function memoryOf(server: ServerProcess): Promise<Memory> {
   process.kill(server.pid, 'SIGUSR2');
   await pause(2_000);
   const status = readFileSync(`/proc/${server.pid}/status`, 'utf8');
   const rss = Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
   const metrics = await (await fetch(server.metricsUrl)).text();
-  const heap = Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(metrics)![1]);
-  return { rss, heap };
+  const figure = (pattern: RegExp) => Number(pattern.exec(metrics)![1]);
+  return {
+    rss,
+    heap: figure(/^nodejs_heap_size_used_bytes (\S+)$/m),
+    external: figure(/^nodejs_external_memory_bytes (\S+)$/m),
+    heapTotal: figure(/^nodejs_heap_size_total_bytes (\S+)$/m),
+    newSpace: figure(/^nodejs_heap_space_size_total_bytes\{space="new"\} (\S+)$/m),
+  };
+}
+
+/** A heap snapshot of the server into BENCH_HEAP_SNAPSHOTS, when given; answers once it is written (the server answers again). */
+async function heapSnapshotOf(server: ServerProcess): Promise<void> {
+  if (!process.env.BENCH_HEAP_SNAPSHOTS) return;
+  process.kill(server.pid, 'SIGWINCH');
+  await pause(1_000);
+  await fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(300_000) });
 }
 
 const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
@@ -271,6 +300,92 @@ const streamsOf = (server: ServerProcess, people: StreamPeople, teamCount: numbe
 export interface StreamsStack extends Stack {
   /** The database's URL, for the server processes. */
   databaseUrl: string;
+}
+
+/**
+ * 1,000 idle streams on a fresh instance: resident memory, V8 heap and external memory per stream,
+ * each after a full collection, and a heartbeat round's server CPU.
+ *
+ * Opening 1,000 streams at once grows V8's young generation to its most (32 MB, printed) and leaves
+ * old-generation pages committed: a cost of the burst, paid once per process, that the resident figure
+ * counts as the streams'. Reported beside it: what the streams hold, from the same instance once they
+ * are closed again (one stream open), and what they left behind (a leak would show there).
+ */
+async function measureIdleStreams(stack: StreamsStack, client: StreamClient, people: StreamPeople, secretsKey: string, servers: ServerProcess[]): Promise<Check[]> {
+  const name = (what: string) => `${stack.label}: ${what}`;
+  const idle = await startServer('instance C', stack.databaseUrl, secretsKey);
+  servers.push(idle);
+  const allStreams = streamsOf(idle, people, teams);
+  // One stream first, so that the live streams' own machinery (the 1 s poll, the listening) runs on both sides.
+  await client.open(allStreams.slice(0, 1));
+  await pause(3_000);
+  const windowMs = 30_000;
+  await client.reset();
+  const cpuOneBefore = processCpu(idle.pid);
+  await pause(windowMs);
+  const cpuOne = processCpu(idle.pid) - cpuOneBefore;
+  const commentsOne = (await client.count()).comments;
+  const before = await memoryOf(idle);
+  await heapSnapshotOf(idle);
+  await client.close();
+  await client.open(allStreams);
+  await pause(5_000);
+  const after = await memoryOf(idle);
+  await heapSnapshotOf(idle);
+  await heapSnapshotOf(idle);
+  await client.reset();
+  const cpuAllBefore = processCpu(idle.pid);
+  await pause(windowMs);
+  const cpuAll = processCpu(idle.pid) - cpuAllBefore;
+  const commentsAll = (await client.count()).comments;
+  await client.close();
+  await client.open(allStreams.slice(0, 1));
+  await pause(3_000);
+  const closed = await memoryOf(idle);
+  await client.close();
+  const added = allStreams.length - 1;
+  const perStream = (field: keyof Memory, from = before) => (after[field] - from[field]) / added / 1024;
+  const leftBehind = (field: keyof Memory) => ((closed[field] - before[field]) / 2 ** 20).toFixed(1);
+  const heartbeatMicroseconds = (cpuAll - cpuOne) / Math.max(1, commentsAll - commentsOne);
+  const roundMs = (heartbeatMicroseconds * idleStreams) / 1000;
+  const megabytes = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+  console.log(
+    `${name(`${idleStreams.toLocaleString('en')} idle streams on one instance`).padEnd(58)} RSS ${megabytes(before.rss)} → ${megabytes(after.rss)} → ${megabytes(closed.rss)} MB once closed, ` +
+      `heap ${megabytes(before.heap)} → ${megabytes(after.heap)} → ${megabytes(closed.heap)} MB (committed ${megabytes(before.heapTotal)} → ${megabytes(after.heapTotal)} → ${megabytes(closed.heapTotal)} MB, ` +
+      `of it the young generation ${megabytes(before.newSpace)} → ${megabytes(after.newSpace)} → ${megabytes(closed.newSpace)} MB), ` +
+      `external ${megabytes(before.external)} → ${megabytes(after.external)} MB; ` +
+      `server CPU over ${windowMs / 1000} s: ${(cpuOne / 1000).toFixed(0)} ms with 1 stream (${commentsOne} comments), ` +
+      `${(cpuAll / 1000).toFixed(0)} ms with ${idleStreams.toLocaleString('en')} (${commentsAll.toLocaleString('en')} comments)`,
+  );
+  return [
+    atMost(
+      name(`stream: resident memory per idle stream (KB), ${idleStreams.toLocaleString('en')} open`),
+      perStream('rss'),
+      64,
+      `V8 heap ${perStream('heap').toFixed(1)} KB (committed ${perStream('heapTotal').toFixed(1)} KB, of it the young generation ${perStream('newSpace').toFixed(1)} KB), external ${perStream('external').toFixed(1)} KB per stream; all after a full collection`,
+    ),
+    reported(
+      name(`stream: V8 heap the ${idleStreams.toLocaleString('en')} idle streams hold, per stream (KB)`),
+      perStream('heap', closed),
+      `from the same instance once they closed (1 stream open); left behind: heap ${leftBehind('heap')} MB, RSS ${leftBehind('rss')} MB; resident ${perStream('rss', closed).toFixed(1)} KB per stream (V8 keeps or frees pages as it likes)`,
+    ),
+    reported(name(`stream: a heartbeat round to ${idleStreams.toLocaleString('en')} streams, server CPU (ms)`), roundMs, `${heartbeatMicroseconds.toFixed(1)} µs per comment line; one round every 10 s`),
+  ];
+}
+
+/** The idle streams' figures alone (BENCH_ONLY=idle-streams). */
+export async function benchIdleStreams(stack: StreamsStack): Promise<Check[]> {
+  const people = await seedStreamPeople(stack.db, stack);
+  const client = await startStreamClient();
+  const servers: ServerProcess[] = [];
+  try {
+    console.log(`\n${stack.label}: idle live streams (a server process under tsx; the streams' reader in a child process)`);
+    return await measureIdleStreams(stack, client, people, randomBytes(32).toString('hex'), servers);
+  } finally {
+    await client.close().catch(() => undefined);
+    await client.stop();
+    await Promise.all(servers.map((server) => server.stop()));
+  }
 }
 
 export async function benchStreams(stack: StreamsStack, results: Result[]): Promise<Check[]> {
@@ -389,39 +504,7 @@ export async function benchStreams(stack: StreamsStack, results: Result[]): Prom
     await Promise.all(servers.splice(0).map((server) => server.stop()));
 
     // 3. 1,000 idle streams on a fresh instance: memory per stream and a heartbeat round's CPU.
-    const idle = await startServer('instance C', stack.databaseUrl, secretsKey);
-    servers.push(idle);
-    const allStreams = streamsOf(idle, people, teams);
-    // One stream first, so that the live streams' own machinery (the 1 s poll, the listening) runs on both sides.
-    await client.open(allStreams.slice(0, 1));
-    await pause(3_000);
-    const windowMs = 30_000;
-    await client.reset();
-    const cpuOneBefore = processCpu(idle.pid);
-    await pause(windowMs);
-    const cpuOne = processCpu(idle.pid) - cpuOneBefore;
-    const commentsOne = (await client.count()).comments;
-    const before = await memoryOf(idle);
-    await client.close();
-    await client.open(allStreams);
-    await pause(5_000);
-    const after = await memoryOf(idle);
-    await client.reset();
-    const cpuAllBefore = processCpu(idle.pid);
-    await pause(windowMs);
-    const cpuAll = processCpu(idle.pid) - cpuAllBefore;
-    const commentsAll = (await client.count()).comments;
-    await client.close();
-    const added = allStreams.length - 1;
-    const rssPerStream = (after.rss - before.rss) / added / 1024;
-    const heapPerStream = (after.heap - before.heap) / added / 1024;
-    const heartbeatMicroseconds = (cpuAll - cpuOne) / Math.max(1, commentsAll - commentsOne);
-    const roundMs = (heartbeatMicroseconds * idleStreams) / 1000;
-    console.log(
-      `${name(`${idleStreams.toLocaleString('en')} idle streams on one instance`).padEnd(58)} RSS ${(before.rss / 2 ** 20).toFixed(0)} → ${(after.rss / 2 ** 20).toFixed(0)} MB, ` +
-        `heap ${(before.heap / 2 ** 20).toFixed(0)} → ${(after.heap / 2 ** 20).toFixed(0)} MB; server CPU over ${windowMs / 1000} s: ${(cpuOne / 1000).toFixed(0)} ms with 1 stream (${commentsOne} comments), ` +
-        `${(cpuAll / 1000).toFixed(0)} ms with ${idleStreams.toLocaleString('en')} (${commentsAll.toLocaleString('en')} comments)`,
-    );
+    const idle = await measureIdleStreams(stack, client, people, secretsKey, servers);
 
     const rps = (result: Result) => result.requestsPerSecond;
     return [
@@ -431,8 +514,7 @@ export async function benchStreams(stack: StreamsStack, results: Result[]): Prom
         250,
         `p50 ${latency.p50} ms, ${latencyStreams.length} streams, ${changeRate} changes/s; after the PATCH's answer p99 ${quantile(afterAnswer, 0.99)} ms`,
       ),
-      atMost(name(`stream: resident memory per idle stream (KB), ${idleStreams.toLocaleString('en')} open`), rssPerStream, 64, `V8 heap ${heapPerStream.toFixed(1)} KB per stream; both after a full collection`),
-      reported(name(`stream: a heartbeat round to ${idleStreams.toLocaleString('en')} streams, server CPU (ms)`), roundMs, `${heartbeatMicroseconds.toFixed(1)} µs per comment line; one round every 10 s`),
+      ...idle,
       atLeast(
         name(`PATCH task: ${latencyStreams.length} streams open ÷ none`),
         rps(withStreams) / rps(none),

@@ -26,6 +26,12 @@
  * Limits: at most `maxPerKey` streams per key in this process (the sixth gets 429); a reader more
  * than `bufferBytes` behind is dropped, so memory does not grow with a reader that stopped reading.
  * `close` ends every stream with a short `retry:` so that clients reconnect to another instance.
+ *
+ * Memory. An idle stream holds its socket, Node's request and response, better-sse's session and the
+ * stream below. The session (its fetch `Request`/`Response` pair, headers, URL, abort signal and
+ * closures) costs about 10 KB of heap a stream and is kept: the protocol comes from a maintained
+ * library, not from framing written here (docs/performance.md, "Live streams"). Its per-stream
+ * keep-alive timer is not: one timer sends every stream the same comment line.
  */
 import type { Request, Response } from 'express';
 import type { Kysely } from 'kysely';
@@ -56,6 +62,9 @@ export const liveDefaults = {
   /** The `retry:` a stream gets when the server stops: reconnect soon, to another instance. */
   stopRetryMs: 1_000,
 };
+
+/** The keep-alive comment, framed once by better-sse for every stream. */
+const keepAliveComment = createEventBuffer().comment().dispatch();
 
 const sharedReadLimit = 1_000;
 const catchUpLimit = 500;
@@ -305,6 +314,11 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
 
   const poll = setInterval(wake, pollMs);
   poll.unref();
+  // One timer for every stream rather than better-sse's one per session.
+  const keepAlive = setInterval(() => {
+    for (const stream of streams) void stream.session.batch(keepAliveComment);
+  }, options.keepAliveMs ?? liveDefaults.keepAliveMs);
+  keepAlive.unref();
 
   const forget = (payload: string) => {
     const separator = payload.indexOf(':');
@@ -350,7 +364,7 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
         if (!position) throw new EventsExpired();
         const session = await createSession(req, res, {
           retry: options.retryMs ?? liveDefaults.retryMs,
-          keepAlive: options.keepAliveMs ?? liveDefaults.keepAliveMs,
+          keepAlive: null,
           // The log keeps each event as its JSON text: sent as it is.
           serializer: (data) => data as string,
           // Last-Event-ID is read above, and validated by the contract; better-sse would also read it from the query.
@@ -380,6 +394,8 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
       const opened = stream;
       streams.add(opened);
       metrics.live.streams.inc();
+      // A reader gone while its access was decided, or as its session started, brings no 'disconnected' to the listener below.
+      if (res.destroyed) return remove(opened);
       opened.session.once('disconnected', () => remove(opened));
       if (closed) return end(opened, 'stopping');
       await catchUp(opened);
@@ -388,6 +404,7 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
       if (closed) return;
       closed = true;
       clearInterval(poll);
+      clearInterval(keepAlive);
       for (const stream of [...streams]) end(stream, 'stopping');
       await Promise.all(stops.map((stop) => stop()));
       await reading;

@@ -599,7 +599,7 @@ describe(`retention (${databaseLabel})`, () => {
       from generate_series(1, 10000) as n
     `.execute(app.db);
     let purging = true;
-    const purge = purgeExpiredEvents(app.db, new Date(at.getTime() + 20_000 * 1000)).finally(() => (purging = false));
+    const purge = purgeExpiredEvents(app.db, new Date(at.getTime() + 20_000 * 1000), { inThread: true }).finally(() => (purging = false));
     try {
       const response = await app.request('GET', '/v1/me', { key: owner.key });
       expect(response.status).toBe(200);
@@ -609,7 +609,7 @@ describe(`retention (${databaseLabel})`, () => {
     }
   });
 
-  it('after a batch the purge pauses on a timer, not for one turn of the event loop only, so that the requests waiting get the thread', async () => {
+  it.skipIf(postgresUrl)('with the database in this thread, the purge pauses on a timer after a batch, not for one turn of the event loop only (PGlite: a statement waits for the one before it)', async () => {
     const { org } = await ownOrganization();
     const at = new Date(Date.now() - 900 * day);
     const total = 1200;
@@ -625,12 +625,13 @@ describe(`retention (${databaseLabel})`, () => {
     // Only setTimeout: a pause then lasts until the test moves the clock, however fast or slow the machine.
     vi.useFakeTimers({ toFake: ['setTimeout'] });
     try {
-      const purge = purgeExpiredEvents(app.db, before, () => stop);
+      const purge = purgeExpiredEvents(app.db, before, { stopped: () => stop, inThread: true });
       while ((await left()) === total) await turn();
       const afterFirst = await left();
+      // A second batch sent at one of these turns would run before the count, which waits for it.
       for (let n = 0; n < 20; n += 1) await turn();
       expect(await left()).toBe(afterFirst);
-      // The pause is the earliest timer (the pool's own are seconds long): the second batch follows it, and then the purge stops.
+      // The pause is the earliest timer: the second batch follows it, and then the purge stops.
       stop = true;
       await vi.advanceTimersToNextTimerAsync();
       const purged = await purge;

@@ -369,7 +369,7 @@ async function benchPurge(engine: Engine, sized: Stood, change: Probe) {
   })();
   let purging = true;
   const started = performance.now();
-  const purged = purgeExpiredEvents(db, before).finally(() => (purging = false));
+  const purged = purgeExpiredEvents(db, before, { inThread: engine === 'PGlite' }).finally(() => (purging = false));
   const during = await changes(sized, () => !purging, change);
   const count = await purged;
   const purgeSeconds = (performance.now() - started) / 1000;

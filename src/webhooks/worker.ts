@@ -22,7 +22,6 @@ import { AsyncResource } from 'node:async_hooks';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
@@ -55,22 +54,29 @@ export const fanOutGapMs = 50;
 /**
  * The retention's purge as the worker runs it: events older than `before`, in batches of `purgeBatch`
  * statements of their own, oldest first, until none is left or `stopped()`; how many it deleted.
- * After each batch it leaves this thread to the rest of the process for as long as the batch kept it
- * busy (its event loop's active time), so the purge holds the thread at most about half of the time.
- * PGlite runs each statement in this thread: with the next batch sent in the very next turn of the
- * event loop, a request, which needs several turns, waited for one batch at each of them (a change's
- * p99 3.6 × as long during a purge). On PostgreSQL a batch keeps the thread idle and the pause stays
- * short, unless the process is busy with requests, which it then lets go first.
+ * Between two batches it lets the process's waiting I/O in (with the next batch sent in the same turn
+ * of the event loop, a purge on PGlite kept every request waiting for all of its 22 s).
+ *
+ * `inThread`: the database runs its statements in this thread (PGlite), so a batch holds every request
+ * of the process while it runs. After each batch the purge then waits twice as long as the batch took
+ * (a third of the thread at most), long enough for a request's several turns of the event loop to fit
+ * between two batches. Sent at the next turn, a change waited for a batch at each of its turns (its
+ * p99 3.6 × as long during a purge); after a pause as long as the batch, still up to 2.4 ×. On
+ * PostgreSQL a batch leaves the thread free, and such a pause would only make the purge longer.
  */
-export async function purgeExpiredEvents(db: Kysely<Database>, before: Date, stopped: () => boolean = () => false): Promise<number> {
+export async function purgeExpiredEvents(
+  db: Kysely<Database>,
+  before: Date,
+  { stopped = () => false, inThread = false }: { stopped?: () => boolean; inThread?: boolean } = {},
+): Promise<number> {
   let purged = 0;
   for (;;) {
-    const started = performance.eventLoopUtilization();
+    const started = performance.now();
     const deleted = await purgeEvents(db, before, purgeBatch);
     purged += deleted;
     if (deleted < purgeBatch || stopped()) return purged;
-    const { active } = performance.eventLoopUtilization(started);
-    await new Promise((next) => setTimeout(next, active));
+    if (inThread) await new Promise((next) => setTimeout(next, 2 * (performance.now() - started)));
+    else await new Promise((next) => setImmediate(next));
   }
 }
 
@@ -90,6 +96,8 @@ export interface WorkerOptions {
   leaseMs?: number | undefined;
   /** How long the log keeps an event (EVENTS_RETENTION_DAYS; 30 days unless given). */
   retentionDays?: number | undefined;
+  /** The database runs its statements in this thread (PGlite): the purge pauses between its batches (`purgeExpiredEvents`). */
+  databaseInThread?: boolean;
   /** Told of each attempt once recorded, with the state it left its delivery in (the metrics count attempts by outcome). */
   onAttempt?: (state: ReturnType<typeof afterAttempt>['state']) => void;
   /** Sends each attempt in a span of its own when tracing is on. */
@@ -321,7 +329,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
 
   const purgeOld = async () => {
     const before = new Date(now().getTime() - (options.retentionDays ?? defaultEventRetentionDays) * 24 * 60 * 60 * 1000);
-    await purgeExpiredEvents(db, before, () => closed);
+    await purgeExpiredEvents(db, before, { stopped: () => closed, inThread: options.databaseInThread ?? false });
   };
   const purge = setInterval(() => {
     purgeOld().catch((error: unknown) => logger.warn({ err: loggableError(error) }, 'could not purge old events'));

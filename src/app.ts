@@ -78,7 +78,7 @@ export async function createApp(options: {
   /** Webhooks: whether they may target non-public addresses, and the delivery worker's settings when it runs in this app. */
   webhooks?: {
     allowPrivateTargets: boolean;
-    deliver?: Pick<WorkerOptions, 'listen' | 'pollMs' | 'concurrency' | 'leaseMs' | 'retentionDays'>;
+    deliver?: Pick<WorkerOptions, 'listen' | 'pollMs' | 'concurrency' | 'leaseMs' | 'retentionDays' | 'databaseInThread'>;
   };
   /**
    * OpenTelemetry tracing (src/observability/tracing.ts), when on: spans of the API's requests and of

@@ -50,7 +50,13 @@ async function main() {
     tracing,
     callerCache: config.authCache ? { subscribe: database.subscribe } : undefined,
     live: { subscribe: database.subscribe },
-    webhooks: { allowPrivateTargets: config.webhooksAllowPrivateTargets, deliver: { listen: database.listen, leaseMs: config.webhooksLeaseMs, retentionDays: config.eventsRetentionDays } },
+    webhooks: { allowPrivateTargets: config.webhooksAllowPrivateTargets, deliver: {
+        listen: database.listen,
+        leaseMs: config.webhooksLeaseMs,
+        retentionDays: config.eventsRetentionDays,
+        databaseInThread: database.kind === 'pglite',
+      },
+    },
   });
   const server: Server = createHttpServer(app).listen(config.port, config.host);
   await new Promise<void>((listening, failed) => {

@@ -599,7 +599,7 @@ describe(`retention (${databaseLabel})`, () => {
       from generate_series(1, 10000) as n
     `.execute(app.db);
     let purging = true;
-    const purge = purgeExpiredEvents(app.db, new Date(at.getTime() + 20_000 * 1000)).finally(() => (purging = false));
+    const purge = purgeExpiredEvents(app.db, new Date(at.getTime() + 20_000 * 1000), { inThread: true }).finally(() => (purging = false));
     try {
       const response = await app.request('GET', '/v1/me', { key: owner.key });
       expect(response.status).toBe(200);
@@ -608,6 +608,41 @@ describe(`retention (${databaseLabel})`, () => {
       await purge;
     }
   });
+
+  it.skipIf(postgresUrl)('with the database in this thread, the purge pauses on a timer after a batch, not for one turn of the event loop only (PGlite: a statement waits for the one before it)', async () => {
+    const { org } = await ownOrganization();
+    const at = new Date(Date.now() - 900 * day);
+    const total = 1200;
+    await sql`
+      insert into webhook_events (id, org_id, team_id, type, event, created_at)
+      select 'paused-purge-' || n, ${org.id}, null, 'organization.updated', '{}', ${at}::timestamptz + n * interval '1 second'
+      from generate_series(1, ${total}) as n
+    `.execute(app.db);
+    const left = async () => (await sql<{ n: number }>`select count(*)::int as n from webhook_events where id like 'paused-purge-%'`.execute(app.db)).rows[0]!.n;
+    const turn = () => new Promise((next) => setImmediate(next));
+    const before = new Date(at.getTime() + 2 * total * 1000);
+    let stop = false;
+    // Only setTimeout: a pause then lasts until the test moves the clock, however fast or slow the machine.
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    try {
+      const purge = purgeExpiredEvents(app.db, before, { stopped: () => stop, inThread: true });
+      while ((await left()) === total) await turn();
+      const afterFirst = await left();
+      // A second batch sent at one of these turns would run before the count, which waits for it.
+      for (let n = 0; n < 20; n += 1) await turn();
+      expect(await left()).toBe(afterFirst);
+      // The pause is the earliest timer: the second batch follows it, and then the purge stops.
+      stop = true;
+      await vi.advanceTimersToNextTimerAsync();
+      const purged = await purge;
+      expect(purged).toBe(total - (await left()));
+      expect(purged).toBeGreaterThan(total - afterFirst);
+    } finally {
+      vi.useRealTimers();
+    }
+    await purgeExpiredEvents(app.db, before);
+    expect(await left()).toBe(0);
+  }, testMs);
 
   it('a purge statement finds its batch through the indexes, never by reading the whole log, in the plan the pool runs it with', async () => {
     const { org } = await ownOrganization();

@@ -33,7 +33,9 @@ describe.skipIf(!chromium)(`the docs page shows the code samples (${databaseLabe
     if (folder) await rm(folder, { recursive: true, force: true });
   });
 
-  it('renders the curl and the client sample of an operation, with no Content-Security-Policy violation', async () => {
+  // One retry, on a new page: once in a full run on two busy cores (never alone, nor under a CPU hog) the
+  // panel lost its heading while the language menu was switched and never got it back; a new page did.
+  it('renders the curl and the client sample of an operation, with no Content-Security-Policy violation', { retry: 1, timeout: 600_000 }, async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const console: string[] = [];
     page.on('console', (message) => console.push(message.text()));
@@ -57,7 +59,13 @@ describe.skipIf(!chromium)(`the docs page shows the code samples (${databaseLabe
       }
       return panelText();
     };
-    await expect.poll(switchToClient, { timeout: 240_000, interval: 1_000 }).toContain("await client.PATCH('/tasks/{id}'");
+    await expect
+      .poll(switchToClient, { timeout: 240_000, interval: 1_000, message: 'the client sample of PATCH /tasks/{id}' })
+      .toContain("await client.PATCH('/tasks/{id}'")
+      .catch(async (error: unknown) => {
+        await page.close();
+        throw error;
+      });
     expect(await panelText()).toContain('createTeamOsClient');
     expect(await panelText()).toMatch(new RegExp(`^PATCH\n/tasks/\\{id\\}\n${CLIENT}\n`));
 
@@ -66,5 +74,5 @@ describe.skipIf(!chromium)(`the docs page shows the code samples (${databaseLabe
     expect((await stat(screenshot)).size).toBeGreaterThan(10_000);
     expect(console.filter((message) => /Content Security Policy/i.test(message))).toEqual([]);
     await page.close();
-  }, 600_000);
+  });
 });

@@ -26,4 +26,4 @@ step 'type check (the client, then everything)' '35 s, 10 s when little changed'
 step 'build of dist/ (npm run build)' '20 s, nothing when dist/ is current' scripts/build.sh --if-stale
 database=PGlite
 [ -n "${TEST_DATABASE_URL:-}" ] && database=PostgreSQL
-step "the test suite on $database (vitest: a line per file as it ends)" '11 min' npx vitest run "$@"
+step "the test suite on $database (vitest: a line per file as it ends)" '7 min' npx vitest run "$@"

@@ -10,31 +10,17 @@ import type { Database } from '../../src/db/database.js';
 import { toTask } from '../../src/records/tasks.js';
 import { addWeeks, currentWeekMonday } from '../../src/time.js';
 import { deliveryBody, eventText } from '../../src/webhooks/outbox.js';
-import { seedTasks, type World } from './seed.js';
+import { seedIssues, seedTasks, type World } from './seed.js';
 
 const zone = 'Europe/Bratislava';
 
 /**
- * `count` tasks (as the main bench seeds them: `seedTasks`) and `count` issues in the world's team, each
- * in one statement: creation instants a millisecond apart (the lists' sort key), issues cycling
- * through the statuses and priorities.
+ * `count` tasks and `count` issues in the world's team, as the main bench seeds them (`seedTasks`,
+ * `seedIssues`).
  */
 export async function seedTeamItems(db: Kysely<Database>, world: World, count: number): Promise<void> {
   await seedTasks(db, world, count);
-  await sql`
-    insert into issues (team_id, title, description, priority, status, created_by_id, resolved_at, created_at)
-    select
-      ${world.teamId},
-      (array['Carrier keeps missing', 'Hiring pipeline is thin for', 'Invoices are late from', 'No owner for'])[1 + n % 4]
-        || ' ' || (array['the Žilina route', 'the warehouse team', 'the supplier contract', 'the quarterly report'])[1 + n % 3] || ' #' || n,
-      case when n % 2 = 0 then 'Raised in the weekly meeting; "urgent" per the customer.' end,
-      (array['HIGH', 'MEDIUM', 'LOW'])[1 + n % 3],
-      (array['OPEN', 'SOLVING', 'SOLVED'])[1 + (n / 3) % 3],
-      (${world.ownerIds}::text[])[1 + n % ${world.ownerIds.length}],
-      case when (n / 3) % 3 = 2 then timestamptz '2026-02-01T08:00:00Z' + n * interval '1 millisecond' end,
-      timestamptz '2026-01-05T08:00:00Z' + n * interval '1 millisecond'
-    from generate_series(1, ${count}::int) as n
-  `.execute(db);
+  await seedIssues(db, world, count);
 }
 
 /** Events a statement while seeding a log: each statement is one transaction, so the log holds several `txid`s. */

@@ -144,6 +144,27 @@ export async function insertEventsInBulk(db: Kysely<Database>, world: World, tas
 }
 
 /**
+ * `count` issues in the world's team in one statement: creation instants a millisecond apart (the
+ * list's sort key), cycling through the priorities and, independently of them, the statuses.
+ */
+export async function seedIssues(db: Kysely<Database>, world: World, count: number): Promise<void> {
+  await sql`
+    insert into issues (team_id, title, description, priority, status, created_by_id, resolved_at, created_at)
+    select
+      ${world.teamId},
+      (array['Carrier keeps missing', 'Hiring pipeline is thin for', 'Invoices are late from', 'No owner for'])[1 + n % 4]
+        || ' ' || (array['the Žilina route', 'the warehouse team', 'the supplier contract', 'the quarterly report'])[1 + n % 3] || ' #' || n,
+      case when n % 2 = 0 then 'Raised in the weekly meeting; "urgent" per the customer.' end,
+      (array['HIGH', 'MEDIUM', 'LOW'])[1 + n % 3],
+      (array['OPEN', 'SOLVING', 'SOLVED'])[1 + (n / 3) % 3],
+      (${world.ownerIds}::text[])[1 + n % ${world.ownerIds.length}],
+      case when (n / 3) % 3 = 2 then timestamptz '2026-02-01T08:00:00Z' + n * interval '1 millisecond' end,
+      timestamptz '2026-01-05T08:00:00Z' + n * interval '1 millisecond'
+    from generate_series(1, ${count}::int) as n
+  `.execute(db);
+}
+
+/**
  * More than a page of 50 in the other lists the bench reads: issues, weekly meetings rated by the
  * team (before the seeded meeting's week), and members of the organization; and an event log of
  * `logEvents` events, so that the feed is read from a log of some size, as the changes measured
@@ -153,20 +174,7 @@ export async function seedLists(db: Kysely<Database>, world: World, logEvents: n
   const sample = await db.selectFrom('tasks').selectAll().where('team_id', '=', world.teamId).limit(1).executeTakeFirstOrThrow();
   await insertEventsInBulk(db, world, toTask(sample), logEvents);
   const lastWeek = currentWeekMonday(new Date(), zone);
-  await sql`
-    insert into issues (team_id, title, description, priority, status, created_by_id, resolved_at, created_at)
-    select
-      ${world.teamId},
-      (array['Carrier keeps missing', 'Hiring pipeline is thin for', 'Invoices are late from', 'No owner for'])[1 + n % 4]
-        || ' ' || (array['the Žilina route', 'the warehouse team', 'the supplier contract', 'the quarterly report'])[1 + n % 3] || ' #' || n,
-      case when n % 2 = 0 then 'Raised in the weekly meeting; "urgent" per the customer.' end,
-      (array['HIGH', 'MEDIUM', 'LOW'])[1 + n % 3],
-      (array['OPEN', 'SOLVING', 'SOLVED'])[1 + n % 3],
-      (${world.ownerIds}::text[])[1 + n % ${world.ownerIds.length}],
-      case when n % 3 = 2 then timestamptz '2026-02-01T08:00:00Z' + n * interval '1 minute' end,
-      timestamptz '2026-01-05T08:00:00Z' + n * interval '1 second'
-    from generate_series(1, ${listRows}) as n
-  `.execute(db);
+  await seedIssues(db, world, listRows);
   await sql`
     insert into meetings (team_id, date, status, started_at, ended_at, duration_min, created_by_id, created_at)
     select ${world.teamId}, ${lastWeek}::date - 7 * n, 'COMPLETED',

@@ -74,6 +74,19 @@ function typesOf(document: Node, raw: Node | undefined, depth = 0): Set<string> 
   return undefined;
 }
 
+/** The `const` a union's shape gives its discriminating property (`type`), looked for in its allOf parts too. */
+function discriminatorOf(document: Node, raw: Node, property: string, depth = 0): unknown {
+  const node = resolveIn(document, raw).node;
+  if (!node || depth > 8) return undefined;
+  const value = node.properties?.[property]?.const;
+  if (value !== undefined) return value;
+  for (const part of node.allOf ?? []) {
+    const inner = discriminatorOf(document, part, property, depth + 1);
+    if (inner !== undefined) return inner;
+  }
+  return undefined;
+}
+
 /** Six calendar months after `from` (the deprecation policy's least notice). */
 function sixMonthsAfter(from: number): number {
   const date = new Date(from);
@@ -212,9 +225,10 @@ export function compareContracts(before: Node, after: Node): Comparison {
   const matchBranches = (oldBranches: Node[], newBranches: Node[], property: string) => {
     const keys: ((document: Node, branch: Node) => string | undefined)[] = [
       (_document, branch) => (typeof branch.$ref === 'string' ? `ref ${branch.$ref.split('/').pop()}` : undefined),
+      (_document, branch) => (typeof branch.title === 'string' ? `title ${branch.title}` : undefined),
       (document, branch) => {
-        const value = resolveIn(document, branch).node?.properties?.[property];
-        return value?.const !== undefined ? `value ${shown(value.const)}` : undefined;
+        const value = discriminatorOf(document, branch, property);
+        return value === undefined ? undefined : `value ${shown(value)}`;
       },
       (_document, branch) => `json ${JSON.stringify(branch)}`,
       (document, branch) => `types ${[...(typesOf(document, branch) ?? ['any'])].sort().join(',')}`,
@@ -242,7 +256,8 @@ export function compareContracts(before: Node, after: Node): Comparison {
   };
   const shapeName = (document: Node, branch: Node, property: string): string => {
     if (typeof branch.$ref === 'string') return branch.$ref.split('/').pop()!;
-    const value = resolveIn(document, branch).node?.properties?.[property]?.const;
+    if (typeof branch.title === 'string') return branch.title;
+    const value = discriminatorOf(document, branch, property);
     return value !== undefined ? String(value) : [...(typesOf(document, branch) ?? ['any'])].join('|');
   };
 

@@ -137,7 +137,8 @@ export function compareContracts(before: Node, after: Node): Comparison {
     const newRef = resolveIn(after, newRaw);
     const [old, now] = [oldRef.node, newRef.node];
     if (!old || !now) return;
-    const component = newRef.component ?? oldRef.component ?? owner;
+    // Within one component when both sides name the same; a field that became another schema changed in its owner.
+    const component = oldRef.component === newRef.component ? (newRef.component ?? owner) : owner;
     if (oldRef.component && newRef.component) {
       const pair = `${oldRef.component}|${newRef.component}|${answer}`;
       if (seen.has(pair)) return;
@@ -161,9 +162,20 @@ export function compareContracts(before: Node, after: Node): Comparison {
     if (oldBranches || newBranches) {
       // A field made nullable is `X` become `oneOf [X, null]`: the one shape is matched among the new ones.
       const property = now.discriminator?.propertyName ?? old.discriminator?.propertyName ?? 'type';
-      const { pairs, lost } = matchBranches(oldBranches ?? [oldRaw!], newBranches ?? [newRaw!], property);
-      for (const branch of lost) add(shapeName(before, branch, property), `shape ${shapeName(before, branch, property)} removed`);
+      const { pairs, lost, added } = matchBranches(oldBranches ?? [oldRaw!], newBranches ?? [newRaw!], property);
+      // A union that is a component itself (the event union) is declared by the shape; a field's, by the field.
+      const ownUnion = oldRef.component !== undefined && oldRef.component === newRef.component;
+      for (const branch of lost) add(ownUnion ? shapeName(before, branch, property) : what, `shape ${shapeName(before, branch, property)} removed`);
       for (const [oldBranch, newBranch] of pairs) compare(operation, where, subject, oldBranch, newBranch, answer, component);
+      // A new shape of an answer is unknown to the client, unless the union tells its shapes apart (a new
+      // event type: clients ignore types they do not know); one of a new type was told above.
+      const told = (branch: Node) => now.discriminator !== undefined || discriminatorOf(after, branch, property) !== undefined;
+      if (answer && oldTypes) {
+        for (const branch of added) {
+          const types = typesOf(after, branch);
+          if (!told(branch) && types && [...types].every((type) => oldTypes.has(type))) add(what, `shape ${shapeName(after, branch, property)} may now be answered`);
+        }
+      }
       return;
     }
 
@@ -252,7 +264,7 @@ export function compareContracts(before: Node, after: Node): Comparison {
         byKey.delete(value!);
       }
     }
-    return { pairs, lost: [...oldLeft] };
+    return { pairs, lost: [...oldLeft], added: [...newLeft] };
   };
   const shapeName = (document: Node, branch: Node, property: string): string => {
     if (typeof branch.$ref === 'string') return branch.$ref.split('/').pop()!;

@@ -75,6 +75,12 @@ const cases: Case[] = [
   { name: 'unknown request fields newly refused', change: (c) => (schemas(c).CreateTaskRequest.additionalProperties = false), verdict: 'fails', message: 'CreateTaskRequest: unknown fields now refused' },
   { name: "an event's type const renamed", change: (c) => (schemas(c).TaskCreatedEvent.properties.type.const = 'task.made'), verdict: 'fails', message: 'type: value "task.created" changed to "task.made"', count: 1 },
   { name: 'a webhook event removed', change: (c) => delete c.webhooks['task.created'], verdict: 'fails', message: 'webhook event task.created removed' },
+  {
+    name: "a new shape of a response field's union that does not tell its shapes apart",
+    change: (c) => (schemas(c).TaskCreatedEvent.properties.data.properties.object = { oneOf: [{ $ref: '#/components/schemas/Task' }, { type: 'object', required: ['id'], properties: { id: { type: 'string' } } }] }),
+    verdict: 'fails',
+    message: 'object: shape object may now be answered',
+  },
   { name: 'a middle shape of a union removed, found once', change: (c) => schemas(c).Event.oneOf.splice(20, 1), verdict: 'fails', message: 'shape ', count: 1 },
   // The deprecation policy.
   { name: 'an operation removed that the release did not deprecate, though declared', change: (c) => delete c.paths['/tasks/{id}'].delete, changelog: unreleased('### Breaking\n\n- `deleteTask` removed.'), verdict: 'fails', message: 'deleteTask: removed, but the last release did not deprecate it' },
@@ -88,6 +94,13 @@ const cases: Case[] = [
   { name: 'a new operation', change: (c) => (c.paths['/teams/{teamId}/labels'] = { get: { operationId: 'listTeamLabels', responses: { '200': { description: 'The labels.' } } } }), verdict: 'passes', message: '' },
   { name: 'a new enum value in a request', base: meetingStatusInline, change: (c) => parameter(c, '/teams/{teamId}/meetings', 'status').schema.enum.push('CANCELLED'), verdict: 'passes', message: '' },
   { name: "a nullable field's two shapes swapped", change: (c) => schemas(c).Task.properties.completedAt.oneOf.reverse(), verdict: 'passes', message: '', count: 0 },
+  {
+    name: 'a new event type in the event union',
+    change: (c) => schemas(c).Event.oneOf.push({ title: 'label.created', allOf: [{ type: 'object', required: ['type'], properties: { type: { type: 'string', const: 'label.created' } } }, { $ref: '#/components/schemas/EventIdentity' }] }),
+    verdict: 'passes',
+    message: '',
+    count: 0,
+  },
   { name: "the event union's shapes in another order", change: (c) => schemas(c).Event.oneOf.reverse(), verdict: 'passes', message: '', count: 0 },
   {
     name: 'a path parameter renamed in the same position',

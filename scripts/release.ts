@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { judge, passes, releasedContractPath, releasedVersions, report } from './breakingChanges.js';
+import { judge, releasedContractPath, releasedVersions, report } from './breakingChanges.js';
 
 /** The version after `latest` for a `major`/`minor`/`patch` step, or `wanted` itself when it is newer. */
 export function nextVersion(latest: string, wanted: string): string {

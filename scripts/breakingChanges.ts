@@ -231,8 +231,8 @@ export function compareContracts(before: Node, after: Node): Comparison {
 
   /**
    * Pairs a union's old shapes with its new ones by what they are — the component they name, their
-   * discriminator value, their content, their types — never by position: reordered shapes are the same
-   * shapes, and one removed from the middle is one shape lost.
+   * title, their discriminator value, their content, their field names, their types — never by
+   * position: reordered shapes are the same shapes, and one removed from the middle is one shape lost.
    */
   const matchBranches = (oldBranches: Node[], newBranches: Node[], property: string) => {
     const keys: ((document: Node, branch: Node) => string | undefined)[] = [
@@ -243,6 +243,10 @@ export function compareContracts(before: Node, after: Node): Comparison {
         return value === undefined ? undefined : `value ${shown(value)}`;
       },
       (_document, branch) => `json ${JSON.stringify(branch)}`,
+      (document, branch) => {
+        const properties = resolveIn(document, branch).node?.properties;
+        return properties ? `fields ${Object.keys(properties).sort().join(',')}` : undefined;
+      },
       (document, branch) => `types ${[...(typesOf(document, branch) ?? ['any'])].sort().join(',')}`,
     ];
     const oldLeft = new Set(oldBranches);
@@ -475,7 +479,8 @@ export function report(verdict: Verdict): boolean {
   const { findings, undeclared, warnings, violations, newMajor } = verdict;
   const place = (finding: Finding) => `${finding.operation}${finding.component ? ` (${finding.component})` : ''}`;
   for (const finding of findings) {
-    const state = newMajor ? 'declared by the new major version' : undeclared.includes(finding) ? 'NOT DECLARED' : 'declared in CHANGELOG.md';
+    const name = finding.component ?? finding.operation.replace(/^webhook /, '');
+    const state = newMajor ? 'declared by the new major version' : undeclared.includes(finding) ? `NOT DECLARED (a bullet naming \`${name}\` and \`${finding.subject}\`)` : 'declared in CHANGELOG.md';
     console.log(`  ${place(finding)}: ${finding.message} — ${state}`);
   }
   for (const warning of warnings) console.log(`  warning: ${place(warning)}: ${warning.message}`);

@@ -94,6 +94,18 @@ const cases: Case[] = [
   { name: 'a new operation', change: (c) => (c.paths['/teams/{teamId}/labels'] = { get: { operationId: 'listTeamLabels', responses: { '200': { description: 'The labels.' } } } }), verdict: 'passes', message: '' },
   { name: 'a new enum value in a request', base: meetingStatusInline, change: (c) => parameter(c, '/teams/{teamId}/meetings', 'status').schema.enum.push('CANCELLED'), verdict: 'passes', message: '' },
   { name: "a nullable field's two shapes swapped", change: (c) => schemas(c).Task.properties.completedAt.oneOf.reverse(), verdict: 'passes', message: '', count: 0 },
+  { name: "a request field's shapes in another order", change: (c) => schemas(c).CreateTaskRequest.properties.meetingId.oneOf.reverse(), verdict: 'passes', message: '', count: 0 },
+  {
+    name: 'two inline shapes, each described anew, in another order',
+    base: (c) => (schemas(c).Task.properties.origin = { oneOf: [{ type: 'object', properties: { meetingId: { type: 'string' } } }, { type: 'object', properties: { issueId: { type: 'string' } } }] }),
+    change: (c) => {
+      const shapes = schemas(c).Task.properties.origin.oneOf.reverse();
+      for (const shape of shapes) shape.description = 'Where the task came from.';
+    },
+    verdict: 'passes',
+    message: '',
+    count: 0,
+  },
   {
     name: 'a new event type in the event union',
     change: (c) => schemas(c).Event.oneOf.push({ title: 'label.created', allOf: [{ type: 'object', required: ['type'], properties: { type: { type: 'string', const: 'label.created' } } }, { $ref: '#/components/schemas/EventIdentity' }] }),

@@ -1,88 +1,213 @@
 /**
  * The breaking-change gate (`make test`'s step, docs/decisions.md "Breaking changes"): the bundled
- * contract against the last released one, each change a client written for the old one could trip
- * over named, and the run failed unless the change is declared — a new major `info.version`, or a
- * bullet under "### Breaking" of CHANGELOG.md's first section that names it.
+ * contract against the last released one (the newest of openapi/releases/, written by
+ * `npm run release`), each change a client written for the released one could trip over named, and
+ * the run failed unless the change is declared — a new major `info.version`, or a bullet under
+ * "### Breaking" of CHANGELOG.md's first section that names it — and unless the deprecation policy holds.
  *
- *   tsx scripts/breakingChanges.ts                       the working tree against the base (see baseRef)
- *   tsx scripts/breakingChanges.ts OLD.json NEW.json [CHANGELOG.md]   two files (the tests')
+ *   tsx scripts/breakingChanges.ts [--dir DIR]                       DIR's (else this repository's) contract against its last release
+ *   tsx scripts/breakingChanges.ts OLD.json NEW.json [CHANGELOG.md]   two files
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 type Node = Record<string, any>;
 
 export interface Finding {
-  /** The operationId, or `webhook <type>`. */
+  /** The operationId, `webhook <type>`, or `security` for the contract's default requirement. */
   operation: string;
-  /** The component schema the change lies in, when it lies in one (`Task`). */
-  schema: string | undefined;
-  /** What changed: a field, parameter, enum value or status code. */
+  /** The shared component (schema, parameter, response, header) the change lies in, when it lies in one. */
+  component: string | undefined;
+  /** What changed: a field, parameter, enum value, scope, shape or status code; never empty. */
   subject: string;
   message: string;
 }
 
 const methods = ['get', 'put', 'post', 'delete', 'patch'];
+const releasesFolder = 'openapi/releases';
 
-/** Compares two bundled contracts (only local `#/components/…` references, as Redocly bundles them). */
-export function findBreakingChanges(before: Node, after: Node): Finding[] {
-  const findings = new Map<string, Finding>();
-  const refOf = (document: Node, node: Node | undefined): { node: Node | undefined; name?: string } => {
-    let name: string | undefined;
-    for (let hops = 0; node && typeof node.$ref === 'string' && hops < 32; hops++) {
-      const path = (node.$ref as string).replace(/^#\//, '').split('/');
-      if (path[0] === 'components' && path[1] === 'schemas') name = path[2];
-      node = path.reduce<Node | undefined>((at, key) => at?.[key.replaceAll('~1', '/').replaceAll('~0', '~')], document);
+interface Resolved {
+  node: Node | undefined;
+  /** The last `#/components/<kind>/<name>` the references went through. */
+  component: string | undefined;
+}
+
+function resolveIn(document: Node, raw: Node | undefined): Resolved {
+  let node = raw;
+  let component: string | undefined;
+  for (let hops = 0; node && typeof node.$ref === 'string' && hops < 32; hops++) {
+    const path = (node.$ref as string).replace(/^#\//, '').split('/').map((key) => key.replaceAll('~1', '/').replaceAll('~0', '~'));
+    if (path[0] === 'components') component = path[2];
+    node = path.reduce<Node | undefined>((at, key) => at?.[key], document);
+  }
+  return { node, component };
+}
+
+const unionOf = (node: Node): Node[] | undefined => node.oneOf ?? node.anyOf;
+const jsonType = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' && Number.isInteger(value) ? 'integer' : typeof value);
+const valuesOf = (node: Node): unknown[] | undefined => (node.const !== undefined ? [node.const] : Array.isArray(node.enum) ? node.enum : undefined);
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+const shown = (value: unknown) => JSON.stringify(value);
+
+/** The JSON types a schema admits, through references and unions; undefined when it admits any. */
+function typesOf(document: Node, raw: Node | undefined, depth = 0): Set<string> | undefined {
+  const node = resolveIn(document, raw).node;
+  if (!node || depth > 16) return undefined;
+  const branches = unionOf(node);
+  if (branches) {
+    const types = new Set<string>();
+    for (const branch of branches) {
+      const inner = typesOf(document, branch, depth + 1);
+      if (!inner) return undefined;
+      for (const type of inner) types.add(type);
     }
-    return { node, name };
+    return types;
+  }
+  if (node.type !== undefined) return new Set(Array.isArray(node.type) ? node.type : [node.type]);
+  const values = valuesOf(node);
+  if (values) return new Set(values.map(jsonType));
+  for (const part of node.allOf ?? []) {
+    const inner = typesOf(document, part, depth + 1);
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
+/** The `const` a union's shape gives its discriminating property (`type`), looked for in its allOf parts too. */
+function discriminatorOf(document: Node, raw: Node, property: string, depth = 0): unknown {
+  const node = resolveIn(document, raw).node;
+  if (!node || depth > 8) return undefined;
+  const value = node.properties?.[property]?.const;
+  if (value !== undefined) return value;
+  for (const part of node.allOf ?? []) {
+    const inner = discriminatorOf(document, part, property, depth + 1);
+    if (inner !== undefined) return inner;
+  }
+  return undefined;
+}
+
+/** Six calendar months after `from` (the deprecation policy's least notice). */
+function sixMonthsAfter(from: number): number {
+  const date = new Date(from);
+  date.setUTCMonth(date.getUTCMonth() + 6);
+  return date.getTime();
+}
+
+/** The bullets under `### <heading>` of the changelog's first `## ` section, each as the names it puts in backticks. */
+export function changelogBullets(changelog: string, heading: string): string[][] {
+  const section = changelog.split(/^## /m)[1] ?? '';
+  const part = section.split(/^### /m).find((text) => new RegExp(`^${heading}\\b`).test(text)) ?? '';
+  return part
+    .split(/^- /m)
+    .slice(1)
+    .map((bullet) => [...bullet.matchAll(/`([^`]+)`/g)].map((match) => match[1]!));
+}
+
+export const declaredBreakingChanges = (changelog: string) => changelogBullets(changelog, 'Breaking');
+
+export interface Comparison {
+  /** What breaks a client of the old contract. */
+  findings: Finding[];
+  /** What a careful client should look at, without failing the gate: a new value in an answer, a 4xx no longer documented. */
+  warnings: Finding[];
+  /** Operations removed that the old contract did not deprecate. */
+  removedUndeprecated: string[];
+}
+
+/** Compares two bundled contracts (only local `#/...` references, as Redocly bundles them). */
+export function compareContracts(before: Node, after: Node): Comparison {
+  const findings = new Map<string, Finding>();
+  const warnings = new Map<string, Finding>();
+  const removedUndeprecated: string[] = [];
+  const record = (into: Map<string, Finding>, operation: string, component: string | undefined, subject: string, message: string) => {
+    // A component's change is told once, however many operations and event types reach it.
+    const key = component === undefined ? `${operation}\n${subject}\n${message}` : `${component}\n${subject}\n${message.replace(/^[^:]*: /, '')}`;
+    if (!into.has(key)) into.set(key, { operation, component, subject, message });
   };
-  const add = (operation: string, schema: string | undefined, subject: string, message: string) => {
-    // A schema's change is told once, however many operations and event types reach it.
-    const key = schema === undefined ? `${operation}\n${subject}\n${message}` : `${schema}\n${subject}\n${message.replace(/^[^:]*: /, '')}`;
-    if (!findings.has(key)) findings.set(key, { operation, schema, subject, message });
-  };
-  const typesOf = (schema: Node): Set<string> | undefined =>
-    schema.type === undefined ? undefined : new Set(Array.isArray(schema.type) ? schema.type : [schema.type]);
+  // A component pair is judged once per direction: the event unions reach the same ones from many places.
+  const seen = new Set<string>();
 
   /**
    * `answer`: the server writes it (a response, a webhook's body), so it may not widen nor lose what
-   * the client reads; otherwise the client writes it (a request), so it may not narrow.
+   * the client reads; otherwise the client writes it (a request, a parameter), so it may not narrow.
    */
-  const compare = (operation: string, where: string, oldRaw: Node | undefined, newRaw: Node | undefined, answer: boolean, owner: string | undefined, seen: Set<string>) => {
-    const oldRef = refOf(before, oldRaw);
-    const newRef = refOf(after, newRaw);
+  const compare = (operation: string, where: string, subject: string, oldRaw: Node | undefined, newRaw: Node | undefined, answer: boolean, owner: string | undefined) => {
+    const oldRef = resolveIn(before, oldRaw);
+    const newRef = resolveIn(after, newRaw);
     const [old, now] = [oldRef.node, newRef.node];
     if (!old || !now) return;
-    const schema = newRef.name ?? oldRef.name ?? owner;
-    const pair = `${oldRef.name ?? ''}|${newRef.name ?? ''}|${answer}`;
-    if (oldRef.name && newRef.name) {
-      // A component is judged once per direction: the event unions reach it from many places.
+    // Within one component when both sides name the same; a field that became another schema changed in its owner.
+    const component = oldRef.component === newRef.component ? (newRef.component ?? owner) : owner;
+    if (oldRef.component && newRef.component) {
+      const pair = `${oldRef.component}|${newRef.component}|${answer}`;
       if (seen.has(pair)) return;
       seen.add(pair);
     }
+    const label = where || component || 'the body';
+    const what = subject || component || 'body';
+    const add = (about: string, message: string) => record(findings, operation, component, about || what, `${label}: ${message}`);
+    const warn = (about: string, message: string) => record(warnings, operation, component, about || what, `${label}: ${message}`);
     const at = (name: string) => (where ? `${where}.${name}` : name);
-    const oldTypes = typesOf(old);
-    const newTypes = typesOf(now);
+
+    const oldTypes = typesOf(before, oldRaw);
+    const newTypes = typesOf(after, newRaw);
     if (oldTypes && newTypes) {
       const lost = answer ? [...newTypes].filter((type) => !oldTypes.has(type)) : [...oldTypes].filter((type) => !newTypes.has(type));
-      for (const type of lost) add(operation, schema, where || type, `${where || 'the body'}: type ${type} ${answer ? 'may now be answered' : 'is no longer accepted'}`);
+      for (const type of lost) add(what, `type ${type} ${answer ? 'may now be answered' : 'is no longer accepted'}`);
     }
-    if (Array.isArray(old.enum) && Array.isArray(now.enum)) {
-      for (const value of old.enum) if (!now.enum.includes(value)) add(operation, schema, String(value), `${where || 'value'}: enum value ${JSON.stringify(value)} removed`);
+
+    const oldBranches = unionOf(old);
+    const newBranches = unionOf(now);
+    if (oldBranches || newBranches) {
+      // A field made nullable is `X` become `oneOf [X, null]`: the one shape is matched among the new ones.
+      const property = now.discriminator?.propertyName ?? old.discriminator?.propertyName ?? 'type';
+      const { pairs, lost, added } = matchBranches(oldBranches ?? [oldRaw!], newBranches ?? [newRaw!], property);
+      // A union that is a component itself (the event union) is declared by the shape; a field's, by the field.
+      const ownUnion = oldRef.component !== undefined && oldRef.component === newRef.component;
+      for (const branch of lost) add(ownUnion ? shapeName(before, branch, property) : what, `shape ${shapeName(before, branch, property)} removed`);
+      for (const [oldBranch, newBranch] of pairs) compare(operation, where, subject, oldBranch, newBranch, answer, component);
+      // A new shape of an answer is unknown to the client, unless the union tells its shapes apart (a new
+      // event type: clients ignore types they do not know); one of a new type was told above.
+      const told = (branch: Node) => now.discriminator !== undefined || discriminatorOf(after, branch, property) !== undefined;
+      if (answer && oldTypes) {
+        for (const branch of added) {
+          const types = typesOf(after, branch);
+          if (!told(branch) && types && [...types].every((type) => oldTypes.has(type))) add(what, `shape ${shapeName(after, branch, property)} may now be answered`);
+        }
+      }
+      return;
+    }
+
+    const oldValues = valuesOf(old);
+    const newValues = valuesOf(now);
+    if (oldValues && newValues) {
+      if (old.const !== undefined && now.const !== undefined && !same(old.const, now.const)) {
+        add(String(old.const), `value ${shown(old.const)} changed to ${shown(now.const)}`);
+      } else {
+        for (const value of oldValues) if (!newValues.some((next) => same(next, value))) add(String(value), `enum value ${shown(value)} removed`);
+        if (answer) {
+          for (const value of newValues) {
+            if (!oldValues.some((known) => same(known, value))) warn(String(value), `enum value ${shown(value)} added: a client must treat values it does not know as unknown`);
+          }
+        }
+      }
+    } else if (!answer && newValues) {
+      add(what, `values now limited to ${newValues.map(shown).join(', ')}`);
     }
     if (!answer) {
-      const lowered = (key: string) => old[key] === undefined ? now[key] !== undefined : now[key] !== undefined && now[key] < old[key];
-      const raised = (key: string) => old[key] === undefined ? now[key] !== undefined : now[key] !== undefined && now[key] > old[key];
+      const lowered = (key: string) => (old[key] === undefined ? now[key] !== undefined : now[key] !== undefined && now[key] < old[key]);
+      const raised = (key: string) => (old[key] === undefined ? now[key] !== undefined : now[key] !== undefined && now[key] > old[key]);
       for (const key of ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties']) {
-        if (lowered(key)) add(operation, schema, where, `${where || 'the body'}: ${key} lowered from ${old[key] ?? 'none'} to ${now[key]}`);
+        if (lowered(key)) add(what, `${key} lowered from ${old[key] ?? 'none'} to ${now[key]}`);
       }
       for (const key of ['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties']) {
-        if (raised(key)) add(operation, schema, where, `${where || 'the body'}: ${key} raised from ${old[key] ?? 'none'} to ${now[key]}`);
+        if (raised(key)) add(what, `${key} raised from ${old[key] ?? 'none'} to ${now[key]}`);
       }
-      if (now.pattern !== undefined && now.pattern !== old.pattern) add(operation, schema, where, `${where || 'the body'}: pattern changed to ${now.pattern}`);
-      if (now.additionalProperties === false && old.additionalProperties !== false) add(operation, schema, where, `${where || 'the body'}: unknown fields now refused`);
+      if (now.pattern !== undefined && now.pattern !== old.pattern) add(what, `pattern changed to ${now.pattern}`);
+      if (now.additionalProperties === false && old.additionalProperties !== false) add(what, 'unknown fields now refused');
+      // What the server assumes when the client says nothing: a client that relied on it now gets something else.
+      if (old.default !== undefined && !same(old.default, now.default)) add(what, `default changed from ${shown(old.default)} to ${now.default === undefined ? 'none' : shown(now.default)}`);
     }
     const oldProperties: Node = old.properties ?? {};
     const newProperties: Node = now.properties ?? {};
@@ -90,114 +215,225 @@ export function findBreakingChanges(before: Node, after: Node): Finding[] {
     const newRequired = new Set<string>(now.required ?? []);
     for (const name of Object.keys(oldProperties)) {
       if (!(name in newProperties)) {
-        add(operation, schema, name, `${at(name)}: ${answer ? 'field removed' : 'field no longer accepted'}`);
+        record(findings, operation, component, name, `${at(name)}: ${answer ? 'field removed' : 'field no longer accepted'}`);
         continue;
       }
-      if (answer && oldRequired.has(name) && !newRequired.has(name)) add(operation, schema, name, `${at(name)}: field may now be missing`);
-      compare(operation, at(name), oldProperties[name], newProperties[name], answer, schema, seen);
+      if (answer && oldRequired.has(name) && !newRequired.has(name)) record(findings, operation, component, name, `${at(name)}: field may now be missing`);
+      compare(operation, at(name), name, oldProperties[name], newProperties[name], answer, component);
     }
     if (!answer) {
-      for (const name of newRequired) if (!oldRequired.has(name)) add(operation, schema, name, `${at(name)}: field now required`);
+      for (const name of newRequired) if (!oldRequired.has(name)) record(findings, operation, component, name, `${at(name)}: field now required`);
     }
-    if (old.items && now.items) compare(operation, `${where}[]`, old.items, now.items, answer, schema, seen);
-    for (const key of ['oneOf', 'anyOf', 'allOf']) {
-      const oldBranches: Node[] = old[key] ?? [];
-      const newBranches: Node[] = now[key] ?? [];
-      if (oldBranches.length > newBranches.length) add(operation, schema, where, `${where || 'the body'}: ${key} lost ${oldBranches.length - newBranches.length} of its shapes`);
-      // Branches are matched by position: a union grows at its end (a new event type).
-      oldBranches.slice(0, newBranches.length).forEach((branch, index) => compare(operation, where, branch, newBranches[index], answer, schema, seen));
-    }
+    if (old.items && now.items) compare(operation, `${where}[]`, subject, old.items, now.items, answer, component);
+    // allOf parts are one shape's pieces, kept in their order.
+    (old.allOf ?? []).forEach((part: Node, index: number) => compare(operation, where, subject, part, now.allOf?.[index], answer, component));
   };
 
-  const parametersOf = (document: Node, pathItem: Node, operation: Node) => {
-    const byKey = new Map<string, Node>();
+  /**
+   * Pairs a union's old shapes with its new ones by what they are — the component they name, their
+   * title, their discriminator value, their content, their field names, their types — never by
+   * position: reordered shapes are the same shapes, and one removed from the middle is one shape lost.
+   */
+  const matchBranches = (oldBranches: Node[], newBranches: Node[], property: string) => {
+    const keys: ((document: Node, branch: Node) => string | undefined)[] = [
+      (_document, branch) => (typeof branch.$ref === 'string' ? `ref ${branch.$ref.split('/').pop()}` : undefined),
+      (_document, branch) => (typeof branch.title === 'string' ? `title ${branch.title}` : undefined),
+      (document, branch) => {
+        const value = discriminatorOf(document, branch, property);
+        return value === undefined ? undefined : `value ${shown(value)}`;
+      },
+      (_document, branch) => `json ${JSON.stringify(branch)}`,
+      (document, branch) => {
+        const properties = resolveIn(document, branch).node?.properties;
+        return properties ? `fields ${Object.keys(properties).sort().join(',')}` : undefined;
+      },
+      (document, branch) => `types ${[...(typesOf(document, branch) ?? ['any'])].sort().join(',')}`,
+    ];
+    const oldLeft = new Set(oldBranches);
+    const newLeft = new Set(newBranches);
+    const pairs: [Node, Node][] = [];
+    for (const key of keys) {
+      const byKey = new Map<string, Node>();
+      for (const branch of newLeft) {
+        const value = key(after, branch);
+        if (value !== undefined && !byKey.has(value)) byKey.set(value, branch);
+      }
+      for (const branch of oldLeft) {
+        const value = key(before, branch);
+        const match = value === undefined ? undefined : byKey.get(value);
+        if (!match) continue;
+        pairs.push([branch, match]);
+        oldLeft.delete(branch);
+        newLeft.delete(match);
+        byKey.delete(value!);
+      }
+    }
+    return { pairs, lost: [...oldLeft], added: [...newLeft] };
+  };
+  const shapeName = (document: Node, branch: Node, property: string): string => {
+    if (typeof branch.$ref === 'string') return branch.$ref.split('/').pop()!;
+    if (typeof branch.title === 'string') return branch.title;
+    const value = discriminatorOf(document, branch, property);
+    return value !== undefined ? String(value) : [...(typesOf(document, branch) ?? ['any'])].join('|');
+  };
+
+  /** Parameters by `<in> <name>`, path parameters by position: `/tasks/{id}` and `/tasks/{taskId}` take the same one. */
+  const parametersOf = (document: Node, path: string, pathItem: Node, operation: Node) => {
+    const positions = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
+    const byKey = new Map<string, { parameter: Node; component: string | undefined }>();
     for (const raw of [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])]) {
-      const parameter = refOf(document, raw).node;
-      if (parameter) byKey.set(`${parameter.in} ${parameter.name}`, parameter);
+      const { node: parameter, component } = resolveIn(document, raw);
+      if (!parameter) continue;
+      const key = parameter.in === 'path' ? `path #${positions.indexOf(parameter.name)}` : `${parameter.in} ${parameter.name}`;
+      byKey.set(key, { parameter, component });
     }
     return byKey;
   };
-  const contentOf = (document: Node, node: Node | undefined): Node => refOf(document, node).node?.content ?? {};
+  const contentOf = (document: Node, node: Node | undefined): Node => resolveIn(document, node).node?.content ?? {};
 
-  const compareOperation = (operationId: string, oldItem: Node, newItem: Node, old: Node, now: Node) => {
-    const seen = new Set<string>();
-    const oldParameters = parametersOf(before, oldItem, old);
-    const newParameters = parametersOf(after, newItem, now);
-    for (const [key, parameter] of newParameters) {
-      const previous = oldParameters.get(key);
-      if (parameter.required && !previous?.required) add(operationId, undefined, parameter.name, `${key} parameter ${previous ? 'now required' : 'added as required'}`);
+  const compareSecurity = (operation: string, oldRequirements: Node[], newRequirements: Node[]) => {
+    const scopesOf = (requirement: Node) => Object.values<string[]>(requirement).flat();
+    const format = (requirements: Node[]) =>
+      requirements.length === 0 ? 'nothing' : requirements.map((requirement) => Object.entries<string[]>(requirement).map(([scheme, scopes]) => `${scheme}(${scopes.join(', ')})`).join(' and ') || 'nothing').join(' or ');
+    const satisfied = (held: Node) =>
+      newRequirements.length === 0 || newRequirements.some((needed) => Object.entries<string[]>(needed).every(([scheme, scopes]) => held[scheme] && scopes.every((scope) => held[scheme].includes(scope))));
+    for (const held of oldRequirements.length === 0 ? [{}] : oldRequirements) {
+      if (satisfied(held)) continue;
+      const added = [...new Set(newRequirements.flatMap((needed) => [...scopesOf(needed), ...Object.keys(needed)]))].filter((name) => !scopesOf(held).includes(name) && !(name in held));
+      record(findings, operation, undefined, added[0] ?? 'security', `security: requires ${format(newRequirements)} where ${format(oldRequirements)} sufficed`);
+      return;
     }
-    for (const [key, parameter] of oldParameters) {
+  };
+
+  const compareOperation = (operationId: string, oldPath: string, newPath: string, oldItem: Node, newItem: Node, old: Node, now: Node) => {
+    if (old.security !== undefined || now.security !== undefined) compareSecurity(operationId, old.security ?? before.security ?? [], now.security ?? after.security ?? []);
+    const oldParameters = parametersOf(before, oldPath, oldItem, old);
+    const newParameters = parametersOf(after, newPath, newItem, now);
+    for (const [key, { parameter, component }] of newParameters) {
+      const previous = oldParameters.get(key)?.parameter;
+      if (parameter.required && !previous?.required) record(findings, operationId, component, parameter.name, `${key} parameter ${previous ? 'now required' : 'added as required'}`);
+    }
+    for (const [key, { parameter, component }] of oldParameters) {
       const next = newParameters.get(key);
+      const label = `${parameter.in} ${parameter.name}`;
       // Unknown query parameters are refused: a removed one fails the requests that send it.
-      if (!next) add(operationId, undefined, parameter.name, `${key} parameter removed`);
-      else compare(operationId, key, parameter.schema, next.schema, false, undefined, seen);
+      if (!next) record(findings, operationId, component, parameter.name, `${label} parameter removed`);
+      else compare(operationId, label, parameter.name, parameter.schema, next.parameter.schema, false, next.component ?? component);
     }
-    const oldBody = refOf(before, old.requestBody).node;
-    const newBody = refOf(after, now.requestBody).node;
-    if (newBody?.required && !oldBody?.required) add(operationId, undefined, 'requestBody', 'request body now required');
+    const oldBody = resolveIn(before, old.requestBody).node;
+    const newBody = resolveIn(after, now.requestBody).node;
+    if (newBody?.required && !oldBody?.required) record(findings, operationId, undefined, 'requestBody', 'request body now required');
     for (const [type, media] of Object.entries<Node>(contentOf(before, old.requestBody))) {
       const next = contentOf(after, now.requestBody)[type];
-      if (!next) add(operationId, undefined, type, `request body ${type} no longer accepted`);
-      else compare(operationId, '', media.schema, next.schema, false, undefined, seen);
+      if (!next) record(findings, operationId, undefined, type, `request body ${type} no longer accepted`);
+      else compare(operationId, '', '', media.schema, next.schema, false, undefined);
     }
     for (const [status, response] of Object.entries<Node>(old.responses ?? {})) {
       const next = now.responses?.[status];
       if (!next) {
-        if (status.startsWith('2')) add(operationId, undefined, status, `success status ${status} removed`);
+        if (status.startsWith('2')) record(findings, operationId, undefined, status, `success status ${status} removed`);
+        // A client may still branch on it; the server may still send it undocumented.
+        else if (status.startsWith('4')) record(warnings, operationId, undefined, status, `${status} no longer documented: a client that handles it keeps working, check that it is no longer answered`);
         continue;
       }
-      for (const header of Object.keys(refOf(before, response).node?.headers ?? {})) {
-        if (!(header in (refOf(after, next).node?.headers ?? {}))) add(operationId, undefined, header, `${status}: response header ${header} removed`);
+      for (const header of Object.keys(resolveIn(before, response).node?.headers ?? {})) {
+        if (!(header in (resolveIn(after, next).node?.headers ?? {}))) record(findings, operationId, undefined, header, `${status}: response header ${header} removed`);
       }
       for (const [type, media] of Object.entries<Node>(contentOf(before, response))) {
         const nextMedia = contentOf(after, next)[type];
-        if (!nextMedia) add(operationId, undefined, type, `${status}: response ${type} removed`);
-        else compare(operationId, '', media.schema, nextMedia.schema, true, undefined, seen);
+        if (!nextMedia) record(findings, operationId, undefined, type, `${status}: response ${type} removed`);
+        else compare(operationId, '', '', media.schema, nextMedia.schema, true, undefined);
       }
     }
   };
 
+  compareSecurity('security', before.security ?? [], after.security ?? []);
+  const template = (path: string) => path.replace(/\{[^}]+\}/g, '{}');
+  const newPaths = new Map(Object.keys(after.paths ?? {}).map((path) => [template(path), path]));
   for (const [path, oldItem] of Object.entries<Node>(before.paths ?? {})) {
+    const newPath = after.paths?.[path] ? path : newPaths.get(template(path));
+    const newItem = newPath === undefined ? undefined : after.paths[newPath];
     for (const method of methods) {
       const old = oldItem[method];
       if (!old) continue;
-      const newItem = after.paths?.[path];
       const now = newItem?.[method];
       const operationId = old.operationId ?? `${method.toUpperCase()} ${path}`;
-      if (!now) add(operationId, undefined, operationId, `operation ${method.toUpperCase()} ${path} removed`);
-      else compareOperation(operationId, oldItem, newItem, old, now);
+      if (now) {
+        compareOperation(operationId, path, newPath!, oldItem, newItem!, old, now);
+        continue;
+      }
+      record(findings, operationId, undefined, operationId, `operation ${method.toUpperCase()} ${path} removed`);
+      if (!old.deprecated) removedUndeprecated.push(operationId);
     }
   }
   for (const [type, oldItem] of Object.entries<Node>(before.webhooks ?? {})) {
     const newItem = after.webhooks?.[type];
     const name = `webhook ${type}`;
     if (!newItem?.post) {
-      add(name, undefined, type, `webhook event ${type} removed`);
+      record(findings, name, undefined, type, `webhook event ${type} removed`);
       continue;
     }
-    compare(name, '', oldItem.post?.requestBody?.content?.['application/json']?.schema, newItem.post.requestBody?.content?.['application/json']?.schema, true, undefined, new Set());
+    const body = (item: Node) => item.post?.requestBody?.content?.['application/json']?.schema;
+    compare(name, '', '', body(oldItem), body(newItem), true, undefined);
   }
-  return [...findings.values()];
+  return { findings: [...findings.values()], warnings: [...warnings.values()], removedUndeprecated };
+}
+
+/** A change is declared by a bullet naming, in backticks, its operationId, component or event type, and its subject. */
+export function isDeclared(finding: Finding, bullets: string[][]): boolean {
+  const places = [finding.operation.replace(/^webhook /, ''), finding.component].filter((place) => place !== undefined);
+  return bullets.some((names) => names.includes(finding.subject) && places.some((place) => names.includes(place)));
+}
+
+interface Deprecated {
+  /** How the changelog names it: the operationId, or the parameter's name with its operationId or component. */
+  names: string[];
+  what: string;
+  node: Node;
+}
+
+/** Everything the contract deprecates: operations, and parameters (a shared one once, by its component). */
+function deprecatedIn(document: Node): Map<string, Deprecated> {
+  const found = new Map<string, Deprecated>();
+  for (const [name, parameter] of Object.entries<Node>(document.components?.parameters ?? {})) {
+    if (parameter.deprecated) found.set(`parameter ${name}`, { names: [name, parameter.name], what: `the parameter ${name} (${parameter.in} ${parameter.name})`, node: parameter });
+  }
+  for (const [path, item] of Object.entries<Node>(document.paths ?? {})) {
+    for (const method of methods) {
+      const operation = item[method];
+      if (!operation) continue;
+      const operationId = operation.operationId ?? `${method.toUpperCase()} ${path}`;
+      if (operation.deprecated) found.set(operationId, { names: [operationId], what: operationId, node: operation });
+      for (const parameter of [...(item.parameters ?? []), ...(operation.parameters ?? [])]) {
+        if (parameter.deprecated) found.set(`${operationId} ${parameter.in} ${parameter.name}`, { names: [operationId, parameter.name], what: `${operationId}'s ${parameter.in} parameter ${parameter.name}`, node: parameter });
+      }
+    }
+  }
+  return found;
 }
 
 /**
- * The bullets of the "### Breaking" part of the changelog's first `## ` section (Unreleased, or the
- * release being made), each with the names it puts in backticks.
+ * The deprecation policy (docs/decisions.md, "Deprecation"): each deprecation dated, its sunset at
+ * least six months later, each new one told under "### Deprecated", and no operation removed that
+ * the last release did not deprecate.
  */
-export function declaredBreakingChanges(changelog: string): string[][] {
-  const section = changelog.split(/^## /m)[1] ?? '';
-  const breaking = section.split(/^### /m).find((part) => /^Breaking\b/.test(part)) ?? '';
-  return breaking
-    .split(/^- /m)
-    .slice(1)
-    .map((bullet) => [...bullet.matchAll(/`([^`]+)`/g)].map((match) => match[1]!));
-}
-
-/** A change is declared by a bullet naming, in backticks, its operationId or schema, and its subject. */
-export function isDeclared(finding: Finding, bullets: string[][]): boolean {
-  const places = [finding.operation.replace(/^webhook /, ''), finding.schema].filter((place) => place !== undefined);
-  return bullets.some((names) => names.includes(finding.subject) && places.some((place) => names.includes(place)));
+export function deprecationViolations(before: Node, after: Node, changelog: string, removedUndeprecated: string[]): string[] {
+  const violations: string[] = [];
+  const told = changelogBullets(changelog, 'Deprecated');
+  const released = deprecatedIn(before);
+  for (const [key, { names, what, node }] of deprecatedIn(after)) {
+    const at = Date.parse(String(node['x-deprecated-at']));
+    const sunset = node['x-sunset'] === undefined ? undefined : Date.parse(String(node['x-sunset']));
+    if (Number.isNaN(at)) violations.push(`${what}: deprecated without a valid x-deprecated-at (an instant or a day)`);
+    else if (sunset !== undefined && (Number.isNaN(sunset) || sunset < sixMonthsAfter(at))) {
+      violations.push(`${what}: x-sunset ${node['x-sunset']} is not at least six months after x-deprecated-at ${node['x-deprecated-at']}`);
+    }
+    if (!released.has(key) && !told.some((bullet) => names.every((name) => bullet.includes(name)))) {
+      violations.push(`${what}: newly deprecated, but no bullet under "### Deprecated" in CHANGELOG.md's first section names ${names.map((name) => `\`${name}\``).join(' and ')}`);
+    }
+  }
+  for (const operationId of removedUndeprecated) violations.push(`${operationId}: removed, but the last release did not deprecate it (deprecate it in one release, remove it in a later one)`);
+  return violations;
 }
 
 const majorOf = (document: Node) => Number(String(document.info?.version ?? '0').split('.')[0]);
@@ -205,81 +441,86 @@ const majorOf = (document: Node) => Number(String(document.info?.version ?? '0')
 export interface Verdict {
   findings: Finding[];
   undeclared: Finding[];
+  warnings: Finding[];
+  /** Broken deprecation policy: fails the gate, whatever the changelog or the version says. */
+  violations: string[];
   newMajor: boolean;
 }
 
 export function judge(before: Node, after: Node, changelog: string): Verdict {
-  const findings = findBreakingChanges(before, after);
+  const { findings, warnings, removedUndeprecated } = compareContracts(before, after);
   const newMajor = majorOf(after) > majorOf(before);
   const bullets = declaredBreakingChanges(changelog);
-  return { findings, newMajor, undeclared: newMajor ? [] : findings.filter((finding) => !isDeclared(finding, bullets)) };
+  const undeclared = newMajor ? [] : findings.filter((finding) => !isDeclared(finding, bullets));
+  return { findings, undeclared, warnings, violations: deprecationViolations(before, after, changelog, removedUndeprecated), newMajor };
 }
 
-const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-const tryGit = (...args: string[]) => {
-  try {
-    return git(...args);
-  } catch {
-    return undefined;
-  }
+export const passes = (verdict: Verdict) => verdict.undeclared.length === 0 && verdict.violations.length === 0;
+
+const semver = (version: string) => version.split('.').map(Number);
+const newerFirst = (a: string, b: string) => {
+  const [x, y] = [semver(a), semver(b)];
+  return (y[0]! - x[0]!) || (y[1]! - x[1]!) || (y[2]! - x[2]!);
 };
 
-/**
- * The last released contract: the newest `api-v<major>.*` tag of the contract's major, else where
- * this branch left main, else (on main itself) the commit before HEAD's first parent's change.
- */
-function baseRef(major: number): { ref: string; why: string } | undefined {
-  const tag = tryGit('tag', '--list', `api-v${major}.*`, '--sort=-v:refname')?.split('\n').find(Boolean);
-  if (tag) return { ref: tag, why: `the release tag ${tag}` };
-  const branch = tryGit('rev-parse', '--abbrev-ref', 'HEAD');
-  if (branch !== 'main') {
-    const base = tryGit('merge-base', 'HEAD', 'main') ?? tryGit('merge-base', 'HEAD', 'origin/main');
-    if (base) return { ref: base, why: `where this branch left main (${base.slice(0, 12)})` };
+/** The versions stored in `<dir>/openapi/releases/`, newest first. */
+export function releasedVersions(dir: string): string[] {
+  const folder = join(dir, releasesFolder);
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder)
+    .flatMap((file) => /^(\d+\.\d+\.\d+)\.json$/.exec(file)?.[1] ?? [])
+    .sort(newerFirst);
+}
+
+export const releasedContractPath = (dir: string, version: string) => join(dir, releasesFolder, `${version}.json`);
+
+/** Prints the verdict; true when the gate passes. */
+export function report(verdict: Verdict): boolean {
+  const { findings, undeclared, warnings, violations, newMajor } = verdict;
+  const place = (finding: Finding) => `${finding.operation}${finding.component ? ` (${finding.component})` : ''}`;
+  for (const finding of findings) {
+    const name = finding.component ?? finding.operation.replace(/^webhook /, '');
+    const state = newMajor ? 'declared by the new major version' : undeclared.includes(finding) ? `NOT DECLARED (a bullet naming \`${name}\` and \`${finding.subject}\`)` : 'declared in CHANGELOG.md';
+    console.log(`  ${place(finding)}: ${finding.message} — ${state}`);
   }
-  const parent = tryGit('rev-parse', '--verify', '--quiet', 'HEAD^1');
-  if (parent) return { ref: parent, why: `HEAD's first parent (${parent.slice(0, 12)})` };
-  return undefined;
+  for (const warning of warnings) console.log(`  warning: ${place(warning)}: ${warning.message}`);
+  for (const violation of violations) console.log(`  deprecation policy: ${violation}`);
+  if (undeclared.length === 0 && violations.length === 0) {
+    console.log(`${findings.length === 0 ? 'Breaking changes: none' : `Breaking changes: ${findings.length}, each declared`}${warnings.length ? `; ${warnings.length} warning(s) above` : ''}.`);
+    return true;
+  }
+  if (undeclared.length > 0) {
+    console.log(
+      `Breaking changes: ${undeclared.length} not declared. Declare each under "### Breaking" in CHANGELOG.md's first section with a bullet that names, in backticks, ` +
+        'its operationId, event type or component (in parentheses above) and its subject (the field, parameter, value, scope, shape or status), or raise info.version to a new major (docs/decisions.md, "Breaking changes").',
+    );
+  }
+  if (violations.length > 0) console.log(`Deprecation policy: ${violations.length} broken (docs/decisions.md, "Deprecation").`);
+  return false;
 }
 
 function main(args: string[]): number {
-  const root = resolve(import.meta.dirname, '..');
+  const dirAt = args.indexOf('--dir');
+  const dir = dirAt >= 0 ? resolve(args[dirAt + 1]!) : resolve(import.meta.dirname, '..');
   let before: Node;
   let after: Node;
-  let changelogPath = resolve(root, 'CHANGELOG.md');
-  if (args.length >= 2) {
+  let changelogPath = join(dir, 'CHANGELOG.md');
+  if (dirAt < 0 && args.length >= 2) {
     before = JSON.parse(readFileSync(args[0]!, 'utf8'));
     after = JSON.parse(readFileSync(args[1]!, 'utf8'));
     if (args[2]) changelogPath = args[2];
   } else {
-    after = JSON.parse(readFileSync(resolve(root, 'generated/openapi.json'), 'utf8'));
-    const base = baseRef(majorOf(after));
-    if (!base) {
-      console.log('Breaking changes: not checked — no earlier commit to compare with (a shallow clone of one commit?). Fetch the history and tags (git fetch --unshallow --tags) to check.');
-      return 0;
+    after = JSON.parse(readFileSync(join(dir, 'generated/openapi.json'), 'utf8'));
+    const [latest] = releasedVersions(dir);
+    if (!latest) {
+      console.log(`Breaking changes: no released contract in ${releasesFolder}/ to compare with; \`npm run release\` stores one (docs/decisions.md, "Breaking changes").`);
+      return 1;
     }
-    const text = tryGit('show', `${base.ref}:generated/openapi.json`);
-    if (text === undefined) {
-      console.log(`Breaking changes: not checked — ${base.why} has no generated/openapi.json.`);
-      return 0;
-    }
-    before = JSON.parse(text);
-    console.log(`Breaking changes: the contract ${after.info.version} against ${base.why}, contract ${before.info.version}.`);
+    before = JSON.parse(readFileSync(releasedContractPath(dir, latest), 'utf8'));
+    console.log(`Breaking changes: the contract ${after.info.version} against the last release, ${releasesFolder}/${latest}.json.`);
   }
   const changelog = existsSync(changelogPath) ? readFileSync(changelogPath, 'utf8') : '';
-  const { findings, undeclared, newMajor } = judge(before, after, changelog);
-  for (const finding of findings) {
-    const state = newMajor ? 'declared by the new major version' : undeclared.includes(finding) ? 'NOT DECLARED' : 'declared in CHANGELOG.md';
-    console.log(`  ${finding.operation}${finding.schema ? ` (${finding.schema})` : ''}: ${finding.message} — ${state}`);
-  }
-  if (undeclared.length === 0) {
-    console.log(findings.length === 0 ? 'Breaking changes: none.' : `Breaking changes: ${findings.length}, each declared.`);
-    return 0;
-  }
-  console.log(
-    `Breaking changes: ${undeclared.length} not declared. Declare each under "### Breaking" in CHANGELOG.md's first section with a bullet that names, in backticks, ` +
-      'its operationId (or the schema in parentheses) and its subject (the field, parameter, enum value or status), or raise info.version to a new major (docs/decisions.md, "Breaking changes").',
-  );
-  return 1;
+  return report(judge(before, after, changelog)) ? 0 : 1;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) process.exitCode = main(process.argv.slice(2));

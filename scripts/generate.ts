@@ -1,7 +1,8 @@
 /**
  * Builds everything in generated/ from the contract in openapi/:
  *   openapi.json  the bundled contract (server, mock and docs load this one file), with the code
- *                 samples of every operation (`x-codeSamples`, scripts/codeSamples.ts) added
+ *                 samples of every operation (`x-codeSamples`, scripts/codeSamples.ts) and the dates of
+ *                 each deprecation (scripts/deprecationNotes.ts) added
  *   api.ts        TypeScript types from openapi-typescript
  *   docs.html     the Redoc page, script inlined so it works with no network
  *   tags.ts       each tag's and each method's operationIds: what an area's handlers and matrix rows
@@ -17,6 +18,7 @@ import { promisify } from 'node:util';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { codeSampleLanguages, withCodeSamples } from './codeSamples.js';
+import { withDeprecationDates } from './deprecationNotes.js';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..');
@@ -37,7 +39,7 @@ async function build(outDir: string): Promise<void> {
   const bundled = join(outDir, 'openapi.json');
   await redoclyCommand(['bundle', 'openapi/openapi.yaml', '--ext', 'json', '-o', bundled]);
   // Re-serialise so the file ends with a newline and has stable two-space indentation.
-  const document = withCodeSamples(JSON.parse(await readFile(bundled, 'utf8')) as OpenAPIV3_1.Document) as unknown as Record<string, unknown>;
+  const document = withDeprecationDates(withCodeSamples(JSON.parse(await readFile(bundled, 'utf8')) as OpenAPIV3_1.Document)) as unknown as Record<string, unknown>;
   await writeFile(bundled, `${JSON.stringify(document, null, 2)}\n`);
 
   const ast = await openapiTS(document as never, { alphabetize: false, immutable: false });

@@ -40,16 +40,21 @@ export interface TeamOsClientOptions {
   /** Headers sent with every request. */
   headers?: Record<string, string>;
   /**
-   * Told once per operation (method and path) when an answer carries `Deprecation`; a `console.warn`
-   * unless given. `sunset` is when it may stop answering, `link` where it is described.
+   * Told once per operation (method and path) and deprecated parameters sent, when an answer carries
+   * `Deprecation`; a `console.warn` naming them unless given. `sunset` is when it may stop answering,
+   * `link` where it is described.
    */
   onDeprecation?: (notice: DeprecationNotice) => void;
 }
 
-/** An operation the server says is deprecated (RFC 9745 `Deprecation`, RFC 8594 `Sunset`). */
+/** An operation, or parameters of it, the server says are deprecated (RFC 9745 `Deprecation`, RFC 8594 `Sunset`). */
 export interface DeprecationNotice {
   /** `GET /tasks/{id}`. */
   operation: string;
+  /** Whether the operation itself is deprecated, not only parameters the request sent. */
+  operationDeprecated: boolean;
+  /** The deprecated parameters the request sent, from the `title` of their `Link`: `query parameter completed`. */
+  parameters: string[];
   /** Since when, from `Deprecation: @<unix seconds>`. */
   deprecatedAt: Date | undefined;
   sunset: Date | undefined;
@@ -136,18 +141,25 @@ export function createTeamOsClient(options: TeamOsClientOptions): TeamOsClient {
   const told = new Set<string>();
   const tell =
     options.onDeprecation ??
-    ((notice: DeprecationNotice) =>
-      console.warn(`Team OS API: ${notice.operation} is deprecated${notice.sunset ? ` and may stop answering after ${notice.sunset.toISOString()}` : ''}${notice.link ? `: ${notice.link}` : ''}`));
+    ((notice: DeprecationNotice) => {
+      const what = [...(notice.operationDeprecated ? [notice.operation] : []), ...notice.parameters.map((parameter) => `the ${parameter} of ${notice.operation}`)].join(' and ');
+      console.warn(`Team OS API: ${what} ${notice.parameters.length + Number(notice.operationDeprecated) > 1 ? 'are' : 'is'} deprecated${notice.sunset ? ` and may stop working after ${notice.sunset.toISOString()}` : ''}${notice.link ? `: ${notice.link}` : ''}`);
+    });
   inner.use({
     onResponse({ request, response, schemaPath }) {
       const deprecation = response.headers.get('deprecation');
+      if (deprecation === null) return;
+      const links = (response.headers.get('link') ?? '').split(/,(?=\s*<)/).map((value) => value.trim()).filter((value) => /rel="?deprecation"?/.test(value));
+      // A parameter's link names it in its title; the operation's has none.
+      const parameters = links.flatMap((value) => /;\s*title="([^"]*)"/.exec(value)?.[1] ?? []);
+      const operationDeprecated = links.length === 0 || links.some((value) => !/;\s*title=/.test(value));
       const operation = `${request.method} ${schemaPath}`;
-      if (deprecation === null || told.has(operation)) return;
-      told.add(operation);
+      const key = [operation, operationDeprecated, ...parameters].join('\n');
+      if (told.has(key)) return;
+      told.add(key);
       const seconds = /^@(-?\d+)$/.exec(deprecation.trim())?.[1];
       const sunset = response.headers.get('sunset');
-      const link = response.headers.get('link')?.split(/,(?=\s*<)/).find((value) => /rel="?deprecation"?/.test(value))?.trim();
-      tell({ operation, deprecatedAt: seconds === undefined ? undefined : new Date(Number(seconds) * 1000), sunset: sunset === null ? undefined : new Date(sunset), link });
+      tell({ operation, operationDeprecated, parameters, deprecatedAt: seconds === undefined ? undefined : new Date(Number(seconds) * 1000), sunset: sunset === null ? undefined : new Date(sunset), link: links[0] });
     },
   });
 

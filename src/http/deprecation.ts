@@ -2,7 +2,8 @@
  * Deprecation told in headers, from the contract alone: an operation or parameter marked
  * `deprecated: true` answers `Deprecation` (RFC 9745: `@<unix seconds>` of `x-deprecated-at`),
  * `Link: </v1/docs#operation/<operationId>>; rel="deprecation"` (RFC 9745 §3) and, when the contract
- * gives `x-sunset`, `Sunset` (RFC 8594: an HTTP date). A parameter only when the request sends it.
+ * gives `x-sunset`, `Sunset` (RFC 8594: an HTTP date). A parameter only when the request sends it; its
+ * `Link` names it in a `title` (RFC 8288 §3.4.1), so that a client can tell which one.
  */
 import type { Request, Response } from 'express';
 import type { Operation } from 'openapi-backend';
@@ -13,6 +14,7 @@ interface Notice {
 }
 
 export interface Deprecations {
+  /** The operation's description; a parameter's `Link` adds its `title`. */
   link: string;
   operation: Notice | undefined;
   parameters: { in: 'query' | 'header'; name: string; notice: Notice }[];
@@ -49,7 +51,9 @@ export function tellDeprecation(deprecations: Deprecations, req: Request, res: R
   // Several at once (the operation and a parameter): the earliest deprecation and sunset tell the most.
   const earliest = (values: string[], order: (value: string) => number) => values.sort((a, b) => order(a) - order(b))[0];
   res.setHeader('Deprecation', earliest(notices.map((notice) => notice.deprecation), (value) => Number(value.slice(1)))!);
+  // A parameter's own sunset, or the operation's when that comes first: the request stops working at the earlier.
   const sunset = earliest(notices.flatMap((notice) => (notice.sunset ? [notice.sunset] : [])), Date.parse);
   if (sunset) res.setHeader('Sunset', sunset);
-  res.append('Link', deprecations.link);
+  if (deprecations.operation) res.append('Link', deprecations.link);
+  for (const parameter of used) res.append('Link', `${deprecations.link}; title="${parameter.in} parameter ${parameter.name}"`);
 }

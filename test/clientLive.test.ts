@@ -16,7 +16,7 @@ import { createTeamOsClient, type FeedEvent, type LiveReconnecting, type LiveSta
 import { databaseLabel } from './support/database.js';
 import { createTeamWorld } from './support/factories.js';
 import { waitFor } from './support/processes.js';
-import { startProxy, type Proxy } from './support/proxy.js';
+import { hopByHop, startProxy, type Proxy } from './support/proxy.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
 const run = promisify(execFile);
@@ -54,13 +54,13 @@ async function startBalancer(plan: Turn[], repeatLast = false) {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const upstream = new AbortController();
     res.once('close', () => upstream.abort());
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name))) as Record<string, string>;
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !hopByHop.has(name) && name !== 'host')) as Record<string, string>;
     const answer = await fetch(`${proxy.url}${req.url}`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined, signal: upstream.signal }).catch(() => undefined);
     if (!answer) return void res.destroy();
     if (isStream) streams.push({ lastEventId: req.headers['last-event-id'] as string | undefined, answered: answer.status });
     const outgoing: Record<string, string> = {};
     answer.headers.forEach((value, name) => {
-      if (!['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding'].includes(name)) outgoing[name] = value;
+      if (!hopByHop.has(name)) outgoing[name] = value;
     });
     res.writeHead(answer.status, outgoing).flushHeaders();
     let seen = '';
@@ -187,7 +187,7 @@ describe(`the typed client's live stream (${databaseLabel})`, () => {
       await create('Before the loss');
       await waitFor('the loss', () => reconnections.length >= 1);
       await create('During the outage');
-      await waitFor('the stream open again', () => states.length === 6);
+      await waitFor('the stream open again', () => states.length >= 6);
       await create('After the outage');
       await waitFor('three events', () => received.length === 3);
     } finally {

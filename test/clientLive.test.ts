@@ -33,8 +33,8 @@ afterAll(async () => {
   await app.close();
 });
 
-/** What the balancer does with one request of the stream: pass it on, pass it on and end it after its first event, or answer a status of its own. */
-type Turn = 'pass' | 'cut' | { status: number; retryAfter?: string };
+/** What the balancer does with one request of the stream: pass it on, pass it on and end it after its first event, drop the connection unanswered, or answer a status of its own. */
+type Turn = 'pass' | 'cut' | 'drop' | { status: number; retryAfter?: string };
 
 /**
  * A load balancer in front of the app (through the contract-checking proxy): the stream's requests
@@ -49,6 +49,10 @@ async function startBalancer(plan: Turn[], repeatLast = false) {
     if (typeof turn === 'object') {
       streams.push({ lastEventId: req.headers['last-event-id'] as string | undefined, answered: turn.status });
       return void res.writeHead(turn.status, { 'Content-Type': 'text/html', ...(turn.retryAfter ? { 'Retry-After': turn.retryAfter } : {}) }).end('<html><body>No server is available</body></html>');
+    }
+    if (turn === 'drop') {
+      streams.push({ lastEventId: req.headers['last-event-id'] as string | undefined, answered: 0 });
+      return void req.socket.destroy();
     }
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -242,5 +246,27 @@ describe(`the typed client's live stream (${databaseLabel})`, () => {
     expect(tasks.map((task) => task.title)).toEqual([expect.stringMatching(/^Try the live stream \(/)]);
     expect(stdout.trim().split('\n')).toEqual(['live: open', `task.created: ${tasks[0]!.title}`]);
     expect(proxy.violations).toEqual([]);
+  });
+
+  it("keeps its retries of a balancer's answers for them: a long run of dropped connections before a 503 does not end the stream", async () => {
+    const { team, person } = await createTeamWorld(app.db);
+    const owner = await person('OWNER', 'MEMBER');
+    const balancer = await startBalancer(['cut', 'drop', 'drop', 'drop', { status: 503 }]);
+    const client = createTeamOsClient({ baseUrl: balancer.url, apiKey: owner.key });
+    const received: FeedEvent[] = [];
+    const reconnections: LiveReconnecting[] = [];
+    const ends: unknown[] = [];
+    const live = client.live({ teamIds: [team.id], types: ['task.created'], reconnect: { retries: 1, baseDelayMs: 20 }, onEvent: (event) => received.push(event), onReconnecting: (reconnecting) => reconnections.push(reconnecting), onEnd: (end) => ends.push(end) });
+    try {
+      await waitFor('the stream open', () => live.state === 'open');
+      await client.POST('/teams/{teamId}/tasks', { params: { path: { teamId: team.id } }, body: { title: 'Before the loss', ownerId: owner.user.id, dueDate: '2026-11-27' } });
+      await waitFor('the stream open again', () => reconnections.length === 5 && live.state === 'open');
+    } finally {
+      live.close();
+      await balancer.close();
+    }
+
+    expect(reconnections.map(({ attempt, status }) => [attempt, status])).toEqual([[1, undefined], [2, undefined], [3, undefined], [4, undefined], [5, 503]]);
+    expect([balancer.streams.map(({ answered }) => answered), ends]).toEqual([[200, 0, 0, 0, 503, 200], []]);
   });
 });

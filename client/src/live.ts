@@ -39,7 +39,7 @@ export interface LiveEnd {
 }
 
 export interface LiveReconnectOptions {
-  /** Attempts after a 502, 503 or 504 before the stream ends; a lost connection is always retried. Default 10. */
+  /** Attempts after a 502, 503 or 504 since the stream was last open before it ends; a lost connection is always retried. Default 10. */
   retries?: number;
   /** The first backoff, doubled on each attempt, with full jitter. Default 1 s. */
   baseDelayMs?: number;
@@ -92,6 +92,8 @@ export function openLive<Type extends FeedEventType>(url: URL, headers: Record<s
   let lastEventId: string | undefined = options.after;
   let state: LiveState = 'connecting';
   let attempt = 0;
+  // Counted apart: a long outage of lost connections must not spend the retries of the balancer's answers.
+  let gatewayAnswers = 0;
   let source: EventSource | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -141,6 +143,7 @@ export function openLive<Type extends FeedEventType>(url: URL, headers: Record<s
     source = current;
     current.addEventListener('open', () => {
       attempt = 0;
+      gatewayAnswers = 0;
       state = 'open';
       options.onOpen?.();
     });
@@ -152,7 +155,8 @@ export function openLive<Type extends FeedEventType>(url: URL, headers: Record<s
       if (state === 'closed') return;
       const { code: status, message = 'the connection was lost' } = event as Event & { code?: number; message?: string };
       if (lost) return reconnect(backoffMs(attempt, baseDelayMs, maxDelayMs), message, undefined);
-      if (refusal && gatewayStatuses.has(refusal.status) && attempt < retries) {
+      if (refusal && gatewayStatuses.has(refusal.status) && gatewayAnswers < retries) {
+        gatewayAnswers += 1;
         const asked = retryAfterMs(refusal.response.headers.get('retry-after'));
         const delayMs = asked === undefined ? backoffMs(attempt, baseDelayMs, maxDelayMs) : asked + Math.floor(Math.random() * Math.min(1_000, baseDelayMs));
         if (delayMs <= maxDelayMs) return reconnect(delayMs, refusal.message, refusal.status);

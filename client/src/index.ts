@@ -20,7 +20,7 @@ export type { components, operations, paths, webhooks } from '../../generated/ap
 export { TeamOsError, unwrap, type ErrorBody, type ErrorCode, type ValidationIssue } from './errors.js';
 export type { EventsOptions, FeedEvent, FeedEventOf, FeedEventType, FollowOptions } from './events.js';
 export type { ItemOf, ListPath, PageOf, ResponseOf, StatusOf } from './pages.js';
-export type { LiveOptions, LiveStream } from './live.js';
+export type { LiveEnd, LiveOptions, LiveReconnecting, LiveReconnectOptions, LiveState, LiveStream } from './live.js';
 export { retryAfterMs, rateLimitResetMs, retryDelayMs, type RetryOptions } from './retry.js';
 // verifyWebhook is `@team-os/client/webhooks`: only receivers need it and its `standardwebhooks`.
 export type { HeadersLike, WebhookEvent, WebhookEventOf, WebhookEventType } from './webhooks.js';
@@ -115,9 +115,10 @@ export interface TeamOsClient extends Omit<Client<paths>, Methods> {
   etagOf(data: unknown): string;
   /**
    * The live stream of every event the caller may read (`GET /events/stream`), narrowed to `teamIds`
-   * and `types`: `onEvent` gets each as it happens, typed by the event union. It reconnects by
-   * itself with `Last-Event-ID` and resumes after the last event delivered; `onEnd` tells when the
-   * server refused it for good. Close it with `signal` or `close()`. Works in browsers and Node: the
+   * and `types`: `onEvent` gets each as it happens, typed by the event union. After a lost connection
+   * or a balancer's 502, 503 or 504 it reconnects by itself, with backoff, and resumes after the last
+   * event delivered (`onReconnecting`, `onOpen`, `state`); `onEnd` tells when it ended for good, with
+   * the API's error code and request id. Close it with `signal` or `close()`. Works in browsers and Node: the
    * key goes in `Authorization` (never in the URL); from a browser, the page's origin must be one the
    * server allows (CORS_ORIGINS).
    */

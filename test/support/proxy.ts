@@ -30,7 +30,7 @@ export interface Proxy {
   close(): Promise<void>;
 }
 
-const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding']);
+export const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding']);
 
 export async function startProxy(target: string): Promise<Proxy> {
   const lose = new Set<string>();

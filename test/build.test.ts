@@ -58,7 +58,7 @@ describe.skipIf(!existsSync(compiled))('the compiled server (dist/, built by npm
  */
 async function freshClone(): Promise<string> {
   const clone = await mkdtemp(join(tmpdir(), 'teamos-clone-'));
-  for (const entry of ['src', 'generated', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) {
+  for (const entry of ['src', 'generated', 'scripts', 'CHANGELOG.md', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) {
     await cp(resolve(root, entry), join(clone, entry), { recursive: true });
   }
   await symlink(resolve(root, 'node_modules'), join(clone, 'node_modules'));

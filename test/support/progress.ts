@@ -9,7 +9,7 @@
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { relative, resolve } from 'node:path';
-import { DefaultReporter, type TestCase, type TestModule, type TestSpecification } from 'vitest/node';
+import { DefaultReporter, type TestModule, type TestSpecification } from 'vitest/node';
 import { typicalSeconds } from './sequencer.js';
 
 const quietMs = 60_000;
@@ -43,20 +43,24 @@ export function timeLeft(quietSecondsLeft: number, load: number, cores: number):
   const slowest = Math.max(1.5, load / cores);
   const fastest = Math.min(slowest / 1.5, Math.max(1, load / (2 * cores)));
   const [low, high] = [Math.floor((quietSecondsLeft * fastest) / 60), Math.ceil((quietSecondsLeft * slowest) / 60)];
-  const range = high <= 1 ? 'under 1 min' : `about ${low}-${high} min`;
+  const range = high <= 1 ? 'under 1 min' : low === 0 ? `under ${high} min` : `about ${low}-${high} min`;
   return `${range} left at load ${load.toFixed(1)}`;
 }
 
 /**
- * Why a skipped test skipped: its `skip(note)`, else the parenthesis of its name that names a
- * database or says "only" or "needs" (`(PostgreSQL only: …)`, `(needs redis-server)`).
+ * Why a skipped test skipped: its `skip(note)`, else the parenthesis of its name that says "only" or
+ * "needs", or gives a database its reason (`(PostgreSQL only: …)`, `(needs redis-server)`,
+ * `(PGlite: …)`).
  */
-export function skipReason(test: Pick<TestCase, 'fullName'> & { result(): { note?: string | undefined } }): string | undefined {
+export function skipReason(test: { fullName: string; result(): { state: string; note?: string | undefined } }): string | undefined {
   const note = test.result().note;
   if (note) return note;
-  const said = /\(((?:PGlite|PostgreSQL)\b[^()]*|[^()]*\b(?:only|needs?)\b[^()]*)\)/.exec(test.fullName)?.[1];
+  // Not a bare `(PGlite)`: many names carry the database they ran on.
+  const said = /\(((?:PGlite|PostgreSQL):[^()]*|[^()]*\b(?:only|needs?)\b[^()]*)\)/.exec(test.fullName)?.[1];
+  if (said === undefined) return undefined;
   // The kind of reason, not its explanation: "PostgreSQL only: PGlite allows one process" → "PostgreSQL only".
-  return said?.split(':')[0]!.trim();
+  const kind = said.split(':')[0]!.trim();
+  return kind === 'PGlite' || kind === 'PostgreSQL' ? `${kind} only` : kind;
 }
 
 export default class ProgressReporter extends DefaultReporter {
@@ -133,6 +137,8 @@ export default class ProgressReporter extends DefaultReporter {
 
   /** The last lines: how many tests skipped, by the reason each gives, with their files. */
   private skipped(testModules: ReadonlyArray<TestModule>): void {
+    // Under `-t`, every test the pattern leaves out counts as skipped too: no reason to give.
+    if (this.ctx.config.testNamePattern) return;
     const byReason = new Map<string, Map<string, number>>();
     for (const testModule of testModules) {
       for (const test of testModule.children.allTests('skipped')) {
@@ -146,7 +152,8 @@ export default class ProgressReporter extends DefaultReporter {
     if (byReason.size === 0) return;
     const count = (files: Map<string, number>) => [...files.values()].reduce((sum, n) => sum + n, 0);
     const reasons = [...byReason].sort(([, a], [, b]) => count(b) - count(a));
-    this.log(`Skipped ${reasons.reduce((sum, [, files]) => sum + count(files), 0)} tests, by the reason each gives (docs/testing.md, "What a skipped test needs"):`);
+    const skippedCount = reasons.reduce((sum, [, files]) => sum + count(files), 0);
+    this.log(`Skipped ${skippedCount} ${skippedCount === 1 ? 'test' : 'tests'}, by the reason each gives (docs/testing.md, "What a skipped test needs"):`);
     for (const [reason, files] of reasons) {
       this.log(`  ${count(files)} ${reason}: ${[...files].map(([file, n]) => `${file} ${n}`).join(', ')}`);
     }

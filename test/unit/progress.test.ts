@@ -10,13 +10,14 @@ describe('the time left that make test prints', () => {
     expect(timeLeft(240, 0.5, 2)).toBe('about 4-6 min left at load 0.5');
   });
 
-  it('says under a minute at the end', () => {
+  it('says under a minute at the end, and gives no lower bound below one', () => {
     expect(timeLeft(20, 3, 2)).toBe('under 1 min left at load 3.0');
+    expect(timeLeft(15, 12, 2)).toBe('under 2 min left at load 12.0');
   });
 });
 
 describe('why a test skipped', () => {
-  const skipped = (fullName: string, note?: string) => ({ fullName, result: () => ({ note }) });
+  const skipped = (fullName: string, note?: string) => ({ fullName, result: () => ({ state: 'skipped', note }) });
 
   it('is the note it skipped with', () => {
     expect(skipReason(skipped('a test', '127.0.0.1:4318 is taken'))).toBe('127.0.0.1:4318 is taken');
@@ -25,6 +26,11 @@ describe('why a test skipped', () => {
   it('is the kind of reason its name gives in parentheses, without the explanation', () => {
     expect(skipReason(skipped('authentication on two processes (PostgreSQL only: PGlite allows one process) > works'))).toBe('PostgreSQL only');
     expect(skipReason(skipped('Redis stopped and started (needs redis-server) > resumes'))).toBe('needs redis-server');
+  });
+
+  it('is the database a name gives as its reason, not the database a name merely carries', () => {
+    expect(skipReason(skipped('the purge (PGlite) > pauses on a timer (PGlite: a statement waits for the one before it)'))).toBe('PGlite only');
+    expect(skipReason(skipped('the code samples on the demo data (PGlite) > getMe'))).toBeUndefined();
   });
 
   it('is unknown when neither says', () => {

@@ -55,6 +55,26 @@ describe('the CORS lists a page developer reads', () => {
   });
 });
 
+describe('the operations that need no key, as the contract declares them (`security: []`)', () => {
+  const contract = JSON.parse(readFileSync(resolve(root, 'generated/openapi.json'), 'utf8')) as {
+    paths: Record<string, Record<string, { security?: unknown[] }>>;
+  };
+  const keyless = Object.entries(contract.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([, operation]) => operation.security?.length === 0)
+      .map(([method]) => `\`${method.toUpperCase()} ${path}\``),
+  );
+  const flat = (text: string) => text.replace(/\s+/g, ' ');
+
+  it('are each named where the docs page says every request carries a key, and where it says every answer counts', () => {
+    expect(keyless.length).toBeGreaterThan(0);
+    for (const operation of keyless) {
+      expect(flat(section('Authentication')), 'Authentication').toContain(operation);
+      expect(flat(section('Rate limit')), 'Rate limit').toContain(operation);
+    }
+  });
+});
+
 describe('the probes during a database outage, as src/observability/probes.ts answers them', () => {
   // Liveness answers 200 whatever the database does; readiness 503 while it cannot read the migrations.
   const sentencesNaming = (text: string, probe: string) =>

@@ -15,7 +15,7 @@ import { waitFor } from './support/processes.js';
 const root = resolve(import.meta.dirname, '..');
 const compiled = resolve(root, 'dist/src/server.js');
 
-describe.skipIf(!existsSync(compiled))('the compiled server (dist/, built by npm run build)', () => {
+describe.skipIf(!existsSync(compiled))('the compiled server (needs dist/, built by npm run build)', () => {
   it('starts on the embedded database, serves the API, its docs page and the changelog, and stops on SIGTERM', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'teamos-build-'));
     const port = await freePort();

@@ -34,6 +34,6 @@ describe('why a test skipped', () => {
   });
 
   it('is unknown when neither says', () => {
-    expect(skipReason(skipped('the compiled server (dist/, built by npm run build) > starts'))).toBeUndefined();
+    expect(skipReason(skipped('the event feed while changes overlap (PostgreSQL) > keeps its order'))).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
-# Everyday commands. Each one installs the dependencies first when they are missing. `make` alone
-# lists them (`make help`): every target of .PHONY has a `##` line (test/makefile.test.ts).
+# Everyday commands. Each one but help installs the dependencies first when they are missing. `make` alone
+# lists them (`make help`): every target of .PHONY has a `##` line (test/makeTargets.test.ts).
 .PHONY: help install generate lint mock docs test typecheck check-op run bench bench-scale soak stubs client-example
 .DEFAULT_GOAL := help
 

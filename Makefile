@@ -1,5 +1,10 @@
-# Everyday commands. Each one installs the dependencies first when they are missing.
-.PHONY: install generate lint mock docs test typecheck check-op run bench bench-scale soak stubs client-example
+# Everyday commands. Each one but help installs the dependencies first when they are missing. `make` alone
+# lists them (`make help`): every target of .PHONY has a `##` line (test/makeTargets.test.ts).
+.PHONY: help install generate lint mock docs test typecheck check-op run bench bench-scale soak stubs client-example
+.DEFAULT_GOAL := help
+
+help: ## These targets, each with what it does
+	@awk -F ':.*## ' '/^[a-z][a-z-]*:.*## / { printf "  make %-15s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
 NODE_MODULES := node_modules/.package-lock.json
 
@@ -7,7 +12,7 @@ $(NODE_MODULES): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-install: $(NODE_MODULES)
+install: $(NODE_MODULES) ## npm ci, only when package.json or package-lock.json changed since the last one
 
 # `npm ci` builds the client (its `prepare`); this rebuilds it when the contract's types or its sources
 # changed since, so that the client's examples never run against a missing or stale build.

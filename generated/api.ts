@@ -1759,6 +1759,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/changelog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the changelog
+         * @description Returns the changelog of this API as Markdown (Keep a Changelog): what each version added, changed, fixed, deprecated or removed, newest first, with the changes not yet released under `Unreleased`. Within v1 nothing breaks unless listed there under "Breaking". No API key is needed and the request does not count against any rate limit, so the answer carries only `X-Request-Id` and `traceresponse`.
+         */
+        get: operations["getChangelog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "organization.updated": {
@@ -11314,6 +11334,30 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            422: components["responses"]["Invalid"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getChangelog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changelog, as Markdown. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/markdown": string;
                 };
             };
             422: components["responses"]["Invalid"];

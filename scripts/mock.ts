@@ -24,6 +24,12 @@ import { errorAnswer } from '../src/http/errorHandler.js';
 
 const root = resolve(import.meta.dirname, '..');
 
+/**
+ * The request headers a page may send to the mock beyond the server's: Prism's `Prefer` (`code=412`,
+ * `example=…`) picks the answer it wants to see. README.md names them (test/unit/docsTruth.test.ts).
+ */
+export const mockOnlyRequestHeaders = ['Prefer'];
+
 export interface MockServer {
   url: string;
   stop(): Promise<void>;
@@ -78,8 +84,7 @@ export async function startMock(port: number, prismPort: number, options: { cors
 
   const app = express();
   app.disable('x-powered-by');
-  // A page may also send Prism's `Prefer` (`code=412`, `example=…`) to pick the answer it wants to see.
-  app.use(crossOrigin(origins, ['Prefer']));
+  app.use(crossOrigin(origins, mockOnlyRequestHeaders));
   app.use((req, res) => {
     const url = req.url;
     if (url !== '/v1' && !url.startsWith('/v1/') && !url.startsWith('/v1?')) {

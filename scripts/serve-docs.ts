@@ -11,6 +11,8 @@ const port = Number(process.env.DOCS_PORT ?? 4020);
 const files: Record<string, { file: string; type: string }> = {
   '/v1/docs': { file: 'docs.html', type: 'text/html; charset=utf-8' },
   '/v1/openapi.json': { file: 'openapi.json', type: 'application/json' },
+  // The page links the changelog, which the server serves too.
+  '/v1/changelog': { file: '../CHANGELOG.md', type: 'text/markdown; charset=utf-8' },
 };
 
 createServer(async (req, res) => {

@@ -6,6 +6,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Into a pipe or a file (CI, `make test | tee`), no colour codes: Vitest's colours ignore whether the
+# output is a terminal (they look at TERM only), and so do some of the other steps' tools. NO_COLOR is
+# what they all read; FORCE_COLOR, when set, still wins.
+if [ ! -t 1 ] && [ -z "${FORCE_COLOR:-}" ]; then export NO_COLOR=1; fi
+
 clock() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
 begun=$SECONDS
 step() { # label, typical duration, command…

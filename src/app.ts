@@ -45,7 +45,7 @@ export const contractDocument = JSON.parse(
 
 const purgeEveryMs = 10 * 60 * 1000;
 
-const publicOperations: readonly PublicOperationId[] = ['getOpenApiDocument', 'getApiDocs'];
+const publicOperations: readonly PublicOperationId[] = ['getOpenApiDocument', 'getApiDocs', 'getChangelog'];
 
 export interface App {
   app: express.Express;

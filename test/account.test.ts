@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addOrganizationMember, createCaller, createOrganization } from './support/factories.js';
 import { up as canonicalTimeZones } from '../src/db/migrations/0002_canonical_time_zones.js';
@@ -95,6 +97,16 @@ describe(`the public documents (${databaseLabel})`, () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/html');
     expect(response.text).toContain('Team OS API');
+  });
+
+  it('GET /v1/changelog, which the docs page links, serves CHANGELOG.md as Markdown without a key', async () => {
+    const description = (await app.request('GET', '/v1/openapi.json')).body.info.description as string;
+    const [, link] = /\[changelog\]\((\/v1\/[^)]+)\)/.exec(description) ?? [];
+    expect(link, 'the docs page links the changelog').toBe('/v1/changelog');
+    const response = await app.request('GET', link!);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expect(response.text).toBe(await readFile(resolve(import.meta.dirname, '../CHANGELOG.md'), 'utf8'));
   });
 
   it('GET /healthz outside /v1 answers 200 while the database answers', async () => {

@@ -37,7 +37,7 @@ async function inCopy(copy: string, tool: string, args: string[]) {
   }
 }
 
-describe.skipIf(missing.length > 0)('adding an operation as docs/adding-an-operation.md walks through it', () => {
+describe.skipIf(missing.length > 0)('adding an operation as docs/adding-an-operation.md walks through it (needs tsx, tsc, redocly and vitest in node_modules/.bin)', () => {
   let copy: string;
   beforeAll(async () => {
     copy = await mkdtemp(join(tmpdir(), 'teamos-walkthrough-'));

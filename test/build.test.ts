@@ -15,8 +15,8 @@ import { waitFor } from './support/processes.js';
 const root = resolve(import.meta.dirname, '..');
 const compiled = resolve(root, 'dist/src/server.js');
 
-describe.skipIf(!existsSync(compiled))('the compiled server (dist/, built by npm run build)', () => {
-  it('starts on the embedded database, serves the API and its docs page, and stops on SIGTERM', async () => {
+describe.skipIf(!existsSync(compiled))('the compiled server (needs dist/, built by npm run build)', () => {
+  it('starts on the embedded database, serves the API, its docs page and the changelog, and stops on SIGTERM', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'teamos-build-'));
     const port = await freePort();
     const child = spawn(process.execPath, [compiled], {
@@ -38,10 +38,12 @@ describe.skipIf(!existsSync(compiled))('the compiled server (dist/, built by npm
       const unauthenticated = await fetch(`${url}/v1/me`);
       const docs = await fetch(`${url}/v1/docs`);
       const contract = await fetch(`${url}/v1/openapi.json`);
+      const changelog = await fetch(`${url}/v1/changelog`);
 
       expect(unauthenticated.status).toBe(401);
       expect([docs.status, (await docs.text()).includes('<redoc')]).toEqual([200, true]);
       expect((await contract.json()).openapi).toBe('3.1.0');
+      expect([changelog.status, (await changelog.text()).startsWith('# Changelog')]).toEqual([200, true]);
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
     } finally {
@@ -58,7 +60,7 @@ describe.skipIf(!existsSync(compiled))('the compiled server (dist/, built by npm
  */
 async function freshClone(): Promise<string> {
   const clone = await mkdtemp(join(tmpdir(), 'teamos-clone-'));
-  for (const entry of ['src', 'generated', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) {
+  for (const entry of ['src', 'generated', 'scripts', 'CHANGELOG.md', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) {
     await cp(resolve(root, entry), join(clone, entry), { recursive: true });
   }
   await symlink(resolve(root, 'node_modules'), join(clone, 'node_modules'));

@@ -35,7 +35,7 @@ interface Outcome {
   email?: string;
 }
 
-describe.skipIf(!bin)('PostgreSQL stopped and started again while the server runs under load', () => {
+describe.skipIf(!bin)("PostgreSQL stopped and started again while the server runs under load (needs PostgreSQL's server binaries)", () => {
   let cluster: Cluster;
   let server: ChildProcess | undefined;
   let output = '';

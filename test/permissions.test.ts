@@ -15,7 +15,7 @@ import { administrationRows, matrixRows as rows } from './permissions/rows.js';
 import { allowedCaller, callerNames, createWorld, type CallerName, type Expected, type MatrixRow, type World } from './permissions/world.js';
 
 /** Operations anyone may call without a key. */
-const publicOperations: OperationId[] = ['getOpenApiDocument', 'getApiDocs'];
+const publicOperations: OperationId[] = ['getOpenApiDocument', 'getApiDocs', 'getChangelog'];
 
 const errorCodes: Record<number, string> = { 401: 'unauthenticated', 403: 'forbidden', 404: 'notFound', 409: 'orgSuspended' };
 

@@ -222,7 +222,7 @@ describe(`the Prometheus metrics (${databaseLabel})`, () => {
     expect({ dataException: delta('22'), syntaxOrAccess: delta('42') }).toEqual({ dataException: 1, syntaxOrAccess: 2 });
   });
 
-  it.runIf(postgresUrl)("shows the pool's connections: open, idle and waiting", async () => {
+  it.runIf(postgresUrl)("shows the pool's connections: open, idle and waiting (PostgreSQL only: PGlite has no pool)", async () => {
     await sql`select 1`.execute(app.database.db);
     const samples = await scrape(app);
     const stats = app.database.poolStats!();
@@ -232,7 +232,7 @@ describe(`the Prometheus metrics (${databaseLabel})`, () => {
     expect(valueOf(samples, 'db_pool_waiting_requests')).toBe(stats.waiting);
   });
 
-  it.skipIf(postgresUrl)('shows no pool on the embedded database, which has none', async () => {
+  it.skipIf(postgresUrl)('shows no pool on the embedded database, which has none (PGlite only)', async () => {
     expect((await scrape(app)).filter((sample) => sample.name.startsWith('db_pool_'))).toEqual([]);
   });
 

@@ -38,9 +38,9 @@ const contract = JSON.parse(await readFile(resolve(import.meta.dirname, '../gene
   paths: Record<string, Record<string, { summary?: string; tags?: string[] }>>;
 };
 
-function expectJsonApiHeaders(response: ApiResponse) {
+function expectJsonApiHeaders(response: ApiResponse, contentType = /^application\/json/) {
   const headers = response.headers;
-  expect(headers.get('content-type')).toMatch(/^application\/json/);
+  expect(headers.get('content-type')).toMatch(contentType);
   expect(headers.get('x-content-type-options')).toBe('nosniff');
   expect(headers.has('x-powered-by')).toBe(false);
   expect(headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none'");
@@ -89,6 +89,12 @@ describe(`security headers on JSON responses (${databaseLabel})`, () => {
   it('so are the public contract document and the health check', async () => {
     expectJsonApiHeaders(await app.request('GET', '/v1/openapi.json'));
     expectJsonApiHeaders(await send(app.url, 'GET', '/healthz'));
+  });
+
+  it('so is the changelog, Markdown that a browser shows as text and never runs', async () => {
+    const response = await app.request('GET', '/v1/changelog');
+    expect(response.status).toBe(200);
+    expectJsonApiHeaders(response, /^text\/markdown; charset=utf-8$/);
   });
 });
 

@@ -105,7 +105,7 @@ describe(`the server process (${databaseLabel})`, () => {
     }
   });
 
-  it.skipIf(postgresUrl !== undefined)('refuses a second process on the same embedded data directory, with a clear message', { timeout: processTestMs }, async () => {
+  it.skipIf(postgresUrl !== undefined)('refuses a second process on the same embedded data directory, with a clear message (PGlite only)', { timeout: processTestMs }, async () => {
     const first = await startServer(env);
     try {
       await untilHealthy(first);

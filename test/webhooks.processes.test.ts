@@ -137,7 +137,7 @@ function repeated(deliveries: readonly Delivery[]) {
 
 const log = (message: string) => console.info(`[webhooks.processes] ${message}`);
 
-describe.skipIf(!postgresUrl)('webhook delivery across server processes on one PostgreSQL', () => {
+describe.skipIf(!postgresUrl)('webhook delivery across server processes on one PostgreSQL (PostgreSQL only: PGlite allows one process)', () => {
   let database: { url: string; drop(): Promise<void> } | undefined;
   let direct: OpenDatabase | undefined;
   let receiver: ProcessReceiver | undefined;
@@ -444,7 +444,7 @@ describe.skipIf(!postgresUrl)('webhook delivery across server processes on one P
  * ran out within a poll); a lease that outlived its process beyond one lease shows in the row the
  * process died with; the takeover is only held to come no sooner than that lease's end.
  */
-describe.skipIf(!postgresUrl)('a process killed mid-delivery: its claim is free again within one renewed lease, and the log says what it cut', () => {
+describe.skipIf(!postgresUrl)('a process killed mid-delivery: its claim is free again within one renewed lease, and the log says what it cut (PostgreSQL only: PGlite allows one process)', () => {
   /** Renewed every 2 s: a renewal may come 4 s late before the lease is lost. */
   const renewedLeaseMs = 6_000;
   /** The worker's timeout for an answer (src/webhooks/worker.ts), which the contract promises. */

@@ -41,9 +41,11 @@ type BodyOf<R> = R extends { content: { 'application/json': infer B } }
   ? B
   : R extends { content: { 'text/html': infer H } }
     ? H
-    : R extends { content: { 'text/event-stream': unknown } }
-      ? StreamBody
-      : undefined;
+    : R extends { content: { 'text/markdown': infer M } }
+      ? M
+        : R extends { content: { 'text/event-stream': unknown } }
+        ? StreamBody
+        : undefined;
 
 /**
  * Headers the pipeline writes itself (src/http/): never a handler's to answer, even where the contract

@@ -13,7 +13,7 @@ import type { EventStamp } from '../db/queries/webhooks.js';
 import type { LiveStreams } from '../live/streams.js';
 
 /** Operations anyone may call without a key (the contract gives them `security: []`). */
-export type PublicOperationId = 'getOpenApiDocument' | 'getApiDocs';
+export type PublicOperationId = 'getOpenApiDocument' | 'getApiDocs' | 'getChangelog';
 
 export interface PublicContext {
   db: Kysely<Database>;

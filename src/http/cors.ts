@@ -22,16 +22,17 @@ const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 /**
  * The request headers of the contract a page sets: its key, a JSON body, safe retries, conditional
  * requests, where a live stream resumes (an SSE client over fetch sends Last-Event-ID, which is not
- * safelisted), and its own request id to find its requests in the server's log.
+ * safelisted), and its own request id to find its requests in the server's log. README.md (Settings,
+ * CORS_ORIGINS) and the contract's description list them, and test/unit/docsTruth.test.ts holds them equal.
  */
-const allowedHeaders = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'Last-Event-ID', 'X-Request-Id'];
+export const allowedHeaders = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'Last-Event-ID', 'X-Request-Id'];
 
 /**
  * The response headers of the contract a page reads, besides those every page may read
  * (Content-Type, Content-Length, …): Location of a create among them, and the deprecation of what it
  * calls (src/http/deprecation.ts).
  */
-const exposedHeaders = [
+export const exposedHeaders = [
   'ETag',
   'X-Request-Id',
   'RateLimit',

@@ -293,7 +293,8 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
       const request = { params: input.path, query: input.query, body };
       if (!isChange) {
         const result = await handler(request, context);
-        if (mediaType === 'text/html') return void res.status(result.status).type('html').send(result.body);
+        // The docs page and the changelog: text sent as it is, in the media type the contract names.
+        if (mediaType === 'text/html' || mediaType === 'text/markdown') return void res.status(result.status).type(mediaType).send(result.body);
         if (result.body instanceof StreamBody) return result.body.open(req, res);
         return writeRead(req, res, outcomeOf(result));
       }

@@ -25,6 +25,11 @@
  *
  * Limits: at most `maxPerKey` streams per key in this process (the sixth gets 429); a reader more
  * than `bufferBytes` behind is dropped, so memory does not grow with a reader that stopped reading.
+ * A HEAD request gets the answer a GET would (its refusal, or the stream's head) at once, and opens
+ * nothing: it holds none of the key's streams.
+ *
+ * Each opening is logged with this instance's id (src/observability/instance.ts), the key, the teams
+ * and the place it resumes after, so an operator can tell which instance serves whose stream.
  * `close` ends every stream with a short `retry:` so that clients reconnect to another instance.
  *
  * Memory. An idle stream holds its socket, Node's request and response, better-sse's session and the
@@ -36,7 +41,7 @@
 import type { Request, Response } from 'express';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { createEventBuffer, createSession, type Session } from 'better-sse';
+import { Connection, createEventBuffer, createSession, type Session } from 'better-sse';
 import { callerOfKey, type Caller } from '../auth/authenticate.js';
 import { keyStatus } from '../auth/apiKeys.js';
 import { callersChannel } from '../auth/callerCache.js';
@@ -49,6 +54,7 @@ import { logChannel } from '../db/queries/webhooks.js';
 import { EventsExpired, RateLimited } from '../errors.js';
 import { loggableError } from '../logger.js';
 import { eventView, type LoggedEvent } from '../webhooks/views.js';
+import { instanceId } from '../observability/instance.js';
 import type { Metrics } from '../observability/metrics.js';
 
 export const liveDefaults = {
@@ -346,6 +352,15 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
       ])
     : [];
 
+  /** A stream's reader and place in the log, or the refusal (403, 404, 410) GET and HEAD alike answer. */
+  const opening = async (req: Request, request: StreamRequest) => {
+    const access = openingStreamAccess(request.caller, await standings(request.caller, request.teamIds), request.teamIds);
+    const resumeAfter = req.get('last-event-id') ?? request.after;
+    const position = resumeAfter === undefined ? await logEnd(db) : await eventPosition(db, resumeAfter, [...access.reader.organizations.keys()]);
+    if (!position) throw new EventsExpired();
+    return { access, position, resumeAfter };
+  };
+
   return {
     get size() {
       return streams.size;
@@ -354,14 +369,18 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
       const { caller } = request;
       const open = perKey.get(caller.keyId) ?? 0;
       if (open >= maxPerKey) throw new RateLimited(10, `At most ${maxPerKey} event streams may be open at once per API key; close one first.`);
+      if (req.method === 'HEAD') {
+        // The answer GET would give, at once and without a stream: nothing counted or held.
+        await opening(req, request);
+        // The head better-sse writes for a stream, as it writes it (Express's `set` would add a charset).
+        for (const [name, value] of Object.entries(Connection.constants.RESPONSE_HEADERS)) res.setHeader(name, value);
+        return void res.status(200).end();
+      }
       // Counted before anything is awaited, so that simultaneous openings cannot pass the limit together.
       perKey.set(caller.keyId, open + 1);
       let stream: Stream | undefined;
       try {
-        const access = openingStreamAccess(caller, await standings(caller, request.teamIds), request.teamIds);
-        const resumeAfter = req.get('last-event-id') ?? request.after;
-        const position = resumeAfter === undefined ? await logEnd(db) : await eventPosition(db, resumeAfter, [...access.reader.organizations.keys()]);
-        if (!position) throw new EventsExpired();
+        const { access, position, resumeAfter } = await opening(req, request);
         const session = await createSession(req, res, {
           retry: options.retryMs ?? liveDefaults.retryMs,
           keepAlive: null,
@@ -387,6 +406,11 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
           atEnd: resumeAfter === undefined,
           ended: false,
         };
+        // Which instance serves whose stream: its end is the request's own log line, with the same request id.
+        logger.info(
+          { instance: instanceId, requestId: req.requestId, keyId: caller.keyId, userId: caller.userId, teams: request.teamIds ?? 'all', types: request.types ?? 'all', resumeAfter: resumeAfter ?? null },
+          'event stream opened',
+        );
       } catch (error) {
         release(caller.keyId);
         throw error;

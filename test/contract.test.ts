@@ -118,7 +118,7 @@ describe('the contract', () => {
     const filters = operations.flatMap((op) =>
       (op.operation.parameters ?? [])
         .map((declared) => deref<OpenAPIV3_1.ParameterObject>(declared, '').value)
-        .filter((parameter) => (schemaAt(parameter.schema).items as OpenAPIV3_1.ReferenceObject | undefined)?.$ref === '#/components/schemas/EventType')
+        .filter((parameter) => (schemaAt(parameter.schema) as { items?: OpenAPIV3_1.ReferenceObject }).items?.$ref === '#/components/schemas/EventType')
         .map((parameter) => ({ at: `${op.operationId} ${parameter.name}`, maxItems: schemaAt(parameter.schema).maxItems, told: /\b1-(\d+) types\b/.exec(parameter.description ?? '')?.[1] })),
     );
 

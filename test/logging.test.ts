@@ -67,6 +67,18 @@ describe(`the log of a live stream (${databaseLabel})`, () => {
       stream.close();
     }
   });
+
+  it('writes a line as a stream ends, with the same request id, why it ended and how many events it sent', async () => {
+    const { team, person } = await createTeamWorld(app.db);
+    const { key, keyRow } = await person('OWNER', 'MEMBER');
+    const stream = await openStream(app.url, `/v1/events/stream?teamId=${team.id}`, key, { 'x-request-id': 'log-test-stream-end' });
+    await lineWhere((entry) => entry.msg === 'event stream opened' && entry.requestId === 'log-test-stream-end');
+    stream.close();
+
+    const line = await lineWhere((entry) => entry.msg === 'event stream ended' && entry.requestId === 'log-test-stream-end');
+    expect(line).toMatchObject({ instance: instanceId, keyId: keyRow.id, reason: 'closed', eventsSent: 0 });
+    expect(typeof line.durationMs).toBe('number');
+  });
 });
 
 describe(`days from the database (${databaseLabel})`, () => {

@@ -29,7 +29,10 @@
  * nothing: it holds none of the key's streams.
  *
  * Each opening is logged with this instance's id (src/observability/instance.ts), the key, the teams
- * and the place it resumes after, so an operator can tell which instance serves whose stream.
+ * and the place it resumes after, so an operator can tell which instance serves whose stream; and
+ * each end, with the same request id, why it ended, how long it lasted and how many events it sent
+ * (the request's own log line is written only for a response that finishes, which a stream whose
+ * client went away never does).
  * `close` ends every stream with a short `retry:` so that clients reconnect to another instance.
  *
  * Memory. An idle stream holds its socket, Node's request and response, better-sse's session and the
@@ -153,6 +156,10 @@ interface Stream {
   /** Placed at the log's end as it opened: its first catch-up has nothing to read. */
   atEnd: boolean;
   ended: boolean;
+  /** For the log line of its end: its request, when it opened, how many events it sent. */
+  requestId: string;
+  openedAt: number;
+  sent: number;
 }
 
 export async function startLiveStreams(options: LiveOptions): Promise<LiveStreams> {
@@ -176,9 +183,12 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
     else perKey.set(keyId, count);
   };
 
-  const remove = (stream: Stream) => {
+  /** Forgets an ended stream; the first reason given is the one logged. */
+  const remove = (stream: Stream, reason: 'closed' | 'revoked' | 'slow' | 'stopping') => {
     if (stream.ended) return;
     stream.ended = true;
+    const durationMs = Math.round(performance.now() - stream.openedAt);
+    logger.info({ instance: instanceId, requestId: stream.requestId, keyId: stream.keyId, reason, durationMs, eventsSent: stream.sent }, 'event stream ended');
     streams.delete(stream);
     release(stream.keyId);
     metrics.live.streams.dec();
@@ -196,7 +206,7 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
       stream.res.end();
     }
     if (reason !== 'stopping') metrics.live.dropped.inc({ reason });
-    remove(stream);
+    remove(stream, reason);
   };
 
   const expired = (caller: Caller) => keyStatus({ revoked_at: null, expires_at: caller.keyExpiresAt }, now()) !== 'active';
@@ -220,6 +230,7 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
       // An event seen as stored keeps its stored text, byte for byte.
       stream.session.push(view === stored ? event.event : JSON.stringify(view), event.type, event.id);
       metrics.live.eventsSent.inc();
+      stream.sent += 1;
       if (stream.res.writableLength > bufferBytes) return end(stream, 'slow');
     }
     stream.position = later(to, stream.position);
@@ -405,8 +416,11 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
           catchingUp: false,
           atEnd: resumeAfter === undefined,
           ended: false,
+          requestId: req.requestId,
+          openedAt: performance.now(),
+          sent: 0,
         };
-        // Which instance serves whose stream: its end is the request's own log line, with the same request id.
+        // Which instance serves whose stream; its end is logged with the same request id (`remove`).
         logger.info(
           { instance: instanceId, requestId: req.requestId, keyId: caller.keyId, userId: caller.userId, teams: request.teamIds ?? 'all', types: request.types ?? 'all', resumeAfter: resumeAfter ?? null },
           'event stream opened',
@@ -419,8 +433,8 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
       streams.add(opened);
       metrics.live.streams.inc();
       // A reader gone while its access was decided, or as its session started, brings no 'disconnected' to the listener below.
-      if (res.destroyed) return remove(opened);
-      opened.session.once('disconnected', () => remove(opened));
+      if (res.destroyed) return remove(opened, 'closed');
+      opened.session.once('disconnected', () => remove(opened, 'closed'));
       if (closed) return end(opened, 'stopping');
       await catchUp(opened);
     },

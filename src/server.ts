@@ -18,6 +18,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { createHttpServer } from './http/httpServer.js';
 import { createLogger } from './logger.js';
 import { countStatementError, createMetrics, observePool } from './observability/metrics.js';
+import { instanceId } from './observability/instance.js';
 import { startMetricsServer } from './observability/metricsServer.js';
 import { startTracing } from './observability/tracing.js';
 
@@ -67,6 +68,8 @@ async function main() {
   const base = `http://${config.host}:${config.port}`;
   logger.info(
     {
+      // Beside pino's hostname and pid: the id a live stream's opening names (src/observability/instance.ts).
+      instance: instanceId,
       database: database.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`,
       ...(metricsServer ? { metrics: `http://${config.host}:${config.metricsPort}/metrics` } : {}),
       ...(tracing ? { tracing: config.otlpTracesUrl } : {}),

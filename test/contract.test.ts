@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { OperationId } from '../src/api/operations.js';
 import { operationOrigins } from './fixtures/operationOrigins.js';
+import { eventSpecOf } from '../src/webhooks/catalog.js';
 import { checkResponse, contract, deref, operations, successStatuses } from './support/contract.js';
+import { eventfulOperations } from './support/eventLog.js';
 
 const referenceFile = 'test/fixtures/reference-operations.txt';
 const referenceOperations = readFileSync(resolve(import.meta.dirname, 'fixtures/reference-operations.txt'), 'utf8')
@@ -110,11 +112,19 @@ describe('the contract', () => {
     expect(unbounded).toEqual([]);
   });
 
-  it('lets the feed\'s types filter name every event type once, and no more', () => {
-    const feed = operations.find((op) => op.operationId === 'listOrganizationEvents')!;
-    const types = (feed.operation.parameters ?? []).map((declared) => deref<OpenAPIV3_1.ParameterObject>(declared, '').value).find((p) => p.name === 'types')!;
+  it("lets each `types` filter (the organization's feed, a team's, the stream) name every event type the catalog sends once, and no more", () => {
     const eventTypes = schemaAt(contract.components!.schemas!.EventType!).enum!;
-    expect(schemaAt(types.schema).maxItems).toBe(eventTypes.length);
+    const sent = new Set(eventfulOperations.flatMap((operationId) => eventSpecOf(operationId)!.types));
+    const filters = operations.flatMap((op) =>
+      (op.operation.parameters ?? [])
+        .map((declared) => deref<OpenAPIV3_1.ParameterObject>(declared, '').value)
+        .filter((parameter) => (schemaAt(parameter.schema) as { items?: OpenAPIV3_1.ReferenceObject }).items?.$ref === '#/components/schemas/EventType')
+        .map((parameter) => ({ at: `${op.operationId} ${parameter.name}`, maxItems: schemaAt(parameter.schema).maxItems, told: /\b1-(\d+) types\b/.exec(parameter.description ?? '')?.[1] })),
+    );
+
+    expect(filters.map((filter) => filter.at).sort()).toEqual(['listOrganizationEvents types', 'listTeamEvents types', 'streamEvents types']);
+    expect(eventTypes.length, 'the contract\'s EventType against the types src/webhooks/catalog.ts sends').toBe(sent.size);
+    for (const filter of filters) expect([filter.at, filter.maxItems, Number(filter.told)], 'maxItems, and the "1-N types" of its description').toEqual([filter.at, sent.size, sent.size]);
   });
 
   it('makes every PATCH body change at least one field', () => {

@@ -7,14 +7,14 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertEvents } from '../src/db/queries/webhooks.js';
+import { insertEvents, logChannel } from '../src/db/queries/webhooks.js';
 import { eventText } from '../src/webhooks/outbox.js';
 import { databaseLabel } from './support/database.js';
 import { createEvents, feedShowsAll } from './support/eventFactories.js';
 import { openStream, type OpenedStream } from './support/eventStream.js';
 import { createTeam, createTeamWorld } from './support/factories.js';
 import { waitFor } from './support/processes.js';
-import { startTestApp, type TestApp } from './support/testApp.js';
+import { send, startTestApp, type TestApp } from './support/testApp.js';
 
 const bufferBytes = 256 * 1024;
 
@@ -61,6 +61,17 @@ describe(`the live event stream (${databaseLabel})`, () => {
     const feed = await feedOf(org.id, owner.key);
     expect(messages.map((message) => [message.id, message.event, JSON.parse(message.data)])).toEqual(feed.map((event) => [event.id, event.type, event]));
     expect(stream.raw()).toMatch(/^retry:2000\n\n/);
+  });
+
+  it("leaves the organization's own events out of a stream that names teams, though its reader reads them", async () => {
+    const { org, team, owner } = await newTeam();
+    const stream = await open(`/v1/events/stream?teamId=${team.id}`, owner.key);
+    expect((await app.request('PATCH', `/v1/orgs/${org.id}`, { key: owner.key, body: { name: `Renamed ${randomUUID()}` } })).status).toBe(200);
+    // After the organization's event in the log: once it came, the organization's would have.
+    expect((await createTask(team.id, owner.key, owner.user.id, 'After the renaming')).status).toBe(201);
+
+    await stream.waitForMessages(1);
+    expect(stream.messages.map((message) => message.event)).toEqual(['task.created']);
   });
 
   it("sends each reader only the events they may read: organization members' changes to its Owners, a team's events to its Implementers too", async () => {
@@ -111,6 +122,13 @@ describe(`the live event stream (${databaseLabel})`, () => {
     expect((await stream.waitForMessages(1))[0]!.id).toBe(ids[1]);
   });
 
+  it('resumes after Last-Event-ID when `after` is sent too: the header wins', async () => {
+    const { team, owner } = await newTeam();
+    const ids = await createEvents(app.db, team, 3);
+    const stream = await open(`/v1/events/stream?after=${ids[0]}`, owner.key, { 'last-event-id': ids[1]! });
+    expect((await stream.waitForMessages(1))[0]!.id).toBe(ids[2]);
+  });
+
   it('answers 410 eventsExpired before the stream starts when the log no longer keeps Last-Event-ID', async () => {
     const { owner } = await newTeam();
     const stream = await open('/v1/events/stream', owner.key, { 'last-event-id': randomUUID() });
@@ -154,6 +172,23 @@ describe(`the live event stream (${databaseLabel})`, () => {
       again.close();
       return again.status === 200;
     });
+  });
+
+  it('answers HEAD at once with the head of a stream and no body, holding none of the key\'s five streams', async () => {
+    const { team, owner } = await newTeam();
+    const heads = [];
+    for (let index = 0; index < 5; index += 1) heads.push(await send(app.url, 'HEAD', `/v1/events/stream?teamId=${team.id}`, { key: owner.key }));
+    expect(heads.map((head) => [head.status, head.headers.get('content-type'), head.text])).toEqual(Array(5).fill([200, 'text/event-stream', '']));
+
+    const five = await Promise.all([1, 2, 3, 4, 5].map(() => open('/v1/events/stream', owner.key)));
+    expect(five.map((stream) => stream.status)).toEqual([200, 200, 200, 200, 200]);
+  });
+
+  it('answers HEAD with the refusal GET would get, before anything is opened: 404 for an unknown team, 410 for an event the log does not keep', async () => {
+    const { owner } = await newTeam();
+    const unknownTeam = await send(app.url, 'HEAD', `/v1/events/stream?teamId=${randomUUID()}`, { key: owner.key });
+    const expired = await send(app.url, 'HEAD', '/v1/events/stream', { key: owner.key, headers: { 'last-event-id': randomUUID() } });
+    expect([unknownTeam.status, expired.status]).toEqual([404, 410]);
   });
 
   it('sends a team Viewer nothing of a team they were removed from, and ends a stream that followed only that team', async () => {
@@ -270,6 +305,36 @@ describe(`a change's event on the stream without waiting for a poll (${databaseL
       stream.close();
     } finally {
       await hourly.close();
+    }
+  });
+});
+
+describe(`a stream that resumes while the shared read of the log is behind it (${databaseLabel})`, () => {
+  it('sends the events it caught up on alone never again when the shared read comes to them', async () => {
+    // An app of its own whose streams read the log only when the test notifies: no worker, no poll within the test.
+    const still = await startTestApp({ live: { pollMs: 3_600_000 } });
+    const wake = () => sql`select pg_notify(${logChannel}, '')`.execute(still.db);
+    try {
+      const { team, person } = await createTeamWorld(still.db);
+      const owner = await person('OWNER', 'MEMBER');
+      // Opened at the log's end: the shared read starts there, before the events below.
+      const first = await openStream(still.url, `/v1/events/stream?teamId=${team.id}`, owner.key);
+      opened.push(first);
+      const ids = await createEvents(still.db, team, 3);
+      const resumed = await openStream(still.url, `/v1/events/stream?teamId=${team.id}`, owner.key, { 'last-event-id': ids[1]! });
+      opened.push(resumed);
+      await resumed.waitForMessages(1);
+
+      await wake();
+      await first.waitForMessages(3);
+      const [later] = await createEvents(still.db, team, 1);
+      await wake();
+      await waitFor('the later event on the resumed stream', () => resumed.messages.some((message) => message.id === later));
+
+      expect(first.messages.map((message) => message.id)).toEqual([...ids, later]);
+      expect(resumed.messages.map((message) => message.id)).toEqual([ids[2], later]);
+    } finally {
+      await still.close();
     }
   });
 });

@@ -2,7 +2,9 @@ import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseLabel } from './support/database.js';
-import { createCaller } from './support/factories.js';
+import { instanceId } from '../src/observability/instance.js';
+import { openStream } from './support/eventStream.js';
+import { createCaller, createTeamWorld } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 import { capturedLog } from './support/logLines.js';
 
@@ -47,6 +49,35 @@ describe(`the request log (${databaseLabel})`, () => {
     } finally {
       await failing.close();
     }
+  });
+});
+
+describe(`the log of a live stream (${databaseLabel})`, () => {
+  it("writes a line as a stream opens with the instance serving it, the request id, the key id and the teams it follows — never the key", async () => {
+    const { team, person } = await createTeamWorld(app.db);
+    const { key, keyRow } = await person('OWNER', 'MEMBER');
+    const stream = await openStream(app.url, `/v1/events/stream?teamId=${team.id}`, key, { 'x-request-id': 'log-test-stream' });
+    try {
+      expect(stream.status).toBe(200);
+      const line = await lineWhere((entry) => entry.msg === 'event stream opened' && entry.requestId === 'log-test-stream');
+      expect(line).toMatchObject({ level: 30, instance: instanceId, keyId: keyRow.id, teams: [team.id], types: 'all', resumeAfter: null });
+      expect(JSON.stringify(lines)).not.toContain(key);
+      expect(JSON.stringify(lines)).not.toContain(keyRow.key_hash);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('writes a line as a stream ends, with the same request id, why it ended and how many events it sent', async () => {
+    const { team, person } = await createTeamWorld(app.db);
+    const { key, keyRow } = await person('OWNER', 'MEMBER');
+    const stream = await openStream(app.url, `/v1/events/stream?teamId=${team.id}`, key, { 'x-request-id': 'log-test-stream-end' });
+    await lineWhere((entry) => entry.msg === 'event stream opened' && entry.requestId === 'log-test-stream-end');
+    stream.close();
+
+    const line = await lineWhere((entry) => entry.msg === 'event stream ended' && entry.requestId === 'log-test-stream-end');
+    expect(line).toMatchObject({ instance: instanceId, keyId: keyRow.id, reason: 'closed', eventsSent: 0 });
+    expect(typeof line.durationMs).toBe('number');
   });
 });
 

@@ -119,6 +119,32 @@ describe(`security headers on the docs page (${databaseLabel})`, () => {
   });
 });
 
+/** The headers helmet steers, as a response has them (null: not sent). */
+const helmetHeaders = (response: ApiResponse) =>
+  Object.fromEntries(
+    ['content-security-policy', 'cross-origin-opener-policy', 'cross-origin-resource-policy', 'origin-agent-cluster', 'referrer-policy', 'strict-transport-security',
+      'x-content-type-options', 'x-dns-prefetch-control', 'x-download-options', 'x-frame-options', 'x-permitted-cross-domain-policies', 'x-xss-protection', 'x-powered-by',
+    ].map((name) => [name, response.headers.get(name)]),
+  );
+
+describe(`security headers on every path that answers the docs page (${databaseLabel})`, () => {
+  it('are the page\'s own, whatever the spelling the router accepts: a trailing slash, another case, a percent-encoded letter, and HEAD', async () => {
+    const page = helmetHeaders(await app.request('GET', '/v1/docs'));
+    for (const path of ['/v1/docs/', '/v1/DOCS', '/V1/Docs/', '/v1/%64ocs']) {
+      for (const method of ['GET', 'HEAD']) {
+        const response = await send(app.url, method, path);
+        expect([method, path, response.status, response.headers.get('content-type'), helmetHeaders(response)]).toEqual([method, path, 200, 'text/html; charset=utf-8', page]);
+      }
+    }
+  });
+
+  it('are a JSON answer\'s on an error there', async () => {
+    const response = await app.request('GET', '/v1/docs?unknown=1');
+    expect(response.status).toBe(422);
+    expectJsonApiHeaders(response);
+  });
+});
+
 const chromium = findChromium();
 if (!chromium) {
   console.warn('securityHeaders.test.ts: no Chromium binary (chromium, chromium-browser, google-chrome or CHROMIUM_BIN): the docs page is not checked in a browser');

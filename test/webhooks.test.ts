@@ -224,9 +224,24 @@ describe(`no server-side request forgery (${databaseLabel})`, () => {
       const changed = await strict.request('PATCH', `/v1/webhooks/${webhookId}`, { key: world.keys.orgOwner, body: { url: 'https://localhost/hooks' } });
       for (const answer of [created, changed]) {
         expect(answer.status).toBe(422);
-        expect(answer.body.error.message).toBe('The host localhost resolves to an address that is not public.');
+        expect(answer.body.error.message).toBe('The host localhost does not resolve to a public address.');
         for (const address of await addressesOf('localhost')) expect(answer.text).not.toContain(address);
       }
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('a subscription to a name that does not resolve is refused in the same words as one that resolves to a non-public address', async () => {
+    const strict = await startTestApp({ database, webhooks: { allowPrivateTargets: false } });
+    try {
+      // `.invalid` never resolves (RFC 6761); `localhost` always resolves to a loopback address.
+      const refusals = [];
+      for (const host of ['localhost', 'hooks.invalid']) {
+        const answer = await strict.request('POST', `/v1/orgs/${world.org.id}/webhooks`, { key: world.keys.orgOwner, body: { url: `https://${host}/hooks`, events: ['*'] } });
+        refusals.push([answer.status, answer.body.error.code, answer.body.error.message.replace(host, '{host}')]);
+      }
+      expect(refusals[1]).toEqual(refusals[0]);
     } finally {
       await strict.close();
     }

@@ -31,6 +31,7 @@ import { deprecationsOf, tellDeprecation } from './deprecation.js';
 import { errorAnswer } from './errorHandler.js';
 import { fingerprintOf, idempotencyKeyOf, runIdempotent, type Outcome } from './idempotency.js';
 import { maxBodyDepth, prepareBody, tooDeepAt } from './requestBody.js';
+import { pageHeaders } from './securityHeaders.js';
 import { integerTextIssues, nulCharacterIssues, validationError, type IntegerParameter } from './validation.js';
 
 type AnyResult = { status: number; body: unknown; headers?: Record<string, string> };
@@ -293,8 +294,9 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
       const request = { params: input.path, query: input.query, body };
       if (!isChange) {
         const result = await handler(request, context);
-        // The docs page and the changelog: text sent as it is, in the media type the contract names.
-        if (mediaType === 'text/html' || mediaType === 'text/markdown') return void res.status(result.status).type(mediaType).send(result.body);
+        // The docs page (with its own headers) and the changelog: text sent as it is, in the media type the contract names.
+        if (mediaType === 'text/html') return pageHeaders(req, res, () => void res.status(result.status).type('html').send(result.body));
+        if (mediaType === 'text/markdown') return void res.status(result.status).type(mediaType).send(result.body);
         if (result.body instanceof StreamBody) return result.body.open(req, res);
         return writeRead(req, res, outcomeOf(result));
       }

@@ -9,8 +9,6 @@ import { resolve } from 'node:path';
 import type { NextFunction, Request, Response } from 'express';
 import helmet, { type HelmetOptions } from 'helmet';
 
-const docsPath = '/v1/docs';
-
 /** Kept from helmet's defaults for every response (HSTS: one year with subdomains; browsers ignore it over plain HTTP). */
 const common = {
   crossOriginOpenerPolicy: { policy: 'same-origin' },
@@ -75,13 +73,22 @@ function docsHeaders(page: string) {
   });
 }
 
+/** The headers of every response: a JSON answer's. The docs page's are set over them as it is served (`pageHeaders`). */
 export function securityHeaders() {
-  // Worked out on the page's first request rather than at start: reading the 3 MB page and hashing
-  // its scripts cost every app's start about 40 ms of CPU, and the test suite starts a hundred apps.
-  let docs: ReturnType<typeof docsHeaders> | undefined;
-  return (req: Request, res: Response, next: NextFunction) => {
-    if (req.path !== docsPath) return jsonHeaders(req, res, next);
-    docs ??= docsHeaders(readFileSync(resolve(import.meta.dirname, '../../generated/docs.html'), 'utf8'));
-    return docs(req, res, next);
-  };
+  return jsonHeaders;
+}
+
+// Worked out on the page's first request rather than at start: reading the 3 MB page and hashing
+// its scripts cost every app's start about 40 ms of CPU, and the test suite starts a hundred apps.
+let docs: ReturnType<typeof docsHeaders> | undefined;
+
+/**
+ * The docs page's headers, set by the router over the JSON ones when it answers with the page: so
+ * every path that routes to it gets them (`/v1/docs/`, `/V1/DOCS`, percent-encoded letters, …: the
+ * router matches paths regardless of case and with a trailing slash), and an error on its path gets a
+ * JSON answer's.
+ */
+export function pageHeaders(req: Request, res: Response, next: NextFunction) {
+  docs ??= docsHeaders(readFileSync(resolve(import.meta.dirname, '../../generated/docs.html'), 'utf8'));
+  docs(req, res, next);
 }

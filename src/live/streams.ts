@@ -25,6 +25,14 @@
  *
  * Limits: at most `maxPerKey` streams per key in this process (the sixth gets 429); a reader more
  * than `bufferBytes` behind is dropped, so memory does not grow with a reader that stopped reading.
+ * A HEAD request gets the answer a GET would (its refusal, or the stream's head) at once, and opens
+ * nothing: it holds none of the key's streams.
+ *
+ * Each opening is logged with this instance's id (src/observability/instance.ts), the key, the teams
+ * and the place it resumes after, so an operator can tell which instance serves whose stream; and
+ * each end, with the same request id, why it ended, how long it lasted and how many events it sent
+ * (the request's own log line is written only for a response that finishes, which a stream whose
+ * client went away never does).
  * `close` ends every stream with a short `retry:` so that clients reconnect to another instance.
  *
  * Memory. An idle stream holds its socket, Node's request and response, better-sse's session and the
@@ -36,7 +44,7 @@
 import type { Request, Response } from 'express';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { createEventBuffer, createSession, type Session } from 'better-sse';
+import { Connection, createEventBuffer, createSession, type Session } from 'better-sse';
 import { callerOfKey, type Caller } from '../auth/authenticate.js';
 import { keyStatus } from '../auth/apiKeys.js';
 import { callersChannel } from '../auth/callerCache.js';
@@ -49,6 +57,7 @@ import { logChannel } from '../db/queries/webhooks.js';
 import { EventsExpired, RateLimited } from '../errors.js';
 import { loggableError } from '../logger.js';
 import { eventView, type LoggedEvent } from '../webhooks/views.js';
+import { instanceId } from '../observability/instance.js';
 import type { Metrics } from '../observability/metrics.js';
 
 export const liveDefaults = {
@@ -147,6 +156,10 @@ interface Stream {
   /** Placed at the log's end as it opened: its first catch-up has nothing to read. */
   atEnd: boolean;
   ended: boolean;
+  /** For the log line of its end: its request, when it opened, how many events it sent. */
+  requestId: string;
+  openedAt: number;
+  sent: number;
 }
 
 export async function startLiveStreams(options: LiveOptions): Promise<LiveStreams> {
@@ -170,9 +183,12 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
     else perKey.set(keyId, count);
   };
 
-  const remove = (stream: Stream) => {
+  /** Forgets an ended stream; the first reason given is the one logged. */
+  const remove = (stream: Stream, reason: 'closed' | 'revoked' | 'slow' | 'stopping') => {
     if (stream.ended) return;
     stream.ended = true;
+    const durationMs = Math.round(performance.now() - stream.openedAt);
+    logger.info({ instance: instanceId, requestId: stream.requestId, keyId: stream.keyId, reason, durationMs, eventsSent: stream.sent }, 'event stream ended');
     streams.delete(stream);
     release(stream.keyId);
     metrics.live.streams.dec();
@@ -190,7 +206,7 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
       stream.res.end();
     }
     if (reason !== 'stopping') metrics.live.dropped.inc({ reason });
-    remove(stream);
+    remove(stream, reason);
   };
 
   const expired = (caller: Caller) => keyStatus({ revoked_at: null, expires_at: caller.keyExpiresAt }, now()) !== 'active';
@@ -214,6 +230,7 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
       // An event seen as stored keeps its stored text, byte for byte.
       stream.session.push(view === stored ? event.event : JSON.stringify(view), event.type, event.id);
       metrics.live.eventsSent.inc();
+      stream.sent += 1;
       if (stream.res.writableLength > bufferBytes) return end(stream, 'slow');
     }
     stream.position = later(to, stream.position);
@@ -346,6 +363,15 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
       ])
     : [];
 
+  /** A stream's reader and place in the log, or the refusal (403, 404, 410) GET and HEAD alike answer. */
+  const opening = async (req: Request, request: StreamRequest) => {
+    const access = openingStreamAccess(request.caller, await standings(request.caller, request.teamIds), request.teamIds);
+    const resumeAfter = req.get('last-event-id') ?? request.after;
+    const position = resumeAfter === undefined ? await logEnd(db) : await eventPosition(db, resumeAfter, [...access.reader.organizations.keys()]);
+    if (!position) throw new EventsExpired();
+    return { access, position, resumeAfter };
+  };
+
   return {
     get size() {
       return streams.size;
@@ -354,14 +380,18 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
       const { caller } = request;
       const open = perKey.get(caller.keyId) ?? 0;
       if (open >= maxPerKey) throw new RateLimited(10, `At most ${maxPerKey} event streams may be open at once per API key; close one first.`);
+      if (req.method === 'HEAD') {
+        // The answer GET would give, at once and without a stream: nothing counted or held.
+        await opening(req, request);
+        // The head better-sse writes for a stream, as it writes it (Express's `set` would add a charset).
+        for (const [name, value] of Object.entries(Connection.constants.RESPONSE_HEADERS)) res.setHeader(name, value);
+        return void res.status(200).end();
+      }
       // Counted before anything is awaited, so that simultaneous openings cannot pass the limit together.
       perKey.set(caller.keyId, open + 1);
       let stream: Stream | undefined;
       try {
-        const access = openingStreamAccess(caller, await standings(caller, request.teamIds), request.teamIds);
-        const resumeAfter = req.get('last-event-id') ?? request.after;
-        const position = resumeAfter === undefined ? await logEnd(db) : await eventPosition(db, resumeAfter, [...access.reader.organizations.keys()]);
-        if (!position) throw new EventsExpired();
+        const { access, position, resumeAfter } = await opening(req, request);
         const session = await createSession(req, res, {
           retry: options.retryMs ?? liveDefaults.retryMs,
           keepAlive: null,
@@ -386,7 +416,15 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
           catchingUp: false,
           atEnd: resumeAfter === undefined,
           ended: false,
+          requestId: req.requestId,
+          openedAt: performance.now(),
+          sent: 0,
         };
+        // Which instance serves whose stream; its end is logged with the same request id (`remove`).
+        logger.info(
+          { instance: instanceId, requestId: req.requestId, keyId: caller.keyId, userId: caller.userId, teams: request.teamIds ?? 'all', types: request.types ?? 'all', resumeAfter: resumeAfter ?? null },
+          'event stream opened',
+        );
       } catch (error) {
         release(caller.keyId);
         throw error;
@@ -395,8 +433,8 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
       streams.add(opened);
       metrics.live.streams.inc();
       // A reader gone while its access was decided, or as its session started, brings no 'disconnected' to the listener below.
-      if (res.destroyed) return remove(opened);
-      opened.session.once('disconnected', () => remove(opened));
+      if (res.destroyed) return remove(opened, 'closed');
+      opened.session.once('disconnected', () => remove(opened, 'closed'));
       if (closed) return end(opened, 'stopping');
       await catchUp(opened);
     },

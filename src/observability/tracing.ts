@@ -29,13 +29,13 @@
  * decision, a new trace is recorded), OTEL_EXPORTER_OTLP_HEADERS and _TIMEOUT, OTEL_BSP_*. Spans are
  * sent in batches as OTLP/HTTP with JSON bodies.
  */
-import { randomUUID } from 'node:crypto';
 import type { Context, Span } from '@opentelemetry/api';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { NextFunction, Request, Response } from 'express';
 import type { LogEvent } from 'kysely';
 import type { Logger } from 'pino';
 import { loggableError } from '../logger.js';
+import { instanceId } from './instance.js';
 import { parseTraceparent, traceparentOf } from './traceContext.js';
 
 export interface TracingSettings {
@@ -110,7 +110,7 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
 
   const resource = resources
     .defaultResource()
-    .merge(resources.resourceFromAttributes({ [semconv.ATTR_SERVICE_NAME]: 'teamos-api', [semconv.ATTR_SERVICE_INSTANCE_ID]: randomUUID() }))
+    .merge(resources.resourceFromAttributes({ [semconv.ATTR_SERVICE_NAME]: 'teamos-api', [semconv.ATTR_SERVICE_INSTANCE_ID]: instanceId }))
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win.
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
   const provider = new sdk.BasicTracerProvider({ resource, idGenerator, spanProcessors: [new sdk.BatchSpanProcessor(exporter)] });

@@ -55,36 +55,36 @@ export function urlFault(text: string, allowPrivate: boolean): string | undefine
 const resolveAll = (hostname: string): Promise<LookupAddress[]> =>
   new Promise((resolved, failed) => dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? failed(error) : resolved(addresses))));
 
+/**
+ * The one refusal of a name, whether it resolves to a non-public address or does not resolve at all:
+ * two texts would let anyone who may subscribe ask which names the server's own network knows.
+ * Never the address either: it would tell them what those names resolve to.
+ */
+const notPublicName = (hostname: string) => `${hostname} does not resolve to a public address`;
+
 /** Why a URL may not receive webhooks, or undefined when it may: checked when a subscription is stored. */
 export async function targetFault(text: string, allowPrivate: boolean): Promise<string | undefined> {
   const fault = urlFault(text, allowPrivate);
   if (fault || allowPrivate) return fault;
   const hostname = new URL(text).hostname.replace(/^\[(.*)\]$/, '$1');
-  let addresses: LookupAddress[];
-  try {
-    addresses = isIP(hostname) ? [{ address: hostname, family: isIP(hostname) }] : await resolveAll(hostname);
-  } catch {
-    return `The host ${hostname} does not resolve.`;
-  }
-  if (addresses.length === 0) return `The host ${hostname} does not resolve.`;
-  if (addresses.every(({ address }) => isPublicAddress(address))) return undefined;
-  // Never the address itself: it would tell anyone who may subscribe what the server's network names resolve to.
-  return isIP(hostname) ? `The host ${hostname} is not a public address.` : `The host ${hostname} resolves to an address that is not public.`;
+  if (isIP(hostname)) return isPublicAddress(hostname) ? undefined : `The host ${hostname} is not a public address.`;
+  const addresses = await resolveAll(hostname).catch((): LookupAddress[] => []);
+  if (addresses.length > 0 && addresses.every(({ address }) => isPublicAddress(address))) return undefined;
+  return `The host ${notPublicName(hostname)}.`;
 }
 
 /**
  * The lookup a delivery connects with: Node's own, refusing any non-public address it returns, so the
- * address checked is the address connected to.
+ * address checked is the address connected to. A name that does not resolve is refused in the same
+ * words: the deliveries list shows this text to the subscription's Owners and Admins.
  */
 export function guardedLookup(allowPrivate: boolean): LookupFunction | undefined {
   if (allowPrivate) return undefined;
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true, verbatim: true }, (error, addresses) => {
-      if (error) return callback(error, '', 0);
-      const list = addresses as LookupAddress[];
+      const list = error ? [] : (addresses as LookupAddress[]);
       if (list.length === 0 || !list.every(({ address }) => isPublicAddress(address))) {
-        // The name, never the address: the deliveries list shows this text to the subscription's Owners and Admins.
-        return callback(new TargetRefused(`target refused: ${hostname} resolves to an address that is not public`), '', 0);
+        return callback(new TargetRefused(`target refused: ${notPublicName(hostname)}`), '', 0);
       }
       if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
       callback(null, list[0]!.address, list[0]!.family);

@@ -83,7 +83,9 @@ export interface TestApp {
 }
 
 async function streamOpening(response: Response, aborting: AbortController): Promise<string> {
-  const reader = response.body!.getReader();
+  // A HEAD's answer has no body at all.
+  if (!response.body) return '';
+  const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let text = '';
   while (!text.includes('\n\n')) {

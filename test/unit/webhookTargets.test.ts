@@ -44,7 +44,7 @@ describe('a subscription URL', () => {
   it('may not name, or resolve to, a non-public address unless private targets are allowed', async () => {
     for (const url of ['https://127.0.0.1/x', 'https://10.0.0.1/x', 'https://169.254.169.254/latest/meta-data', 'https://[::1]/x', 'https://localhost/x',
       'https://[fec0::1]/', 'https://[2002:7f00:1::]/', 'https://[::7f00:1]/', 'https://[::ffff:0:7f00:1]/']) {
-      expect(await targetFault(url, false), url).toMatch(/ is not a public address\.$| resolves to an address that is not public\.$/);
+      expect(await targetFault(url, false), url).toMatch(/ is not a public address\.$| does not resolve to a public address\.$/);
     }
     expect(await targetFault('https://localhost/x', true)).toBeUndefined();
     expect(await targetFault('https://93.184.216.34/x', false)).toBeUndefined();
@@ -52,8 +52,13 @@ describe('a subscription URL', () => {
 
   it('is refused without saying the address its host resolves to', async () => {
     const fault = await targetFault('https://localhost/x', false);
-    expect(fault).toBe('The host localhost resolves to an address that is not public.');
+    expect(fault).toBe('The host localhost does not resolve to a public address.');
     for (const address of await addressesOf('localhost')) expect(fault).not.toContain(address);
+  });
+
+  it('reads the same whether its host resolves to a non-public address or does not resolve (`.invalid` never does)', async () => {
+    const faults = [await targetFault('https://localhost/x', false), await targetFault('https://hooks.invalid/x', false)];
+    expect(faults).toEqual(['The host localhost does not resolve to a public address.', 'The host hooks.invalid does not resolve to a public address.']);
   });
 });
 
@@ -69,8 +74,13 @@ describe('the lookup a delivery connects with', () => {
 
   it('refuses by the name, never saying the address it resolved to', async () => {
     const refusal = await lookup('localhost').catch((error: Error) => error.message);
-    expect(refusal).toBe('target refused: localhost resolves to an address that is not public');
+    expect(refusal).toBe('target refused: localhost does not resolve to a public address');
     for (const address of await addressesOf('localhost')) expect(refusal).not.toContain(address);
+  });
+
+  it('refuses a name that does not resolve in the same words as one that resolves to a non-public address', async () => {
+    const refusals = await Promise.all(['localhost', 'hooks.invalid'].map((hostname) => lookup(hostname).catch((error: Error) => error.message)));
+    expect(refusals).toEqual(['target refused: localhost does not resolve to a public address', 'target refused: hooks.invalid does not resolve to a public address']);
   });
 
   it('is Node’s own when private targets are allowed', () => {
@@ -81,13 +91,13 @@ describe('the lookup a delivery connects with', () => {
 describe('a delivery to a non-public address', () => {
   it('to a name records the name as the attempt\'s error, never the address it resolved to', async () => {
     const { error } = await post(new URL('https://localhost:9/hooks'), {}, '{}', false);
-    expect(error).toBe('target refused: localhost resolves to an address that is not public');
+    expect(error).toBe('target refused: localhost does not resolve to a public address');
     for (const address of await addressesOf('localhost')) expect(error).not.toContain(address);
   });
 
   it('is refused before connecting, whether the URL names the address or a name that resolves to it', async () => {
     for (const url of ['http://127.0.0.1:9/hooks', 'http://[::1]:9/hooks', 'http://localhost:9/hooks']) {
-      expect(await post(new URL(url), {}, '{}', false), url).toMatchObject({ statusCode: null, error: expect.stringMatching(/^target refused: .* (is not a public address|resolves to an address that is not public)$/) });
+      expect(await post(new URL(url), {}, '{}', false), url).toMatchObject({ statusCode: null, error: expect.stringMatching(/^target refused: .* (is not a public address|does not resolve to a public address)$/) });
     }
   });
 });

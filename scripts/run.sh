@@ -34,7 +34,7 @@ if [ -f "$keys_file" ]; then
   echo "  Keys     $keys_file (one demo key per role)"
   echo "  Key      the Owner's demo key, with which every sample of the docs page runs as written:"
   echo "           export TEAM_OS_API_KEY=$(key_of ORG_OWNER)"
-  echo "           (the /platform samples: export TEAM_OS_API_KEY=$(key_of SUPERADMIN), the platform operator's)"
+  echo "           # the /platform samples need the platform operator's: export TEAM_OS_API_KEY=$(key_of SUPERADMIN)"
   if [ "$base/v1" != "http://127.0.0.1:3000/v1" ]; then
     echo "           export TEAM_OS_URL=$base/v1"
   fi

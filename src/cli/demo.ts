@@ -15,6 +15,10 @@
  * before ended, nothing after `now`; meetings with the fields of their status, rated by their team's
  * members inside the rating window; owners and authors members of the item's team with the role the
  * change needs; metric weeks on Mondays, judged against their goal as the API judges them.
+ *
+ * What it holds is plain data in demo/content.ts. The records the docs page's samples name carry the
+ * contract's example ids (demo/sampleIds.ts), and demo/sampleRecords.ts adds what only the samples
+ * need, so that each sample runs as written with the Owner's demo key.
  */
 import type { Transaction } from 'kysely';
 import type { SecretBox } from '../auth/secrets.js';

@@ -8928,7 +8928,7 @@ export interface operations {
             path: {
                 /**
                  * @description Id of the meeting.
-                 * @example 1c1c0000-0000-4000-8000-000000000001
+                 * @example 1c1c0000-0000-4000-8000-000000000003
                  */
                 id: components["schemas"]["Id"];
             };

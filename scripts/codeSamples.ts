@@ -43,6 +43,8 @@ interface SampleRequest {
   answers: string | undefined;
   /** The success answer's schema name (`Task`), for the client sample's variable. */
   answerName: string | undefined;
+  /** What the operation changes (its summary), said in a comment of both samples; undefined for a read. */
+  changes: string | undefined;
 }
 
 function resolver(document: Document) {
@@ -72,7 +74,12 @@ function requestOf(document: Document, path: string, method: SampleRequest['meth
   const item = document.paths![path]!;
   const operation = item[method]!;
   const id = operation.operationId!;
-  const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((parameter) => deref<Parameter>(parameter));
+  // An operation's parameter replaces the path's of the same name and place (OpenAPI's rule): its example is the one used.
+  const byPlace = new Map<string, Parameter>();
+  for (const parameter of [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p) => deref<Parameter>(p))) {
+    byPlace.set(`${parameter.in} ${parameter.name}`, parameter);
+  }
+  const parameters = [...byPlace.values()];
   const named = (where: string, all: boolean) =>
     parameters.filter((p) => p.in === where && (all || p.required)).map((p) => ({ name: p.name, value: exampleOf(p, deref, id) }));
 
@@ -99,8 +106,12 @@ function requestOf(document: Document, path: string, method: SampleRequest['meth
     authenticated: security.length > 0,
     answers,
     answerName: schema?.$ref?.split('/').pop(),
+    changes: method === 'get' ? undefined : (operation.summary ?? id),
   };
 }
+
+/** The comment that opens a sample that changes data, so that a reader pastes it knowingly. */
+const changesNote = (request: SampleRequest) => (request.changes === undefined ? undefined : `Changes data: ${request.changes.replace(/\s+/g, ' ')}.`);
 
 /** Quotes text for a POSIX shell: single quotes, each `'` written as `'\''`. */
 export function shellQuote(text: string): string {
@@ -123,7 +134,8 @@ export function curlSample(request: SampleRequest): string {
   if (request.authenticated) lines.push('-H "Authorization: Bearer $TEAM_OS_API_KEY"');
   for (const { name, value } of request.headers) lines.push(`-H ${shellQuote(`${name}: ${text(value)}`)}`);
   if (request.body !== undefined) lines.push(`-H 'Content-Type: application/json'`, `-d ${shellQuote(JSON.stringify(request.body, null, 2).replaceAll('\n', '\n  '))}`);
-  return lines.join(' \\\n  ');
+  const note = changesNote(request);
+  return `${note === undefined ? '' : `# ${note}\n`}${lines.join(' \\\n  ')}`;
 }
 
 const identifier = /^[A-Za-z_$][\w$]*$/;
@@ -172,6 +184,8 @@ export function clientSample(request: SampleRequest): string {
     `const client = createTeamOsClient({ baseUrl: process.env.TEAM_OS_URL ?? '${DEFAULT_URL}'${request.authenticated ? ', apiKey: process.env.TEAM_OS_API_KEY' : ''} });`,
     '',
   ];
+  const note = changesNote(request);
+  if (note !== undefined) lines.push(`// ${note}`);
   if (request.answers === undefined) lines.push(`unwrap(${call});`);
   else if (parseAs === 'stream') {
     lines.push(`const stream = unwrap(${call});`, 'for await (const chunk of stream!.pipeThrough(new TextDecoderStream())) process.stdout.write(chunk);');

@@ -3,7 +3,8 @@
 # directory yet) it fills the database with the demo organization and keeps the demo keys in
 # $DATA_DIR/demo-keys.txt (readable only by you), so there is a key to try at once; the file's first
 # lines name the demo organization and the team to start from, so the examples printed below work
-# as they are.
+# as they are. The `export TEAM_OS_API_KEY=…` line it prints reads the Owner's key from that file
+# (the key itself stays off the screen): with it every sample of the docs page runs as written.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,16 +29,23 @@ if [ -f "$keys_file" ]; then
   # field TAG N: the Nth field of the line TAG in the keys file (ORGANIZATION and TEAM: id, name).
   field() { awk -F'\t' -v tag="$1" -v n="$2" '$1==tag{print $n}' "$keys_file"; }
   team_id=$(field TEAM 2)
-  owner_key="\$(awk -F'\\t' '\$1==\"ORG_OWNER\"{print \$3}' $keys_file)"
+  # key_of ROLE: the shell text that reads ROLE's key from the keys file, printed for the reader to paste.
+  key_of() { printf '"$(awk -F'"'"'\\t'"'"' '"'"'$1=="%s"{print $3}'"'"' %s)"' "$1" "$keys_file"; }
   echo "  Keys     $keys_file (one demo key per role)"
+  echo "  Key      the Owner's demo key, with which every sample of the docs page runs as written:"
+  echo "           export TEAM_OS_API_KEY=$(key_of ORG_OWNER)"
+  echo "           # the /platform samples need the platform operator's: export TEAM_OS_API_KEY=$(key_of SUPERADMIN)"
+  if [ "$base/v1" != "http://127.0.0.1:3000/v1" ]; then
+    echo "           export TEAM_OS_URL=$base/v1"
+  fi
   if [ -n "$team_id" ]; then
     org_id=$(field ORGANIZATION 2)
     echo "  Org      $org_id ($(field ORGANIZATION 3))"
     echo "  Team     $team_id ($(field TEAM 3): content in every area; listed first)"
-    echo "  Try      curl -H \"Authorization: Bearer $owner_key\" $base/v1/orgs/$org_id/teams"
-    echo "           curl -H \"Authorization: Bearer $owner_key\" $base/v1/teams/$team_id/tasks"
+    echo "  Try      curl -H \"Authorization: Bearer \$TEAM_OS_API_KEY\" $base/v1/orgs/$org_id/teams"
+    echo "           curl -H \"Authorization: Bearer \$TEAM_OS_API_KEY\" $base/v1/teams/$team_id/tasks"
   else
-    echo "  Try      curl -H \"Authorization: Bearer $owner_key\" $base/v1/me"
+    echo "  Try      curl -H \"Authorization: Bearer \$TEAM_OS_API_KEY\" $base/v1/me"
   fi
 else
   echo "  Keys     stop the server, then: npm run --silent admin -- create-key --email YOU --scopes write"

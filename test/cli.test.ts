@@ -94,6 +94,8 @@ interface Run {
   stderr: string;
 }
 
+const TEST_SECRETS_KEY = '0'.repeat(64);
+
 function admin(args: string[], env: { DATA_DIR?: string; DATABASE_URL?: string } = {}): Promise<Run> {
   return new Promise((done, fail) => {
     execFile(
@@ -101,7 +103,8 @@ function admin(args: string[], env: { DATA_DIR?: string; DATABASE_URL?: string }
       ['--import', 'tsx', 'src/cli/admin.ts', ...args],
       {
         cwd: root,
-        env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: databaseUrl ?? '', ...env },
+        // seed-demo seals secrets with the server's key, which PostgreSQL needs given (the embedded database keeps a key file).
+        env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: databaseUrl ?? '', SECRETS_KEY: databaseUrl ? TEST_SECRETS_KEY : '', ...env },
       },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number') {
@@ -197,7 +200,7 @@ describe(`the operator command line on ${postgresUrl ? 'PostgreSQL' : 'a PGlite 
         expectAbout(stored.expires_at, new Date(Date.now() + (role === 'SUPERADMIN' ? 90 : 365) * DAY_MS));
       }
 
-      const org = await db.selectFrom('organizations').selectAll().executeTakeFirstOrThrow();
+      const org = await db.selectFrom('organizations').selectAll().where('id', '=', organizationId!).executeTakeFirstOrThrow();
       expect(org).toMatchObject({ id: organizationId, name: 'Northwind Logistics', timezone: 'Europe/Bratislava', default_locale: 'en', status: 'ACTIVE' });
 
       const orgRoles = await db
@@ -251,7 +254,7 @@ describe(`the operator command line on ${postgresUrl ? 'PostgreSQL' : 'a PGlite 
 
   it('seed-demo refuses a database that already has users and writes nothing', { timeout: SLOW }, async () => {
     const before = await counts();
-    expect(failure(await admin(['seed-demo']))).toMatch(/seed-demo needs an empty database.*10 user/);
+    expect(failure(await admin(['seed-demo']))).toMatch(/seed-demo needs an empty database.*12 user/);
     expect(await counts()).toEqual(before);
   });
 

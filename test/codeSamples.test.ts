@@ -5,17 +5,17 @@
  * contract accepts — from the mock for every operation, and from the server on the demo data for
  * every operation that can run there (see `cannotRunOnDemo`).
  */
+import { randomBytes } from 'node:crypto';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT, CURL, type CodeSample } from '../scripts/codeSamples.js';
 import { startMock, type MockServer } from '../scripts/mock.js';
+import { createSecretBox } from '../src/auth/secrets.js';
 import { seedDemo } from '../src/cli/demo.js';
 import { runClientSamples, runCurlSamples, type SampleOutcome, type SampleRun } from './support/codeSamples.js';
 import { checkResponse, operations, successStatuses, type ContractOperation } from './support/contract.js';
 import { createTestDatabase, databaseLabel, type TestDatabase } from './support/database.js';
-import { createDelivery, createWebhook } from './support/areaFactories.js';
-import { createEvents } from './support/eventFactories.js';
-import { createKey, createOrganization, createUser } from './support/factories.js';
+import { createKey } from './support/factories.js';
 import { freePort } from './support/ports.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
@@ -40,9 +40,11 @@ function problemsOf(op: ContractOperation, outcome: SampleOutcome | undefined): 
 }
 
 describe('every operation has its code samples', () => {
-  it.each(operations.map((op) => [op.operationId, op] as const))('%s has a curl sample and a client sample', (_, op) => {
-    expect(sampleOf(op, CURL)).toMatch(/^curl /);
+  it.each(operations.map((op) => [op.operationId, op] as const))('%s has a curl sample and a client sample, and says in both when it changes data', (_, op) => {
+    const changes = op.method !== 'get';
+    expect(sampleOf(op, CURL)).toMatch(changes ? /^# Changes data: .+\.\ncurl / : /^curl /);
     expect(sampleOf(op, CLIENT)).toContain("from '@team-os/client'");
+    expect(sampleOf(op, CLIENT).includes('\n// Changes data: ')).toBe(changes);
   });
 });
 
@@ -64,7 +66,7 @@ describe('the code samples against the mock', () => {
 });
 
 // ---------------------------------------------------------------------------------------------------
-// On the demo data
+// On the demo data, as `make run` seeds it
 
 /** The demo is seeded at, and the server's clock set to, a day the contract's examples fit (a due date of 2026-11-27, the week of 2026-11-16). */
 const DEMO_NOW = new Date('2026-11-19T09:00:00.000Z');
@@ -74,129 +76,86 @@ const cannotRunOnDemo: Record<string, string> = {
   streamEvents: 'a stream never ends: its samples read until the reader stops them',
 };
 
-/** Where a sample runs on the demo data: the key it is given and the example ids replaced by the demo's. */
-interface DemoRun {
-  env: Record<string, string>;
-  ids: Record<string, string>;
+/** The tables whose ids a sample may name: every record a sample reads, changes or deletes. */
+const RECORD_TABLES = [
+  'users',
+  'organizations',
+  'teams',
+  'tasks',
+  'issues',
+  'goals',
+  'milestones',
+  'metrics',
+  'meetings',
+  'cascading_messages',
+  'seats',
+  'documents',
+  'api_keys',
+  'webhook_subscriptions',
+  'webhook_deliveries',
+  'webhook_events',
+] as const;
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+
+/** The ids the samples of `label` name that no record of the database has. */
+async function unknownIds(db: TestDatabase['db'], label: string): Promise<string[]> {
+  const named = [...new Set(operations.flatMap((op) => sampleOf(op, label).match(UUID) ?? []))];
+  const known = new Set<string>();
+  for (const table of RECORD_TABLES) {
+    for (const row of await db.selectFrom(table).select('id').where('id', 'in', named).execute()) known.add(row.id);
+  }
+  return named.filter((id) => !known.has(id)).sort();
 }
 
-const example = (prefix: string, n = 1) => `${prefix}0000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-
 /**
- * A demo organization of its own (the samples change it) with the server on it, and how each
- * operation's samples run there: as the organization's Owner (platform operations as the platform
- * operator), on the Sales team and its records. What the demo lacks and an example names is made
- * first: the accounts the examples add by e-mail, a webhook with a delivery, an event, a second
- * organization, a key to revoke.
+ * The demo organization as `make run` seeds it (a database of its own: the samples change it) with
+ * the server on it, and the key each operation's samples run with: the Owner's demo key, the
+ * platform operator's for /platform, as `make run` prints them.
  */
-async function demoServer(): Promise<{ app: TestApp; database: TestDatabase; runOf: (op: ContractOperation) => DemoRun }> {
+async function demoServer(): Promise<{ app: TestApp; database: TestDatabase; envOf: (op: ContractOperation) => Record<string, string> }> {
   const database = await createTestDatabase();
   const db = database.db;
-  const demo = await db.transaction().execute((trx) => seedDemo(trx, DEMO_NOW));
-  const person = (role: string) => demo.people.find((candidate) => candidate.role === role)!;
-  const keyOf = async (role: string) =>
-    (await createKey(db, person(role).userId, { scopes: [person(role).superadmin ? 'platform' : 'write'], expiresAt: new Date(Date.now() + 86_400_000) })).key;
-  const keys = { owner: await keyOf('ORG_OWNER'), member: await keyOf('TEAM_MEMBER'), operator: await keyOf('SUPERADMIN') };
-
-  const team = async (slug: string) => (await db.selectFrom('teams').select(['id', 'org_id']).where('slug', '=', slug).executeTakeFirstOrThrow());
-  const sales = await team('sales');
-  const first = async (table: 'tasks' | 'issues' | 'goals' | 'metrics' | 'seats' | 'documents') =>
-    (await db.selectFrom(table).select('id').where('team_id', '=', sales.id).orderBy('created_at').orderBy('id').executeTakeFirstOrThrow()).id;
-  const meeting = async (status: 'SCHEDULED' | 'COMPLETED') =>
-    (await db.selectFrom('meetings').select('id').where('team_id', '=', sales.id).where('status', '=', status).orderBy('date', 'desc').executeTakeFirstOrThrow()).id;
-  const goal = await first('goals');
-  const lastMeeting = await meeting('COMPLETED');
-  const message = await db
-    .selectFrom('cascading_messages')
-    .innerJoin('meetings', 'meetings.id', 'cascading_messages.meeting_id')
-    .select('cascading_messages.id')
-    .where('meetings.team_id', '=', sales.id)
-    .orderBy('cascading_messages.created_at')
-    .executeTakeFirstOrThrow();
-  const outsider = await db
-    .selectFrom('organization_members')
-    .select('user_id')
-    .where('org_id', '=', sales.org_id)
-    .where('user_id', 'not in', db.selectFrom('team_members').select('user_id').where('team_id', '=', sales.id))
-    .orderBy('user_id')
-    .executeTakeFirstOrThrow();
-  const withVision = await db.selectFrom('visions').select('team_id').orderBy('team_id').executeTakeFirstOrThrow();
-
-  // The examples named `existingAccount` and `existingOwner` add accounts that exist.
-  for (const email of ['tomas.varga@consultants.example', 'marek.kral@tatra.example']) await createUser(db, { email });
-  const webhook = await createWebhook(db, sales.org_id);
-  const delivery = await createDelivery(db, webhook, { state: 'FAILED', nextAttemptAt: null });
-  const [event] = await createEvents(db, sales);
-  const otherOrganization = await createOrganization(db);
-  const keyToRevoke = await createKey(db, person('TEAM_VIEWER').userId);
-
-  const ids: Record<string, string> = {
-    [example('0a0a')]: sales.org_id,
-    [example('0a0a', 2)]: otherOrganization.id,
-    [example('0b0b', 1)]: person('ORG_OWNER').userId,
-    [example('0b0b', 3)]: person('TEAM_MEMBER').userId,
-    [example('0b0b', 4)]: person('TEAM_ADMIN').userId,
-    [example('0b0b', 6)]: outsider.user_id,
-    [example('0c0c')]: sales.id,
-    [example('0d0d')]: await first('tasks'),
-    [example('0e0e')]: await first('issues'),
-    [example('0f0f')]: goal,
-    [example('1a1a', 3)]: (await db.selectFrom('milestones').select('id').where('goal_id', '=', goal).orderBy('id').executeTakeFirstOrThrow()).id,
-    [example('1b1b')]: await first('metrics'),
-    [example('1c1c', 1)]: lastMeeting,
-    [example('1c1c', 2)]: lastMeeting,
-    [example('1d1d')]: message.id,
-    [example('1e1e')]: await first('seats'),
-    [example('1f1f', 2)]: await first('documents'),
-    [example('2a2a', 3)]: keyToRevoke.row.id,
-    [example('4a4a')]: webhook.id,
-    [example('4b4b', 3)]: delivery,
-    [example('4c4c')]: event!,
+  const secrets = createSecretBox(randomBytes(32));
+  const demo = await db.transaction().execute((trx) => seedDemo(trx, DEMO_NOW, secrets));
+  const keyOf = async (role: string) => {
+    const person = demo.people.find((candidate) => candidate.role === role)!;
+    return (await createKey(db, person.userId, { scopes: [person.superadmin ? 'platform' : 'write'], expiresAt: new Date(Date.now() + 86_400_000) })).key;
   };
-  /** Where an operation needs another record than the others of its kind. */
-  const instead: Record<string, Record<string, string>> = {
-    // Starting a meeting: the one scheduled next.
-    updateMeeting: { [example('1c1c')]: await meeting('SCHEDULED') },
-    // Sales has no vision yet (createTeamVision makes it): another team's.
-    getTeamVision: { [example('0c0c')]: withVision.team_id },
-  };
-  /** Who calls, when not the organization's Owner: a meeting is rated by one who took part. */
-  const callers: Record<string, string> = { rateMeetingAsMe: keys.member };
-
-  const app = await startTestApp({ database, now: () => DEMO_NOW });
+  const keys = { owner: await keyOf('ORG_OWNER'), operator: await keyOf('SUPERADMIN') };
+  const app = await startTestApp({ database, now: () => DEMO_NOW, secrets });
   return {
     app,
     database,
-    runOf: (op) => ({
-      env: { TEAM_OS_URL: `${app.url}/v1`, TEAM_OS_API_KEY: callers[op.operationId] ?? (op.path.startsWith('/platform/') ? keys.operator : keys.owner) },
-      ids: { ...ids, ...instead[op.operationId] },
-    }),
+    envOf: (op) => ({ TEAM_OS_URL: `${app.url}/v1`, TEAM_OS_API_KEY: op.path.startsWith('/platform/') ? keys.operator : keys.owner }),
   };
 }
 
-/** Changes run before deletions, which run last and in reverse, so that an item goes before what holds it (a milestone before its goal, everything before its team). */
-function demoOrder(ops: ContractOperation[]): ContractOperation[] {
-  const deletions = ops.filter((op) => op.method === 'delete');
-  return [...ops.filter((op) => op.method !== 'delete'), ...deletions.reverse()];
+/**
+ * The order the samples run in on one demo, so that none spoils a later one (docs/testing.md): the
+ * reads first, on the demo as seeded; then the other changes, in the contract's order or in reverse
+ * (the curl samples one way, the client's the other: no change needs another made before it); the
+ * deletions last and in reverse, so that an item goes before what holds it (a milestone before its
+ * goal, everything before its team, the team's member before the organization's).
+ */
+function demoOrder(ops: ContractOperation[], changes: 'forward' | 'reversed'): ContractOperation[] {
+  const of = (kind: 'read' | 'change' | 'delete') => ops.filter((op) => (op.method === 'get' ? 'read' : op.method === 'delete' ? 'delete' : 'change') === kind);
+  return [...of('read'), ...(changes === 'forward' ? of('change') : of('change').reverse()), ...of('delete').reverse()];
 }
 
-const substituted = (source: string, ids: Record<string, string>) =>
-  Object.entries(ids).reduce((text, [exampleId, demoId]) => text.replaceAll(exampleId, demoId), source);
-
-describe(`the code samples on the demo data (${databaseLabel})`, () => {
-  const runnable = demoOrder(operations.filter((op) => !(op.operationId in cannotRunOnDemo)));
+describe(`the code samples on the demo data, run as they stand (${databaseLabel})`, () => {
+  const runnable = operations.filter((op) => !(op.operationId in cannotRunOnDemo));
   const servers: { app: TestApp; database: TestDatabase }[] = [];
   const outcomes = { curl: new Map<string, SampleOutcome>(), client: new Map<string, SampleOutcome>() };
+  const unknown = { curl: [] as string[], client: [] as string[] };
 
   beforeAll(async () => {
     // Each kind of sample changes the demo in turn: each gets a demo of its own.
     const runs = async (label: string): Promise<SampleRun[]> => {
-      const { app, database, runOf } = await demoServer();
+      const { app, database, envOf } = await demoServer();
       servers.push({ app, database });
-      return runnable.map((op) => {
-        const { env, ids } = runOf(op);
-        return { name: op.operationId, source: substituted(sampleOf(op, label), ids), env };
-      });
+      unknown[label === CURL ? 'curl' : 'client'] = await unknownIds(database.db, label);
+      return demoOrder(runnable, label === CURL ? 'forward' : 'reversed').map((op) => ({ name: op.operationId, source: sampleOf(op, label), env: envOf(op) }));
     };
     const [curlRuns, clientRuns] = [await runs(CURL), await runs(CLIENT)];
     [outcomes.curl, outcomes.client] = await Promise.all([runCurlSamples(curlRuns), runClientSamples(clientRuns)]);
@@ -206,6 +165,10 @@ describe(`the code samples on the demo data (${databaseLabel})`, () => {
       await app.close();
       await database.close();
     }
+  });
+
+  it('every id a sample names is a record of the demo as seeded', () => {
+    expect(unknown).toEqual({ curl: [], client: [] });
   });
 
   it.each(runnable.map((op) => [op.operationId, op] as const))('%s: both samples get its documented success, valid against the contract', (_, op) => {

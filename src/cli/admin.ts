@@ -9,6 +9,7 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { generateKey } from '../auth/apiKeys.js';
+import { createSecretBox, loadSecretsKey, type SecretBox } from '../auth/secrets.js';
 import { readConfig } from '../config.js';
 import { DataDirectoryLocked, openDatabase, type OpenDatabase } from '../db/connect.js';
 import type { ApiKeyScope, Database, NewUser } from '../db/database.js';
@@ -49,7 +50,10 @@ Commands:
       people in every role. Prints ORGANIZATION<TAB>id<TAB>name and TEAM<TAB>id<TAB>name (the team
       GET /v1/orgs/{orgId}/teams lists first, with content in every area), then one line per role,
       ROLE<TAB>email<TAB>key, with a new key for each person (write; platform for the SUPERADMIN
-      operator). These keys are the output: the last lines.
+      operator). These keys are the output: the last lines. The records the docs page's samples
+      name carry the samples' ids, so each sample runs as written with the ORG_OWNER key (the
+      /platform ones with the SUPERADMIN key). Needs the server's secrets key (SECRETS_KEY; on the
+      embedded database its key file, made here when missing) for the secrets it stores.
       Roles: ORG_OWNER, ORG_ADMIN, ORG_IMPLEMENTER (organization roles), TEAM_OWNER, TEAM_ADMIN,
       TEAM_MEMBER, TEAM_VIEWER (organization Members with that role in Sales), SUPERADMIN.
   help, --help, -h
@@ -184,8 +188,8 @@ async function createOrganization(trx: Transaction<Database>, command: Extract<C
  * The demo organization and a new key for each demo person: first the organization's id and the id of
  * the team to start from, then ROLE<TAB>email<TAB>key per role (the last lines).
  */
-async function seedDemoWithKeys(trx: Transaction<Database>, now: Date): Promise<string[]> {
-  const demo = await seedDemo(trx, now);
+async function seedDemoWithKeys(trx: Transaction<Database>, now: Date, secrets: SecretBox): Promise<string[]> {
+  const demo = await seedDemo(trx, now, secrets);
   const lines = [`ORGANIZATION\t${demo.organizationId}\t${DEMO_ORGANIZATION_NAME}`, `TEAM\t${demo.firstTeam.id}\t${demo.firstTeam.name}`];
   for (const person of demo.people) {
     const scopes: ApiKeyScope[] = person.superadmin ? ['platform'] : ['write'];
@@ -198,7 +202,13 @@ async function seedDemoWithKeys(trx: Transaction<Database>, now: Date): Promise<
 // ---------------------------------------------------------------------------------------------------
 // Running a command
 
-async function execute(db: Kysely<Database>, command: Exclude<Command, { command: 'help' }>, now: Date): Promise<string[]> {
+/** `secrets`: the server's secrets key, read only by the command that stores secrets (seed-demo). */
+async function execute(
+  db: Kysely<Database>,
+  command: Exclude<Command, { command: 'help' }>,
+  now: Date,
+  secrets: () => Promise<SecretBox>,
+): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
     switch (command.command) {
       case 'create-user':
@@ -212,7 +222,7 @@ async function execute(db: Kysely<Database>, command: Exclude<Command, { command
       case 'create-org':
         return [await createOrganization(trx, command)];
       case 'seed-demo':
-        return seedDemoWithKeys(trx, now);
+        return seedDemoWithKeys(trx, now, await secrets());
     }
   });
 }
@@ -247,16 +257,18 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
 
+  const config = readConfig();
   let database: OpenDatabase;
   try {
-    database = await openDatabase(readConfig());
+    database = await openDatabase(config);
   } catch (error) {
     process.stderr.write(error instanceof DataDirectoryLocked ? `${error.message}\n` : `Error: ${describeError(error)}\n`);
     return 1;
   }
   try {
     await migrateToLatest(database.db);
-    const lines = await execute(database.db, command, now);
+    // As the server reads it (SECRETS_KEY, else the data directory's key file, made now if missing), once the directory is locked.
+    const lines = await execute(database.db, command, now, async () => createSecretBox(await loadSecretsKey(config)));
     process.stdout.write(lines.map((line) => `${line}\n`).join(''));
     return 0;
   } catch (error) {

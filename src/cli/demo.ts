@@ -15,21 +15,40 @@
  * before ended, nothing after `now`; meetings with the fields of their status, rated by their team's
  * members inside the rating window; owners and authors members of the item's team with the role the
  * change needs; metric weeks on Mondays, judged against their goal as the API judges them.
+ *
+ * What it holds is plain data in demo/content.ts. The records the docs page's samples name carry the
+ * contract's example ids (demo/sampleIds.ts), and demo/sampleRecords.ts adds what only the samples
+ * need, so that each sample runs as written with the Owner's demo key.
  */
 import type { Transaction } from 'kysely';
-import type {
-  Database,
-  GoalLevel,
-  GoalStatus,
-  HeadlineType,
-  IssuePriority,
-  IssueStatus,
-  OrganizationRole,
-  TeamRole,
-} from '../db/database.js';
+import type { SecretBox } from '../auth/secrets.js';
+import type { Database, HeadlineType, IssuePriority, IssueStatus, TeamRole } from '../db/database.js';
 import { judgeValue } from '../rules/metricValues.js';
-import { storedVisionValue, type VisionList, type VisionObject } from '../rules/vision.js';
+import { storedVisionValue } from '../rules/vision.js';
 import { addMinutes, addWeeks, dayInTimeZone, mondayOf, quarterOf } from '../time.js';
+import {
+  LEADERSHIP_LAST_QUARTER_ROCKS,
+  LEADERSHIP_METRICS,
+  LEADERSHIP_ROCKS,
+  LEADERSHIP_SEATS,
+  LEADERSHIP_VALUES,
+  LEADERSHIP_VISION,
+  OPERATIONS_METRICS,
+  OPERATIONS_ROCKS,
+  OPERATIONS_SEATS,
+  PEOPLE,
+  SALES_METRICS,
+  SALES_ROCKS,
+  SALES_SEATS,
+  type DemoPerson,
+  type GoalPlan,
+  type MetricPlan,
+  type Person,
+  type RatingPlan,
+  type SeatPlan,
+} from './demo/content.js';
+import { SAMPLE_IDS } from './demo/sampleIds.js';
+import { seedSampleRecords } from './demo/sampleRecords.js';
 
 /** seed-demo writes only into a database without accounts. */
 export class DatabaseNotEmpty extends Error {
@@ -40,39 +59,6 @@ export class DatabaseNotEmpty extends Error {
 
 export const DEMO_ORGANIZATION_NAME = 'Northwind Logistics';
 export const DEMO_TIME_ZONE = 'Europe/Bratislava';
-
-interface DemoPerson {
-  /** The demo role the person stands for (one key each); null for the people who only fill teams. */
-  role: string | null;
-  email: string;
-  name: string;
-  timezone?: string;
-  superadmin?: boolean;
-  /** null: not a member of the organization. */
-  orgRole: OrganizationRole | null;
-}
-
-// Output order of the roles = this order: organization roles, team roles in Sales, the platform operator.
-const PEOPLE = {
-  owner: { role: 'ORG_OWNER', email: 'martina.kovacova@northwind.example', name: 'Martina Kováčová', orgRole: 'OWNER' },
-  admin: { role: 'ORG_ADMIN', email: 'peter.novak@northwind.example', name: 'Peter Novák', orgRole: 'ADMIN' },
-  implementer: {
-    role: 'ORG_IMPLEMENTER',
-    email: 'jana.horvathova@tractioncoach.example',
-    name: 'Jana Horváthová',
-    timezone: 'Europe/Vienna',
-    orgRole: 'IMPLEMENTER',
-  },
-  salesOwner: { role: 'TEAM_OWNER', email: 'tomas.varga@northwind.example', name: 'Tomáš Varga', orgRole: 'MEMBER' },
-  salesAdmin: { role: 'TEAM_ADMIN', email: 'lucia.bartosova@northwind.example', name: 'Lucia Bartošová', orgRole: 'MEMBER' },
-  salesMember: { role: 'TEAM_MEMBER', email: 'marek.szabo@northwind.example', name: 'Marek Szabó', orgRole: 'MEMBER' },
-  salesViewer: { role: 'TEAM_VIEWER', email: 'zuzana.tothova@northwind.example', name: 'Zuzana Tóthová', orgRole: 'MEMBER' },
-  finance: { role: null, email: 'eva.minarikova@northwind.example', name: 'Eva Mináriková', orgRole: 'MEMBER' },
-  warehouse: { role: null, email: 'juraj.hudak@northwind.example', name: 'Juraj Hudák', orgRole: 'MEMBER' },
-  operator: { role: 'SUPERADMIN', email: 'operator@teamos.example', name: 'Platform Operator', superadmin: true, orgRole: null },
-} satisfies Record<string, DemoPerson>;
-
-type Person = keyof typeof PEOPLE;
 
 export interface DemoOrganization {
   organizationId: string;
@@ -125,290 +111,6 @@ function localTime(day: string, time: string): Date {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Content, as plain data
-
-interface RatingPlan {
-  person: Person;
-  /** null: absent (stored as rating 0). */
-  rating: number | null;
-}
-
-interface MilestonePlan {
-  title: string;
-  /** Days after the start of the goal's quarter. */
-  dueAfterDays: number;
-  /** Still open although due (the goal is behind). */
-  late?: boolean;
-}
-
-interface GoalPlan {
-  title: string;
-  description: string;
-  owner: Person;
-  level: GoalLevel;
-  status: GoalStatus;
-  milestones: MilestonePlan[];
-}
-
-interface MetricPlan {
-  title: string;
-  goal: string;
-  unit: string | null;
-  owner: Person;
-  description: string;
-  /** Oldest week first; the last one is last week's (the current week is still running). */
-  values: string[];
-}
-
-interface SeatPlan {
-  title: string;
-  person: Person | null;
-  responsibilities: string;
-  below?: SeatPlan[];
-}
-
-const LEADERSHIP_VALUES = ['Deliver what we promise', 'Own the problem', 'Keep it simple', 'Grow together'];
-
-const LEADERSHIP_ROCKS: GoalPlan[] = [
-  {
-    title: 'Win 5 new enterprise logistics accounts',
-    description: 'Focus on retail and automotive shippers between Bratislava and Vienna.',
-    owner: 'salesOwner',
-    level: 'COMPANY',
-    status: 'ON_TRACK',
-    milestones: [
-      { title: 'Shortlist 20 target accounts', dueAfterDays: 21 },
-      { title: 'Hold 10 discovery meetings', dueAfterDays: 49 },
-      { title: 'Sign 5 contracts', dueAfterDays: 84 },
-    ],
-  },
-  {
-    title: 'Open the Vienna cross-dock',
-    description: 'A second hub so that Vienna deliveries no longer wait for the Bratislava night shift.',
-    owner: 'admin',
-    level: 'COMPANY',
-    status: 'OFF_TRACK',
-    milestones: [
-      { title: 'Sign the lease for the Schwechat hall', dueAfterDays: 14, late: true },
-      { title: 'Hire the site team', dueAfterDays: 42 },
-      { title: 'First trucks through the dock', dueAfterDays: 84 },
-    ],
-  },
-  {
-    title: 'Raise on-time deliveries to 96 %',
-    description: 'Measured on the Scorecard every week; the second warehouse shift is the lever.',
-    owner: 'owner',
-    level: 'COMPANY',
-    status: 'ON_TRACK',
-    milestones: [
-      { title: 'Root causes of the last 50 late deliveries known', dueAfterDays: 18 },
-      { title: 'Second shift fully staffed', dueAfterDays: 56 },
-    ],
-  },
-  {
-    title: 'Close the books within 5 working days',
-    description: 'Monthly closing takes 11 working days today.',
-    owner: 'finance',
-    level: 'DEPARTMENT',
-    status: 'ON_TRACK',
-    milestones: [
-      { title: 'Automate the fuel card import', dueAfterDays: 30 },
-      { title: 'First close in 5 days', dueAfterDays: 70 },
-    ],
-  },
-];
-
-const LEADERSHIP_LAST_QUARTER_ROCKS: GoalPlan[] = [
-  {
-    title: 'Roll out live delivery tracking to every customer',
-    description: 'Customers see where their delivery is without calling dispatch.',
-    owner: 'admin',
-    level: 'COMPANY',
-    status: 'DONE',
-    milestones: [
-      { title: 'Trackers in all 40 trucks', dueAfterDays: 30 },
-      { title: 'Tracking page live for all customers', dueAfterDays: 75 },
-    ],
-  },
-  {
-    title: 'Renegotiate the fuel contracts',
-    description: 'Two suppliers, prices fixed for a year.',
-    owner: 'finance',
-    level: 'COMPANY',
-    status: 'OFF_TRACK',
-    milestones: [
-      { title: 'Offers from three suppliers', dueAfterDays: 35 },
-      { title: 'Both contracts signed', dueAfterDays: 80, late: true },
-    ],
-  },
-];
-
-const SALES_ROCKS: GoalPlan[] = [
-  {
-    title: 'Grow quoted revenue to EUR 1.6 million this quarter',
-    description: 'About EUR 125,000 of quotes every week.',
-    owner: 'salesAdmin',
-    level: 'DEPARTMENT',
-    status: 'ON_TRACK',
-    milestones: [
-      { title: 'New price list in every quote', dueAfterDays: 10 },
-      { title: 'EUR 800,000 quoted', dueAfterDays: 45 },
-      { title: 'EUR 1.6 million quoted', dueAfterDays: 88 },
-    ],
-  },
-  {
-    title: 'Launch the partner referral programme',
-    description: 'Forwarders in Hungary and Austria refer shippers to us for a commission.',
-    owner: 'salesMember',
-    level: 'DEPARTMENT',
-    status: 'OFF_TRACK',
-    milestones: [
-      { title: 'Commission model approved', dueAfterDays: 20, late: true },
-      { title: 'Five partners signed', dueAfterDays: 70 },
-    ],
-  },
-];
-
-const OPERATIONS_ROCKS: GoalPlan[] = [
-  {
-    title: 'Cut the average loading time to 25 minutes',
-    description: 'Pre-staged pallets and a fixed dock plan for the morning wave.',
-    owner: 'warehouse',
-    level: 'DEPARTMENT',
-    status: 'ON_TRACK',
-    milestones: [
-      { title: 'Dock plan for the morning wave', dueAfterDays: 21 },
-      { title: 'Pallets pre-staged for every tour', dueAfterDays: 60 },
-    ],
-  },
-];
-
-const LEADERSHIP_METRICS: MetricPlan[] = [
-  {
-    title: 'Revenue invoiced',
-    goal: '>=250000',
-    unit: 'EUR',
-    owner: 'finance',
-    description: 'Invoices sent this week, before VAT.',
-    values: ['241300', '256900', '262400', '238750', '251000', '270150', '248900', '259300', '266800', '244100', '257450', '263900', '271200'],
-  },
-  {
-    title: 'On-time deliveries',
-    goal: '>=96',
-    unit: '%',
-    owner: 'admin',
-    description: 'Deliveries within the promised window, of all deliveries this week.',
-    values: ['93.8', '94.5', '95.1', '92.7', '94.9', '96.2', '95.4', '96.8', '95.9', '94.2', '96.1', '96.5', '95.7'],
-  },
-  {
-    title: 'Enterprise accounts in negotiation',
-    goal: '>=2',
-    unit: null,
-    owner: 'salesOwner',
-    description: 'Prospects with more than EUR 200,000 a year in the negotiation stage.',
-    values: ['1', '2', '2', '3', '2', '1', '2', '3', '3', '2', '4', '3', '3'],
-  },
-  {
-    title: 'Customer complaints',
-    goal: '<=3',
-    unit: null,
-    owner: 'owner',
-    description: 'Complaints logged by customer service this week.',
-    values: ['4', '2', '3', '5', '2', '1', '3', '2', '4', '3', '2', '1', '2'],
-  },
-];
-
-const SALES_METRICS: MetricPlan[] = [
-  {
-    title: 'New qualified leads',
-    goal: '>=25',
-    unit: null,
-    owner: 'salesMember',
-    description: 'Leads accepted by sales this week.',
-    values: ['24', '28', '21', '26', '30', '25', '23', '27', '29', '26', '22', '31', '26'],
-  },
-  {
-    title: 'Quoted revenue',
-    goal: '>=120000',
-    unit: 'EUR',
-    owner: 'salesAdmin',
-    description: 'Value of quotes sent this week.',
-    values: ['112000', '125400', '131800', '119900', '122300', '128750', '109600', '127000', '133400', '134500', '118000', '126250', '141000'],
-  },
-];
-
-const OPERATIONS_METRICS: MetricPlan[] = [
-  {
-    title: 'Average loading time',
-    goal: '<=25',
-    unit: 'min',
-    owner: 'warehouse',
-    description: 'From the truck at the dock to the doors closed, morning wave.',
-    values: ['31', '30', '29', '29', '27', '28', '26', '25'],
-  },
-];
-
-const LEADERSHIP_VISION = {
-  coreValues: LEADERSHIP_VALUES,
-  coreFocus: {
-    purpose: 'Keep Central European shelves and assembly lines supplied on time.',
-    niche: 'Time-critical freight between Bratislava, Vienna and Budapest.',
-  },
-  tenYearTarget: 'EUR 100 million revenue with the most reliable freight network of the region.',
-  marketingStrategy: {
-    targetMarket: 'Retail and automotive shippers with daily deliveries across the three capitals.',
-    uniques: ['Live delivery tracking for every customer', 'A cross-dock in every capital', 'One contact person per customer'],
-    provenProcess: 'Quote within a day, onboard in a week, review every quarter.',
-    guarantee: 'On time, or the next delivery is free.',
-  },
-  threeYearPicture: 'EUR 45 million revenue, three cross-docks, 180 people, 97 % of deliveries on time.',
-  oneYearPlan: 'EUR 24 million revenue, the Vienna cross-dock running, 10 new enterprise accounts.',
-  issuesList: ['Second warehouse shift staffing', 'Fuel costs', 'Dependence on two key accounts'],
-} satisfies Record<string, VisionList | VisionObject | string>;
-
-const LEADERSHIP_SEATS: SeatPlan[] = [
-  {
-    title: 'Visionary',
-    person: 'owner',
-    responsibilities: 'Vision and culture\nKey customer and partner relationships\nNew services',
-    below: [
-      {
-        title: 'Integrator',
-        person: 'admin',
-        responsibilities: 'Runs the leadership team\nQuarterly Rocks and the Scorecard\nResolves cross-team issues',
-        below: [
-          { title: 'Sales & Marketing', person: 'salesOwner', responsibilities: 'Pipeline and quotes\nPricing\nMarketing' },
-          { title: 'Operations', person: 'admin', responsibilities: 'Warehouses and cross-docks\nFleet\nOn-time delivery' },
-          { title: 'Finance', person: 'finance', responsibilities: 'Invoicing and collections\nMonthly close\nFuel and leasing contracts' },
-        ],
-      },
-    ],
-  },
-];
-
-const SALES_SEATS: SeatPlan[] = [
-  {
-    title: 'Head of Sales',
-    person: 'salesOwner',
-    responsibilities: 'Sales plan and targets\nEnterprise negotiations',
-    below: [
-      { title: 'Key accounts', person: 'salesAdmin', responsibilities: 'Renewals\nQuarterly customer reviews' },
-      { title: 'New business', person: 'salesMember', responsibilities: 'Lead qualification\nDiscovery meetings' },
-      { title: 'Sales support', person: null, responsibilities: 'Quote preparation\nCRM upkeep' },
-    ],
-  },
-];
-
-const OPERATIONS_SEATS: SeatPlan[] = [
-  {
-    title: 'Head of Operations',
-    person: 'admin',
-    responsibilities: 'Warehouses, fleet and dispatch',
-    below: [{ title: 'Warehouse lead', person: 'warehouse', responsibilities: 'Shift plans\nLoading and unloading\nSafety' }],
-  },
-];
-
-// ---------------------------------------------------------------------------------------------------
 // Seeding
 
 type Trx = Transaction<Database>;
@@ -421,7 +123,8 @@ interface Meeting {
   endedAt: Date | null;
 }
 
-export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
+/** `secrets` seals the secrets the demo stores (its webhook's, its AI provider's key) as the server will open them. */
+export async function seedDemo(db: Trx, now: Date, secrets: SecretBox): Promise<DemoOrganization> {
   const { count } = await db
     .selectFrom('users')
     .select((eb) => eb.fn.countAll<string>().as('count'))
@@ -446,6 +149,7 @@ export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
     const { id } = await db
       .insertInto('users')
       .values({
+        ...(data.id ? { id: data.id } : {}),
         email: data.email,
         name: data.name,
         timezone: data.timezone ?? null,
@@ -460,6 +164,7 @@ export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
   const { id: orgId } = await db
     .insertInto('organizations')
     .values({
+      id: SAMPLE_IDS.organization,
       name: DEMO_ORGANIZATION_NAME,
       slug: 'northwind-logistics',
       timezone: DEMO_TIME_ZONE,
@@ -477,10 +182,10 @@ export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
       .execute();
   }
 
-  const createTeam = async (name: string, slug: string, isLeadership: boolean, members: [Person, TeamRole][], at: number) => {
+  const createTeam = async (name: string, slug: string, isLeadership: boolean, members: [Person, TeamRole][], at: number, teamId?: string) => {
     const { id } = await db
       .insertInto('teams')
-      .values({ org_id: orgId, name, slug, is_leadership: isLeadership, created_at: afterOrigin(at) })
+      .values({ ...(teamId ? { id: teamId } : {}), org_id: orgId, name, slug, is_leadership: isLeadership, created_at: afterOrigin(at) })
       .returning('id')
       .executeTakeFirstOrThrow();
     await db
@@ -500,6 +205,7 @@ export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
       ['finance', 'MEMBER'],
     ],
     40,
+    SAMPLE_IDS.team,
   );
   const salesId = await createTeam(
     'Sales',
@@ -532,13 +238,14 @@ export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
   /** A meeting held live: scheduled at `createdAt`, started and (unless still running) ended. */
   const heldMeeting = async (
     teamId: string,
-    plan: { start: Date; durationMin: number | null; createdAt: Date; createdBy: Person; notes: string | null },
+    plan: { start: Date; durationMin: number | null; createdAt: Date; createdBy: Person; notes: string | null; id?: string },
   ): Promise<Meeting> => {
     const endedAt = plan.durationMin === null ? null : addMinutes(plan.start, plan.durationMin);
     const date = dayInTimeZone(plan.start, DEMO_TIME_ZONE);
     const { id } = await db
       .insertInto('meetings')
       .values({
+        ...(plan.id ? { id: plan.id } : {}),
         team_id: teamId,
         date,
         status: endedAt === null ? 'IN_PROGRESS' : 'COMPLETED',
@@ -556,17 +263,17 @@ export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
     return { id, date, startedAt: plan.start, endedAt };
   };
 
-  const scheduledMeeting = async (teamId: string, date: string, createdAt: Date, createdBy: Person) => {
+  const scheduledMeeting = async (teamId: string, date: string, createdAt: Date, createdBy: Person, id?: string) => {
     await db
       .insertInto('meetings')
-      .values({ team_id: teamId, date, status: 'SCHEDULED', created_by_id: ids[createdBy], created_at: createdAt })
+      .values({ ...(id ? { id } : {}), team_id: teamId, date, status: 'SCHEDULED', created_by_id: ids[createdBy], created_at: createdAt })
       .execute();
   };
 
   /** Weekly meetings on one weekday, oldest first, each scheduled when the one before it ended. */
   const weeklyMeetings = async (
     teamId: string,
-    plan: { weekday: number; time: string; durations: number[]; createdBy: Person; notes: string[] },
+    plan: { weekday: number; time: string; durations: number[]; createdBy: Person; notes: string[]; lastId?: string },
   ): Promise<Meeting[]> => {
     const held: Meeting[] = [];
     for (const [index, durationMin] of plan.durations.entries()) {
@@ -574,7 +281,8 @@ export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
       const start = localTime(addDays(addWeeks(thisMonday, -weeksBack), plan.weekday), plan.time);
       const before = held[index - 1];
       const createdAt = before?.endedAt ? addMinutes(before.endedAt, 10) : addMinutes(start, -7 * 24 * 60);
-      held.push(await heldMeeting(teamId, { start, durationMin, createdAt, createdBy: plan.createdBy, notes: plan.notes[index] ?? null }));
+      const id = index === plan.durations.length - 1 ? plan.lastId : undefined;
+      held.push(await heldMeeting(teamId, { start, durationMin, createdAt, createdBy: plan.createdBy, notes: plan.notes[index] ?? null, id }));
     }
     return held;
   };
@@ -605,11 +313,11 @@ export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
       .values({ meeting_id: meeting.id, user_id: ids[person], type, content, created_at: addMinutes(meeting.startedAt, minutesIn) })
       .execute();
 
-  const cascadingMessage = async (meeting: Meeting, person: Person, minutesIn: number, content: string, readBy: Person[]) => {
+  const cascadingMessage = async (meeting: Meeting, person: Person, minutesIn: number, content: string, readBy: Person[], messageId?: string) => {
     const createdAt = addMinutes(meeting.startedAt, minutesIn);
     const { id } = await db
       .insertInto('cascading_messages')
-      .values({ meeting_id: meeting.id, org_id: orgId, user_id: ids[person], content, created_at: createdAt })
+      .values({ ...(messageId ? { id: messageId } : {}), meeting_id: meeting.id, org_id: orgId, user_id: ids[person], content, created_at: createdAt })
       .returning('id')
       .executeTakeFirstOrThrow();
     if (readBy.length > 0) {
@@ -624,11 +332,12 @@ export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
 
   const task = (
     teamId: string,
-    plan: { title: string; owner: Person; due: string; createdAt: Date; meeting?: Meeting; completedAt?: Date },
+    plan: { title: string; owner: Person; due: string; createdAt: Date; meeting?: Meeting; completedAt?: Date; id?: string },
   ) =>
     db
       .insertInto('tasks')
       .values({
+        ...(plan.id ? { id: plan.id } : {}),
         team_id: teamId,
         title: plan.title,
         owner_id: ids[plan.owner],
@@ -641,7 +350,7 @@ export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
       .execute();
 
   /** A to-do decided in a meeting: entered `minutesIn` after its start, due a week after the meeting. */
-  const meetingTask = (teamId: string, meeting: Meeting, minutesIn: number, plan: { title: string; owner: Person; completedAt?: Date }) =>
+  const meetingTask = (teamId: string, meeting: Meeting, minutesIn: number, plan: { title: string; owner: Person; completedAt?: Date; id?: string }) =>
     task(teamId, { ...plan, due: addDays(meeting.date, 7), createdAt: addMinutes(meeting.startedAt, minutesIn), meeting });
 
   const issue = (
@@ -655,11 +364,13 @@ export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
       createdAt: Date;
       meeting?: Meeting;
       resolvedAt?: Date;
+      id?: string;
     },
   ) =>
     db
       .insertInto('issues')
       .values({
+        ...(plan.id ? { id: plan.id } : {}),
         team_id: teamId,
         title: plan.title,
         description: plan.description ?? null,
@@ -682,6 +393,7 @@ export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
       const { id } = await db
         .insertInto('goals')
         .values({
+          ...(plan.id ? { id: plan.id } : {}),
           team_id: teamId,
           org_id: orgId,
           title: plan.title,
@@ -700,6 +412,7 @@ export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
           plan.milestones.map((milestone, position) => {
             const due = addDays(start, milestone.dueAfterDays);
             return {
+              ...(milestone.id ? { id: milestone.id } : {}),
               goal_id: id,
               title: milestone.title,
               due_date: due,
@@ -718,6 +431,7 @@ export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
       const { id } = await db
         .insertInto('metrics')
         .values({
+          ...(plan.id ? { id: plan.id } : {}),
           team_id: teamId,
           title: plan.title,
           goal: plan.goal,
@@ -750,6 +464,7 @@ export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
       const { id } = await db
         .insertInto('seats')
         .values({
+          ...(plan.id ? { id: plan.id } : {}),
           team_id: teamId,
           parent_id: parentId,
           user_id: plan.person === null ? null : ids[plan.person],
@@ -792,11 +507,12 @@ export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
       .execute();
   };
 
-  const documents = (teamId: string, links: { name: string; url: string; by: Person }[]) =>
+  const documents = (teamId: string, links: { name: string; url: string; by: Person; id?: string }[]) =>
     db
       .insertInto('documents')
       .values(
         links.map((link, index) => ({
+          ...(link.id ? { id: link.id } : {}),
           team_id: teamId,
           name: link.name,
           url: link.url,
@@ -820,6 +536,7 @@ export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
       'Vienna lease still not signed; landlord asks for a 10-year term.',
       'Danubia Retail renewal discussed at length; Tomáš and Peter meet their buyer on Thursday.',
     ],
+    lastId: SAMPLE_IDS.meeting,
   });
   const [, l3, l2, l1] = leadership as [Meeting, Meeting, Meeting, Meeting];
   await rate(leadership[0]!, [
@@ -853,9 +570,10 @@ export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
     createdAt: addMinutes(l1.endedAt!, 10),
     createdBy: 'admin',
     notes: null,
+    id: SAMPLE_IDS.runningMeeting,
   });
   await rate(running, [{ person: 'admin', rating: 9 }, { person: 'finance', rating: 8 }], 30);
-  await scheduledMeeting(leadershipId, addDays(thisMonday, 7), addMinutes(running.startedAt, 2), 'admin');
+  await scheduledMeeting(leadershipId, addDays(thisMonday, 7), addMinutes(running.startedAt, 2), 'admin', SAMPLE_IDS.nextMeeting);
 
   await segue(l2, 'finance', 3, 'The new invoicing run saved us two days this month.');
   await segue(l1, 'owner', 2, 'Visited the Győr depot on Friday: spotless, and the team is proud of it.');
@@ -865,11 +583,14 @@ export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
   await headline(l1, 'salesOwner', 14, 'CUSTOMER', 'Košice Freight praised the live delivery tracking.');
   await headline(l1, 'finance', 16, 'EMPLOYEE', 'Eva passed the last ACCA exam.');
   await headline(running, 'owner', 12, 'CUSTOMER', 'Danubia Retail agreed to a meeting about the renewal.');
-  await cascadingMessage(l1, 'owner', 80, 'Quotes above EUR 50,000 need a margin check by Finance before they go out.', [
-    'admin',
-    'salesOwner',
-    'salesAdmin',
-  ]);
+  await cascadingMessage(
+    l1,
+    'owner',
+    80,
+    'Quotes above EUR 50,000 need a margin check by Finance before they go out.',
+    ['admin', 'salesOwner', 'salesAdmin'],
+    SAMPLE_IDS.message,
+  );
 
   await meetingTask(leadershipId, l2, 45, {
     title: 'Send the fuel surcharge letter to spot customers',
@@ -887,7 +608,7 @@ export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
     owner: 'admin',
     completedAt: addMinutes(l1.endedAt!, 2 * 24 * 60),
   });
-  await meetingTask(leadershipId, l1, 55, { title: 'Prepare the cash-flow forecast for the Vienna cross-dock', owner: 'finance' });
+  await meetingTask(leadershipId, l1, 55, { title: 'Prepare the cash-flow forecast for the Vienna cross-dock', owner: 'finance', id: SAMPLE_IDS.task });
   await task(leadershipId, {
     title: 'Review the draft lease with the lawyer',
     owner: 'owner',
@@ -903,6 +624,7 @@ export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
   });
 
   await issue(leadershipId, {
+    id: SAMPLE_IDS.issue,
     title: 'Second warehouse shift is not fully staffed',
     description: 'Three of eight positions are open; overtime covers them and late deliveries pile up on Mondays.',
     priority: 'HIGH',
@@ -974,7 +696,7 @@ export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
   ]);
   await documents(leadershipId, [
     { name: 'Quarterly planning day agenda', url: 'https://docs.northwind.example/leadership/quarterly-planning', by: 'admin' },
-    { name: 'Board report template', url: 'https://docs.northwind.example/leadership/board-report', by: 'owner' },
+    { name: 'Board report template', url: 'https://docs.northwind.example/leadership/board-report', by: 'owner', id: SAMPLE_IDS.document },
   ]);
 
   // ---- Sales: the team of the demo team roles ------------------------------------------------------
@@ -1112,6 +834,8 @@ export async function seedDemo(db: Trx, now: Date): Promise<DemoOrganization> {
   await goals(operationsId, OPERATIONS_ROCKS, quarter);
   await scorecard(operationsId, OPERATIONS_METRICS);
   await seats(operationsId, OPERATIONS_SEATS);
+
+  await seedSampleRecords(db, { origin, secrets });
 
   return {
     organizationId: orgId,

@@ -20,7 +20,7 @@ import type { AreaHandlers, Handler } from './types.js';
 const previousSecretLifetimeMs = 24 * 60 * 60 * 1000;
 
 /** A Standard Webhooks secret: `whsec_` and the base64 of 24 random bytes. */
-const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+export const newWebhookSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
 
 async function requireTarget(url: string, allowPrivate: boolean): Promise<void> {
   const fault = await targetFault(url, allowPrivate);
@@ -49,7 +49,7 @@ export const createWebhook: Handler<'createWebhook'> = async ({ params, body }, 
   const access = await loadOrganizationAccess(db, caller, params.orgId, 'administration');
   requireActive(access);
   await requireTarget(body.url, allowPrivateWebhookTargets);
-  const secret = newSecret();
+  const secret = newWebhookSecret();
   const created = await inTransaction(db, async (trx) => {
     const webhook = await webhooks.insertSubscription(trx, {
       orgId: params.orgId,
@@ -109,7 +109,7 @@ export const pingWebhook: Handler<'pingWebhook'> = async ({ params }, { db, call
 export const rotateWebhookSecret: Handler<'rotateWebhookSecret'> = async ({ params }, { db, caller, secrets, now }) => {
   const { access } = await loadWebhook(db, caller, params.webhookId);
   requireActive(access);
-  const secret = newSecret();
+  const secret = newWebhookSecret();
   const rotated = await webhooks.rotateSecret(db, params.webhookId, secrets.seal(secret), new Date(now().getTime() + previousSecretLifetimeMs));
   if (!rotated) throw new NotFound();
   return { status: 200, body: toWebhookWithSecret(rotated, secret) };

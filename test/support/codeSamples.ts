@@ -1,8 +1,7 @@
 /**
  * Runs the docs page's code samples as a reader would: every `curl` sample's text with bash in one
  * script, every client sample as its own module in one Node process (./runClientSamples.ts). Each
- * sample runs with its environment (TEAM_OS_URL, TEAM_OS_API_KEY) and, on the demo data, with the
- * contract's example ids replaced by the demo's: nothing else of its text changes.
+ * sample runs with its environment (TEAM_OS_URL, TEAM_OS_API_KEY) and its text unchanged.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';

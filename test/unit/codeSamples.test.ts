@@ -138,6 +138,17 @@ describe('the TypeScript literal of a value', () => {
   });
 });
 
+describe('the path parameters of the samples', () => {
+  it("take the operation's parameter where it replaces the path's of the same name, as OpenAPI reads them", async () => {
+    const pathLevel = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, example: 'from-the-path' };
+    const document = documentOf('/meetings/{id}', 'get', { parameters: [{ ...pathLevel, example: 'from-the-operation' }] });
+    (document.paths!['/meetings/{id}'] as Record<string, unknown>).parameters = [pathLevel];
+    const { curl, client } = samplesOf(document);
+    expect(curlArguments(curl)).toContain(`${DEFAULT_URL}/meetings/from-the-operation`);
+    expect((await clientCall(client)).init).toEqual({ params: { path: { id: 'from-the-operation' } } });
+  });
+});
+
 describe('the samples of an operation with a body', () => {
   const body = {
     title: "Call O'Brien in Žilina",
@@ -190,6 +201,14 @@ describe('the samples of an operation with a body', () => {
     const samples = samplesOf(byReference);
     expect(JSON.parse(after(curlArguments(samples.curl), '-d')[0]!)).toEqual({ shared: true });
     expect((await clientCall(samples.client)).init).toEqual({ body: { shared: true } });
+  });
+
+  it('says in a first comment of both samples that it changes data, naming the summary, and bash and the client still run them', async () => {
+    const summarized = samplesOf(documentOf('/teams/{teamId}/tasks', 'post', { summary: 'Create a\n task', ...withBody(body) }));
+    expect(summarized.curl.split('\n')[0]).toBe('# Changes data: Create a task.');
+    expect(summarized.client).toContain('\n// Changes data: Create a task.\nconst task = unwrap(');
+    expect(after(curlArguments(summarized.curl), '-X')).toEqual(['POST']);
+    expect((await clientCall(summarized.client)).method).toBe('POST');
   });
 
   it.each(awkward.map((text) => [JSON.stringify(text), text] as const))('sends a body that is the string %s, through bash and through the client, unchanged', async (_, text) => {

@@ -175,10 +175,13 @@ export async function logAfter(
       select e.txid, e.position from webhook_events e where ${belowHorizon(sql`e.txid`)}
       order by e.txid desc, e.position desc limit 1
     )
-    select p.id, p.org_id, p.team_id, p.type, p.txid::text as txid, p.position::text as position, p.event, 0 as part from page p
-    union all
-    select null, null, null, null, l.txid::text, l.position::text, null, 1 from last l
-    order by part, txid, position
+    select u.id, u.org_id, u.team_id, u.type, u.txid::text as txid, u.position::text as position, u.event from (
+      select p.id, p.org_id, p.team_id, p.type, p.txid, p.position, p.event, 0 as part from page p
+      union all
+      select null, null, null, null, l.txid, l.position, null, 1 from last l
+    ) u
+    -- By the log's own columns: their text would put transaction 1000 before 999.
+    order by u.part, u.txid, u.position
   `.execute(db);
   const events: LogEvent[] = [];
   let end: LogPosition | undefined;

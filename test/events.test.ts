@@ -123,7 +123,12 @@ describe(`the event feed (${databaseLabel})`, () => {
     const rows = await logOf(o.org.id);
     expect(rows).toHaveLength(trickyTexts.length);
 
-    await expectPagesAsMapped(app, { path: `/v1/orgs/${o.org.id}/events`, key: o.key, rows, map: asEvent, cursorOf: (row) => [row.id] }, 2);
+    const cursors = app.secrets.tokens('feed cursor');
+    const openCursor = (cursor: string) => {
+      const place = cursors.open(cursor)!;
+      return [place.readBigUInt64BE(0).toString(), place.readBigUInt64BE(8).toString()];
+    };
+    await expectPagesAsMapped(app, { path: `/v1/orgs/${o.org.id}/events`, key: o.key, rows, map: asEvent, cursorOf: (row) => [row.txid, row.position], openCursor }, 2);
   });
 
   it('resumes exactly after the event `after` names', async () => {

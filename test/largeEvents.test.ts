@@ -85,7 +85,7 @@ describe(`events larger than the log keeps (${databaseLabel})`, () => {
     const resumed = await first.waitForMessages(2);
     expect(resumed.map((message) => message.event)).toEqual(['meeting.updated', 'task.created']);
 
-    const after = await open(`/v1/events/stream?teamId=${world.team.id}`, world.owner.key, { 'Last-Event-ID': resumed[0]!.id });
+    const after = await open(`/v1/events/stream?teamId=${world.team.id}`, world.owner.key, { 'Last-Event-ID': resumed[0]!.id! });
     expect((await after.waitForMessages(1)).map((message) => message.id)).toEqual([resumed[1]!.id]);
   });
 

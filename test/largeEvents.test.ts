@@ -6,8 +6,11 @@
  * and a feed page stays within its 1 MB budget. The changes are made over HTTP, as an integrator
  * would, with the server's own stream buffer (1 MB).
  */
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertEvents } from '../src/db/queries/webhooks.js';
+import { eventText } from '../src/webhooks/outbox.js';
 import { databaseLabel } from './support/database.js';
 import { feedShowsAll } from './support/eventFactories.js';
 import { openStream, type OpenedStream } from './support/eventStream.js';
@@ -106,5 +109,32 @@ describe(`events larger than the log keeps (${databaseLabel})`, () => {
       cursor = page.body.nextCursor;
     } while (cursor !== null);
     expect(seen).toEqual([...Array<string>(210).fill('segue.created'), 'meeting.updated', 'task.created']);
+  });
+
+  it('judges a reduced event as the whole: a people review reaches whom it concerns, its writer and the team Admins only', async () => {
+    const { team, person } = await createTeamWorld(app.db);
+    const teamAdmin = await person('MEMBER', 'ADMIN');
+    const member = await person('MEMBER', 'MEMBER');
+    const viewer = await person('MEMBER', 'VIEWER');
+    const otherViewer = await person('MEMBER', 'VIEWER');
+    const at = new Date();
+    const id = randomUUID();
+    // As the contract's limits allow: 50 core values of 200 characters and notes of 5,000, all control characters.
+    const coreValuesScores = Object.fromEntries(Array.from({ length: 50 }, (_, n) => [`${n}`.padStart(200, '\u0001'), true]));
+    const review = { id: randomUUID(), teamId: team.id, userId: viewer.user.id, evaluatorId: member.user.id, quarter: '2026-Q4', coreValuesScores, gwc: { getsIt: true, wantsIt: true, capacityToDoIt: true }, notes: '\u0001'.repeat(5_000), updatedAt: at.toISOString() };
+    const event = eventText(id, 'people_review.set', at, { orgId: team.org_id, teamId: team.id, object: review });
+    expect(Buffer.byteLength(event)).toBeGreaterThan(eventLimit);
+    await app.db.transaction().execute((trx) => insertEvents(trx, [{ id, orgId: team.org_id, teamId: team.id, type: 'people_review.set', event }], at));
+    await feedShowsAll(app.db);
+
+    const shown = [];
+    for (const reader of [viewer, member, teamAdmin, otherViewer]) {
+      const page = await app.request('GET', `/v1/teams/${team.id}/events?types=people_review.set`, { key: reader.key });
+      expect(page.status, page.text).toBe(200);
+      shown.push((page.body.data as { data: { object: unknown } }[]).map((shownEvent) => shownEvent.data.object));
+    }
+
+    const reduced = { id: review.id, teamId: team.id, userId: viewer.user.id, evaluatorId: member.user.id, quarter: '2026-Q4', updatedAt: review.updatedAt, reduced: true, kind: 'people_review' };
+    expect(shown).toEqual([[reduced], [reduced], [reduced], []]);
   });
 });

@@ -25,6 +25,8 @@
  *
  * Limits: at most `maxPerKey` streams per key in this process (the sixth gets 429); a reader more
  * than `bufferBytes` behind is dropped, so memory does not grow with a reader that stopped reading.
+ * The buffer holds many of the largest events the log keeps (`EVENT_MAX_BYTES`; a start with a smaller
+ * one is refused), so no single event can be what drops a reader, again at every resume.
  * `close` ends every stream with a short `retry:` so that clients reconnect to another instance.
  *
  * Memory. An idle stream holds its socket, Node's request and response, better-sse's session and the
@@ -45,15 +47,22 @@ import type { Database } from '../db/database.js';
 import type { Listen } from '../db/listen.js';
 import { standingsOf } from '../db/queries/access.js';
 import { eventPosition, logAfter, logEnd, type LogEvent, type LogPosition } from '../db/queries/events.js';
-import { logChannel } from '../db/queries/webhooks.js';
+import { EVENT_MAX_BYTES, logChannel } from '../db/queries/webhooks.js';
 import { EventsExpired, RateLimited } from '../errors.js';
 import { loggableError } from '../logger.js';
 import { eventView, type LoggedEvent } from '../webhooks/views.js';
 import type { Metrics } from '../observability/metrics.js';
 
+/**
+ * What a stream's buffer must hold beyond the event itself: better-sse's framing of one message
+ * (`id:`, `event:`, `data:` and their line ends; an event's JSON has no line break of its own).
+ */
+const framingBytes = 1024;
+
 export const liveDefaults = {
   maxPerKey: 5,
-  bufferBytes: 1024 * 1024,
+  /** Sixteen of the largest events the log keeps: a reader is dropped for being slow, never for one event's size. */
+  bufferBytes: 16 * EVENT_MAX_BYTES,
   /** The slowest wake-up without a notification. */
   pollMs: 1_000,
   /** A comment line this often keeps proxies from closing an idle stream (the contract promises at least every 15 s). */
@@ -153,6 +162,7 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
   const { db, logger, metrics, now } = options;
   const maxPerKey = options.maxPerKey ?? liveDefaults.maxPerKey;
   const bufferBytes = options.bufferBytes ?? liveDefaults.bufferBytes;
+  if (bufferBytes < EVENT_MAX_BYTES + framingBytes) throw new RangeError(`A stream's buffer (${bufferBytes} bytes) must hold the largest event (${EVENT_MAX_BYTES} bytes) and its framing`);
   const pollMs = options.pollMs ?? liveDefaults.pollMs;
   const streams = new Set<Stream>();
   const perKey = new Map<string, number>();

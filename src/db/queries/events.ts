@@ -77,20 +77,24 @@ interface FeedArgs extends Record<string, unknown> {
 }
 
 /**
- * An event's text with its place and size; the text is null past the bytes the read may bring. The one
- * row with no place answers that the page's start is not in the log.
+ * An event's text and its place (`txid:position`, one column: every column a row adds is decoded 100
+ * times a page); the text is null past the bytes the read may bring. The one row with no place answers
+ * that the page's start is not in the log.
  */
 interface FeedRow {
   event: string | null;
-  txid: string | null;
-  position: string | null;
-  bytes: number;
+  place: string | null;
 }
+
+const placeOf = (row: FeedRow): LogPosition => {
+  const [txid, position] = row.place!.split(':');
+  return { txid: txid!, position: position! };
+};
 
 /**
  * Up to `fetch` events of the feed in one statement: where the page starts (an event by id, or a place
  * of the organization's log), then the events after it in log order through
- * `webhook_events_org_id_txid_position_idx`, each with its place and size, and its text while the
+ * `webhook_events_org_id_txid_position_idx`, each with its place, and its text while the
  * events so far take at most `bytes` (the size is known without reading the text: PostgreSQL keeps it
  * with a long value). When the start is not in the log, one row without a place says so, so that an
  * empty page is told apart from an expired start.
@@ -111,8 +115,8 @@ const feedRows = prepared((db: Db, args: FeedArgs) => {
     ...(args.types !== undefined ? [sql`e.type = any(${args.types}::text[])`] : []),
     ...(args.teamId !== undefined ? [sql`e.team_id = ${args.teamId}`] : []),
   ];
-  const scan = sql`select r.event, r.txid, r.position, octet_length(r.event) as bytes,
-      sum(octet_length(r.event)) over (order by r.txid, r.position) as read
+  const scan = sql`select r.event, r.txid, r.position,
+      sum(octet_length(r.event)) over (order by r.txid, r.position rows between unbounded preceding and current row) as read
     from (
       select e.event, e.txid, e.position from webhook_events e
       where ${sql.join(filters, sql` and `)}
@@ -120,17 +124,17 @@ const feedRows = prepared((db: Db, args: FeedArgs) => {
       limit ${args.fetch}
     ) r`;
   // A read's first event always comes with its text, so every page moves on.
-  const rows = sql`select case when p.read <= ${args.bytes} or p.read = p.bytes then p.event end as event, p.txid, p.position, p.bytes from (${scan}) p`;
+  const rows = sql`select case when p.read <= ${args.bytes} or p.read = octet_length(p.event) then p.event end as event, p.txid, p.position from (${scan}) p`;
   const query = start
     ? sql<FeedRow>`
       with start as (${start})
-      select u.event, u.txid::text as txid, u.position::text as position, u.bytes::int as bytes from (
+      select u.event, u.txid::text || ':' || u.position::text as place from (
         (${rows})
         union all
-        select null, null, null, 0 where not exists (select 1 from start)
+        select null, null, null where not exists (select 1 from start)
       ) u
       order by u.txid, u.position`
-    : sql<FeedRow>`select u.event, u.txid::text as txid, u.position::text as position, u.bytes::int as bytes from (${rows}) u order by u.txid, u.position`;
+    : sql<FeedRow>`select u.event, u.txid::text || ':' || u.position::text as place from (${rows}) u order by u.txid, u.position`;
   return { compile: () => query.compile(db) };
 });
 
@@ -177,7 +181,7 @@ export async function eventPage(
   let answered = PAGE_FRAME_BYTES;
   let read = 0;
   let scanned = 0;
-  let lastShown: LogPosition | undefined;
+  let lastShown: FeedRow | undefined;
   let fetch = page.limit + 1;
   for (;;) {
     const rows = await feedRows(db, {
@@ -190,29 +194,29 @@ export async function eventPage(
       fetch,
       bytes: FEED_PAGE_BYTES - read,
     });
-    if (rows.length === 1 && rows[0]!.txid === null) return undefined;
-    let last: LogPosition | undefined;
+    if (rows.length === 1 && rows[0]!.place === null) return undefined;
+    let last: FeedRow | undefined;
     for (const row of rows) {
       // Past the bytes the page may read: it ends before this event.
-      if (row.event === null) return { events, nextCursor: sealPosition(cursors, last!) };
-      const at = { txid: row.txid!, position: row.position! };
+      if (row.event === null) return { events, nextCursor: sealPosition(cursors, placeOf(last!)) };
+      const bytes = Buffer.byteLength(row.event);
       const view = reader(row.event);
       if (view !== undefined) {
-        const bytes = view === row.event ? row.bytes : Buffer.byteLength(view);
+        const viewBytes = view === row.event ? bytes : Buffer.byteLength(view);
         // The page is full: the reader may read one more after it.
-        if (events.length === page.limit || (events.length > 0 && answered + bytes + 1 > FEED_PAGE_BYTES)) return { events, nextCursor: sealPosition(cursors, lastShown!) };
+        if (events.length === page.limit || (events.length > 0 && answered + viewBytes + 1 > FEED_PAGE_BYTES)) return { events, nextCursor: sealPosition(cursors, placeOf(lastShown!)) };
         events.push(view);
-        answered += bytes + 1;
-        lastShown = at;
+        answered += viewBytes + 1;
+        lastShown = row;
       }
-      last = at;
-      read += row.bytes;
+      last = row;
+      read += bytes;
       scanned += 1;
     }
     // The log's end: nothing more for this reader, however many events it skipped.
     if (rows.length < fetch) return { events, nextCursor: null };
-    if (scanned >= FEED_SCAN_EVENTS) return { events, nextCursor: sealPosition(cursors, last!) };
-    from = { after: undefined, at: last };
+    if (scanned >= FEED_SCAN_EVENTS) return { events, nextCursor: sealPosition(cursors, placeOf(last!)) };
+    from = { after: undefined, at: placeOf(last!) };
     fetch = Math.min(FEED_SCAN_EVENTS - scanned, Math.max(page.limit + 1 - events.length, fetch * 4));
   }
 }

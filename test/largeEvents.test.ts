@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { logAfter } from '../src/db/queries/events.js';
 import { insertEvents } from '../src/db/queries/webhooks.js';
 import { eventText } from '../src/webhooks/outbox.js';
 import { databaseLabel } from './support/database.js';
@@ -136,5 +137,36 @@ describe(`events larger than the log keeps (${databaseLabel})`, () => {
 
     const reduced = { id: review.id, teamId: team.id, userId: viewer.user.id, evaluatorId: member.user.id, quarter: '2026-Q4', updatedAt: review.updatedAt, reduced: true, kind: 'people_review' };
     expect(shown).toEqual([[reduced], [reduced], [reduced], []]);
+  });
+
+  it("reads the log for the live streams at most 1 MB at a time, however large the events, and brings every one", async () => {
+    const { org, team } = await createTeamWorld(app.db);
+    const { rows } = await sql<{ txid: string; position: string }>`
+      select txid::text as txid, position::text as position from webhook_events order by txid desc, position desc limit 1
+    `.execute(app.db);
+    const start = rows[0] ?? { txid: '0', position: '0' };
+    const ids: string[] = [];
+    for (let made = 0; made < 40; made += 1) {
+      const id = randomUUID();
+      const at = new Date();
+      const event = eventText(id, 'task.updated', at, { orgId: org.id, teamId: team.id, object: { id: randomUUID(), title: 'x'.repeat(60 * 1024) } });
+      await app.db.transaction().execute((trx) => insertEvents(trx, [{ id, orgId: org.id, teamId: team.id, type: 'task.updated', event }], at));
+      ids.push(id);
+    }
+    await feedShowsAll(app.db);
+
+    const read: string[] = [];
+    const sizes: number[] = [];
+    let from = start;
+    for (let reads = 0; reads < 40; reads += 1) {
+      const { events, full } = await logAfter(app.db, { after: from, orgIds: [org.id], limit: 500 });
+      sizes.push(events.reduce((sum, event) => sum + Buffer.byteLength(event.event), 0));
+      read.push(...events.map((event) => event.id));
+      if (!full) break;
+      from = events.at(-1)!;
+    }
+
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(pageBudget);
+    expect(read).toEqual(ids);
   });
 });

@@ -129,9 +129,9 @@ const parsed = (event: LogEvent): LoggedEvent => {
 /** Whether a stream follows the event: of its teams when it names some (the organization's own events then left out). */
 const follows = (access: StreamAccess, event: LogEvent) => access.teams === undefined || (event.teamId !== null && access.teams.has(event.teamId));
 
-const reached = (events: readonly LogEvent[], end: LogPosition | undefined, limit: number, from: LogPosition): LogPosition => {
+const reached = (events: readonly LogEvent[], end: LogPosition | undefined, full: boolean, from: LogPosition): LogPosition => {
   const last = events.at(-1) ?? from;
-  return events.length < limit && end ? later(later(last, end), from) : later(last, from);
+  return !full && end ? later(later(last, end), from) : later(last, from);
 };
 
 interface Stream {
@@ -257,16 +257,16 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
         }
         stream.behind = false;
         const from = stream.position;
-        const { events, end: logEnd } = stream.atEnd
-          ? { events: [], end: undefined }
+        const { events, end: logEnd, full } = stream.atEnd
+          ? { events: [], end: undefined, full: false }
           : await logAfter(db, { after: from, orgIds: [...stream.access.reader.organizations.keys()], limit: catchUpLimit });
         stream.atEnd = false;
         if (stream.ended) return;
         // Judged under an access that changed meanwhile: read again under the new one.
         if (stream.stale) continue;
-        take(stream, events, reached(events, logEnd, catchUpLimit, from));
+        take(stream, events, reached(events, logEnd, full, from));
         if (stream.ended) return;
-        if (events.length === catchUpLimit || stream.behind || stream.stale || (shared && compare(shared, stream.position) > 0)) continue;
+        if (full || stream.behind || stream.stale || (shared && compare(shared, stream.position) > 0)) continue;
         // Nothing awaited since the check: every shared read from now on reaches this stream.
         shared ??= stream.position;
         stream.live = listening;
@@ -293,9 +293,9 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
       readAgain = false;
       while (shared && streams.size > 0 && !closed) {
         const from = shared;
-        const { events, end: logEnd } = await logAfter(db, { after: from, limit: sharedReadLimit });
+        const { events, end: logEnd, full } = await logAfter(db, { after: from, limit: sharedReadLimit });
         if (!shared || compare(shared, from) !== 0) break;
-        const to = reached(events, logEnd, sharedReadLimit, from);
+        const to = reached(events, logEnd, full, from);
         shared = to;
         for (const stream of streams) {
           if (stream.live && listening) take(stream, events, to);
@@ -306,7 +306,7 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
             void catchUp(stream);
           }
         }
-        if (events.length < sharedReadLimit) break;
+        if (!full) break;
       }
     } while (readAgain && !closed);
   };

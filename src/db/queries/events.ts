@@ -258,49 +258,60 @@ interface StreamRow {
   event: string | null;
 }
 
+/** How many bytes of events one read of the log for the live streams brings at most (its first event whatever its size). */
+export const LOG_READ_BYTES = 1024 * 1024;
+
 /**
  * The next events of the log after `after` (of these organizations only, when given), in log order,
- * below the horizon, pings aside; and in the same statement, so in the same snapshot, the log's last
- * place below the horizon (`end`, undefined while the log is empty). When fewer than `limit` events
- * came, the reader has seen every event up to `end` that the filter lets through: no event can commit
- * there any more.
+ * below the horizon, pings aside, at most `limit` of them and `LOG_READ_BYTES` of their text; and in
+ * the same statement, so in the same snapshot, the log's last place below the horizon (`end`,
+ * undefined while the log is empty). Unless `full` (the read stopped at its count or its bytes), the
+ * reader has seen every event up to `end` that the filter lets through: no event can commit there any
+ * more.
  */
 export async function logAfter(
   db: Db,
   args: { after: LogPosition; orgIds?: readonly string[]; limit: number },
-): Promise<{ events: LogEvent[]; end: LogPosition | undefined }> {
+): Promise<{ events: LogEvent[]; end: LogPosition | undefined; full: boolean }> {
   const filters = [
     sql`(e.txid, e.position) > (${args.after.txid}::xid8, ${args.after.position}::bigint)`,
     belowHorizon(sql`e.txid`),
     notPing('e'),
     ...(args.orgIds ? [sql`e.org_id = any(${[...args.orgIds]}::text[])`] : []),
   ];
-  const { rows } = await sql<StreamRow>`
+  const within = sql`(p.read <= ${LOG_READ_BYTES} or p.read = octet_length(p.event))`;
+  const { rows } = await sql<StreamRow & { part: number }>`
     with page as (
-      select e.id, e.org_id, e.team_id, e.type, e.txid, e.position, e.event from webhook_events e
-      where ${sql.join(filters, sql` and `)}
-      order by e.txid, e.position
-      limit ${args.limit}
+      select r.*, sum(octet_length(r.event)) over (order by r.txid, r.position rows between unbounded preceding and current row) as read from (
+        select e.id, e.org_id, e.team_id, e.type, e.txid, e.position, e.event from webhook_events e
+        where ${sql.join(filters, sql` and `)}
+        order by e.txid, e.position
+        limit ${args.limit}
+      ) r
     ),
     last as (
       select e.txid, e.position from webhook_events e where ${belowHorizon(sql`e.txid`)}
       order by e.txid desc, e.position desc limit 1
     )
-    select u.id, u.org_id, u.team_id, u.type, u.txid::text as txid, u.position::text as position, u.event from (
-      select p.id, p.org_id, p.team_id, p.type, p.txid, p.position, p.event, 0 as part from page p
+    select u.id, u.org_id, u.team_id, u.type, u.txid::text as txid, u.position::text as position, u.event, u.part from (
+      select p.id, p.org_id, p.team_id, p.type, p.txid, p.position, p.event, 0 as part from page p where ${within}
       union all
       select null, null, null, null, l.txid, l.position, null, 1 from last l
+      union all
+      (select null, null, null, null, p.txid, p.position, null, 2 from page p where not ${within} limit 1)
     ) u
     -- By the log's own columns: their text would put transaction 1000 before 999.
     order by u.part, u.txid, u.position
   `.execute(db);
   const events: LogEvent[] = [];
   let end: LogPosition | undefined;
+  let cut = false;
   for (const row of rows) {
-    if (row.event === null) end = { txid: row.txid, position: row.position };
-    else events.push({ id: row.id!, orgId: row.org_id!, teamId: row.team_id, type: row.type!, txid: row.txid, position: row.position, event: row.event });
+    if (row.part === 1) end = { txid: row.txid, position: row.position };
+    else if (row.part === 2) cut = true;
+    else events.push({ id: row.id!, orgId: row.org_id!, teamId: row.team_id, type: row.type!, txid: row.txid, position: row.position, event: row.event! });
   }
-  return { events, end };
+  return { events, end, full: cut || events.length === args.limit };
 }
 
 /** The log's last place below the horizon; the very beginning while the log is empty. */

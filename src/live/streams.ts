@@ -61,7 +61,11 @@ const framingBytes = 1024;
 
 export const liveDefaults = {
   maxPerKey: 5,
-  /** Sixteen of the largest events the log keeps: a reader is dropped for being slow, never for one event's size. */
+  /**
+   * Sixteen of the largest events the log keeps, and twice what one read of the log brings
+   * (`LOG_READ_BYTES`, which leaves room for the framing of up to 1,000 events): a reader is dropped for
+   * being slow, never for one event's size or one read's.
+   */
   bufferBytes: 16 * EVENT_MAX_BYTES,
   /** The slowest wake-up without a notification. */
   pollMs: 1_000,

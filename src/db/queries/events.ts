@@ -258,8 +258,12 @@ interface StreamRow {
   event: string | null;
 }
 
-/** How many bytes of events one read of the log for the live streams brings at most (its first event whatever its size). */
-export const LOG_READ_BYTES = 1024 * 1024;
+/**
+ * How many bytes of events one read of the log for the live streams brings at most (its first event
+ * whatever its size): half a stream's buffer (src/live/streams.ts), so that one read, framed, never
+ * drops a reader that keeps up.
+ */
+export const LOG_READ_BYTES = 512 * 1024;
 
 /**
  * The next events of the log after `after` (of these organizations only, when given), in log order,

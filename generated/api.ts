@@ -1410,9 +1410,11 @@ export interface paths {
          *
          *     **Following the feed.** Keep the `id` of the last event you processed and ask again later with `after` set to it: the answer starts right after that event. The order never changes and a new event always comes after every event already shown, so a consumer that follows the feed this way sees every event once, none missed, even of changes that were running while it read. The events of one change are consecutive. The order is the feed's, not that of `timestamp`: two changes that ran at the same time may be listed in the other order of their timestamps. An event appears once every change that began before it has ended, which is usually at once.
          *
-         *     **Paging.** `limit` and `cursor` work as in every list: pass `nextCursor` back as `cursor` until it is `null` (the end of the log as it is now). With a `cursor` the page continues where the previous one ended and `after` is not read again, so a client may keep it in the query on every page. Filters (`types`, `teamId`) combine with both.
+         *     **Paging.** `limit` and `cursor` work as in every list: pass `nextCursor` back as `cursor` until it is `null` (the end of the log as it is now). With a `cursor` the page continues where the previous one ended and `after` is not read again, so a client may keep it in the query on every page. Filters (`types`, `teamId`) combine with both. A page answers at most 1 MB (1,048,576 bytes): it ends before the event that would pass that, with `nextCursor` there, so it may hold fewer than `limit` events; one page reads at most 1,000 events and 1 MB of the log (its scan budget). A cursor is sealed by the server: it names no event, tells nothing of what it holds (each one differs, even for the same place) and is read by every instance of the API.
          *
-         *     **Retention.** Events are kept 30 days (the operator may choose another number). An `after` that names no event the organization's log still keeps — removed after that time, or never an event of this organization: the server cannot tell them apart — is answered with 410 `eventsExpired`, and so is a `cursor` whose last event is no longer kept: events after it may be gone, so instead of a shorter page the answer says that a full resync is needed (read the current records with the lists, then follow the feed again from its start, without `after`).
+         *     **Size of an event.** An event takes at most 64 KB of JSON (65,536 bytes of UTF-8). The few types whose record can be larger (a meeting with many segues, a vision, a goal with many milestones, a people review) then carry it in its reduced form, `ReducedRecord` (`reduced: true`, its `id`, `kind` and its short fields), and the record's `GET` gives the whole.
+         *
+         *     **Retention.** Events are kept 30 days (the operator may choose another number). An `after` that names no event the organization's log still keeps — removed after that time, or never an event of this organization: the server cannot tell them apart — is answered with 410 `eventsExpired`, and so is a `cursor` whose place is no longer kept: events after it may be gone, so instead of a shorter page the answer says that a full resync is needed (read the current records with the lists, then follow the feed again from its start, without `after`).
          *
          *     Allowed only for organization Owners and Admins; organization Members (even team Owners and Admins), Implementers and people outside the organization get 403 forbidden. An unknown organization gives 404.
          */
@@ -1446,7 +1448,7 @@ export interface paths {
          *
          *     **What an event carries** was fixed when the change was made, as every reader of it may see it: a meeting whose ratings are hidden carries no rating, not even yours, and `acknowledged` of its messages is always `false` (read your own with `GET /meetings/{id}`); revealing the ratings is an event of its own (`meeting.ratings_revealed`) that carries them. A rating's own events (`meeting_rating.set`, `meeting_rating.deleted`) name the meeting and the person rated, never the value. A milestone's events reach the readers of its goal's team, whatever the goal's level.
          *
-         *     **Paging.** Events you may not read are skipped, so a page may hold fewer events than `limit`, even none, while `nextCursor` still leads on past them: follow `nextCursor` until it is `null`, and keep the `id` of the last event you processed for `after` as with the organization's feed. A `cursor` always resumes after the last event the page looked at, shown to you or not.
+         *     **Paging.** A page reads on past the events you may not read until it holds `limit` events you may read, or reaches the end of the log (then `nextCursor` is `null`), or its budget: it answers at most 1 MB (1,048,576 bytes) and reads at most 1,000 events and 1 MB of the log, those you may not read included; a page that stops at its budget holds fewer than `limit` events, perhaps none, and gives `nextCursor` there. Within that budget nothing in an answer depends on the events you may not read: not how many events a page holds, not whether a `nextCursor` follows. A cursor is sealed by the server: it names no event, tells nothing of what it holds (each one differs, even for the same place) and is read by every instance of the API. Follow `nextCursor` until it is `null`, and keep the `id` of the last event you processed for `after` as with the organization's feed.
          */
         get: operations["listTeamEvents"];
         put?: never;
@@ -3223,7 +3225,7 @@ export interface webhooks {
         put?: never;
         /**
          * Meeting notes or times changed
-         * @description Sent after `PATCH /meetings/{id}` wrote a meeting's notes or corrected the times of a completed meeting; a body that moves the status sends `meeting.status_changed` instead. `object` is the whole meeting as every reader of the event may see it at the moment of the change, not as the writer's own answer shows it: while the ratings of a meeting in progress are hidden (`ratingsHidden` true), `ratings` is empty (nobody's rating, not even that of the person who made the change; revealing them sends `meeting.ratings_revealed`, which carries them), and each message's `acknowledged` is false (it tells a reader their own state, which an event read by many cannot).
+         * @description Sent after `PATCH /meetings/{id}` wrote a meeting's notes or corrected the times of a completed meeting; a body that moves the status sends `meeting.status_changed` instead. `object` is the whole meeting as every reader of the event may see it at the moment of the change, not as the writer's own answer shows it: while the ratings of a meeting in progress are hidden (`ratingsHidden` true), `ratings` is empty (nobody's rating, not even that of the person who made the change; revealing them sends `meeting.ratings_revealed`, which carries them), and each message's `acknowledged` is false (it tells a reader their own state, which an event read by many cannot). A meeting whose JSON would make the event pass 64 KB (many long segues, headlines or messages) comes in its reduced form (`reduced: true`, its short fields only): read it with `GET /meetings/{id}`.
          */
         post: {
             parameters: {
@@ -5531,6 +5533,40 @@ export interface components {
                 object: components["schemas"]["Goal"];
             };
         };
+        /**
+         * ReducedRecord
+         * @description The reduced form of an event's `object`, for a record whose JSON would make the event pass 64 KB (65,536 bytes of UTF-8; every event the log keeps, the feed lists, a stream sends and a webhook delivers takes at most that). It holds the record's fields whose value is a string, a number, a boolean or `null` of at most 1 KB of JSON, each exactly as in the whole record, in the record's order — its `id`, and the ids of who wrote it and whom it concerns, always among them — followed by `reduced: true` and `kind`; lists, objects and longer texts are left out. Read the whole record with its `GET` (the event's description names it). Only the event types whose record can pass the limit declare this form.
+         * @example {
+         *       "id": "1c1c0000-0000-4000-8000-000000000001",
+         *       "teamId": "0c0c0000-0000-4000-8000-000000000001",
+         *       "date": "2026-11-16",
+         *       "status": "IN_PROGRESS",
+         *       "startedAt": "2026-11-16T08:00:00.000Z",
+         *       "endedAt": null,
+         *       "durationMin": null,
+         *       "createdById": "0b0b0000-0000-4000-8000-000000000003",
+         *       "notes": null,
+         *       "ratingsHidden": true,
+         *       "reduced": true,
+         *       "kind": "meeting"
+         *     }
+         */
+        ReducedRecord: {
+            /** @description The record's id. */
+            id: components["schemas"]["Id"];
+            /**
+             * @description Always `true`; the whole record is not in the event.
+             * @constant
+             */
+            reduced: true;
+            /**
+             * @description What the record is: the event type's part before the dot (`meeting` for `meeting.updated`, `people_review` for `people_review.set`).
+             * @example meeting
+             */
+            kind: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description Body of every `goal.updated` delivery. */
         GoalUpdatedEvent: {
             /**
@@ -5546,8 +5582,8 @@ export interface components {
                 orgId: components["schemas"]["Id"];
                 /** @description The goal's team (for a company goal, its leadership team). */
                 teamId: components["schemas"]["Id"];
-                /** @description The goal as the change answered it. */
-                object: components["schemas"]["Goal"];
+                /** @description The goal as the change answered it; in its reduced form (`reduced: true`, see `ReducedRecord`) when the whole would make the event pass 64 KB: read it with `GET /goals/{id}`. */
+                object: components["schemas"]["Goal"] | components["schemas"]["ReducedRecord"];
             };
         };
         /** @description Body of every `goal.deleted` delivery. */
@@ -5736,8 +5772,8 @@ export interface components {
                 orgId: components["schemas"]["Id"];
                 /** @description The meeting's team. */
                 teamId: components["schemas"]["Id"];
-                /** @description The whole meeting as every reader of the event may see it. */
-                object: components["schemas"]["MeetingDetail"];
+                /** @description The whole meeting as every reader of the event may see it; in its reduced form (`reduced: true`, see `ReducedRecord`) when the whole would make the event pass 64 KB: read it with `GET /meetings/{id}`. */
+                object: components["schemas"]["MeetingDetail"] | components["schemas"]["ReducedRecord"];
             };
         };
         /** @description Body of every `meeting.status_changed` delivery. */
@@ -5755,8 +5791,8 @@ export interface components {
                 orgId: components["schemas"]["Id"];
                 /** @description The meeting's team. */
                 teamId: components["schemas"]["Id"];
-                /** @description The whole meeting as every reader of the event may see it. */
-                object: components["schemas"]["MeetingDetail"];
+                /** @description The whole meeting as every reader of the event may see it; in its reduced form (`reduced: true`, see `ReducedRecord`) when the whole would make the event pass 64 KB: read it with `GET /meetings/{id}`. */
+                object: components["schemas"]["MeetingDetail"] | components["schemas"]["ReducedRecord"];
             };
         };
         /** @description Body of every `meeting.ratings_revealed` delivery. */
@@ -5774,8 +5810,8 @@ export interface components {
                 orgId: components["schemas"]["Id"];
                 /** @description The meeting's team. */
                 teamId: components["schemas"]["Id"];
-                /** @description The whole meeting as every reader of the event may see it. */
-                object: components["schemas"]["MeetingDetail"];
+                /** @description The whole meeting as every reader of the event may see it; in its reduced form (`reduced: true`, see `ReducedRecord`) when the whole would make the event pass 64 KB: read it with `GET /meetings/{id}`. */
+                object: components["schemas"]["MeetingDetail"] | components["schemas"]["ReducedRecord"];
             };
         };
         /** @description Which rating of a meeting changed: the meeting and the person rated, never the rating itself. A rating may still be hidden in a running meeting, so its value is read with `GET /meetings/{id}`, which shows it once it is visible to the caller. */
@@ -5940,8 +5976,8 @@ export interface components {
                 orgId: components["schemas"]["Id"];
                 /** @description The vision's team. */
                 teamId: components["schemas"]["Id"];
-                /** @description The created vision as the change answered it. */
-                object: components["schemas"]["Vision"];
+                /** @description The created vision as the change answered it; in its reduced form (`reduced: true`, see `ReducedRecord`) when the whole would make the event pass 64 KB: read it with `GET /teams/{teamId}/vision`. */
+                object: components["schemas"]["Vision"] | components["schemas"]["ReducedRecord"];
             };
         };
         /** @description Body of every `vision.updated` delivery. */
@@ -5959,8 +5995,8 @@ export interface components {
                 orgId: components["schemas"]["Id"];
                 /** @description The vision's team. */
                 teamId: components["schemas"]["Id"];
-                /** @description The whole vision as the change answered it. */
-                object: components["schemas"]["Vision"];
+                /** @description The whole vision as the change answered it; in its reduced form (`reduced: true`, see `ReducedRecord`) when the whole would make the event pass 64 KB: read it with `GET /teams/{teamId}/vision`. */
+                object: components["schemas"]["Vision"] | components["schemas"]["ReducedRecord"];
             };
         };
         /** @description Body of every `seat.created` delivery. */
@@ -6035,8 +6071,8 @@ export interface components {
                 orgId: components["schemas"]["Id"];
                 /** @description The review's team. */
                 teamId: components["schemas"]["Id"];
-                /** @description The review as the change answered it. */
-                object: components["schemas"]["PeopleReview"];
+                /** @description The review as the change answered it; in its reduced form (`reduced: true`, see `ReducedRecord`) when the whole would make the event pass 64 KB: read it with `GET /teams/{teamId}/people-reviews`. */
+                object: components["schemas"]["PeopleReview"] | components["schemas"]["ReducedRecord"];
             };
         };
         /** @description Body of every `document.created` delivery. */

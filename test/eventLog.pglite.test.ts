@@ -7,10 +7,12 @@
  * reads while A is still to commit. `max_prepared_transactions` is 0 by default, so this file opens
  * its own PGlite with it raised; the server never prepares a transaction.
  */
+import { randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSecretBox } from '../src/auth/secrets.js';
 import type { Database } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { eventPage } from '../src/db/queries/events.js';
@@ -31,7 +33,7 @@ describe.skipIf(postgresUrl)('the feed on PGlite reads below the horizon: a chan
 
   /** The ids of the organization's feed, its first page, as the operation answers it. */
   async function feed(orgId: string): Promise<string[]> {
-    const page = await eventPage(db, orgId, {}, { limit: 100 });
+    const page = await eventPage(db, orgId, {}, { limit: 100 }, createSecretBox(randomBytes(32)).tokens('feed cursor'));
     return page!.events.map((event) => (JSON.parse(event) as { id: string }).id);
   }
 

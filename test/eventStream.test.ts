@@ -245,8 +245,9 @@ describe(`the live event stream (${databaseLabel})`, () => {
     const response = await fetch(`${app.url}/v1/events/stream?teamId=${team.id}`, { headers: { authorization: `Bearer ${owner.key}` } });
     expect(response.status).toBe(200);
     // The body is never read: what the server writes fills the sockets' buffers, then its own.
-    const padding = 'x'.repeat(200 * 1024);
-    for (let index = 0; index < 150; index += 1) {
+    // Events as large as the log keeps them (64 KB): 500 of them, eight times the bound.
+    const padding = 'x'.repeat(60 * 1024);
+    for (let index = 0; index < 500; index += 1) {
       const id = randomUUID();
       const at = new Date();
       const event = eventText(id, 'task.deleted', at, { orgId: org.id, teamId: team.id, object: { id: randomUUID(), padding } });

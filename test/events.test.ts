@@ -8,10 +8,12 @@
  * the log by `createEvents`. Nothing waits on time: before reading, a test waits until PostgreSQL says
  * every event lies below the horizon of running transactions (`feedShowsAll`).
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSecretBox } from '../src/auth/secrets.js';
+import { encodeCursor } from '../src/db/pagination.js';
 import { purgeEvents } from '../src/db/queries/webhooks.js';
 import { deliveryBody, eventText } from '../src/webhooks/outbox.js';
 import { contract } from './support/contract.js';
@@ -123,7 +125,12 @@ describe(`the event feed (${databaseLabel})`, () => {
     const rows = await logOf(o.org.id);
     expect(rows).toHaveLength(trickyTexts.length);
 
-    await expectPagesAsMapped(app, { path: `/v1/orgs/${o.org.id}/events`, key: o.key, rows, map: asEvent, cursorOf: (row) => [row.id] }, 2);
+    const cursors = app.secrets.tokens('feed cursor');
+    const openCursor = (cursor: string) => {
+      const place = cursors.open(cursor)!;
+      return [place.readBigUInt64BE(0).toString(), place.readBigUInt64BE(8).toString()];
+    };
+    await expectPagesAsMapped(app, { path: `/v1/orgs/${o.org.id}/events`, key: o.key, rows, map: asEvent, cursorOf: (row) => [row.txid, row.position], openCursor }, 2);
   });
 
   it('resumes exactly after the event `after` names', async () => {
@@ -243,6 +250,19 @@ describe(`the event feed (${databaseLabel})`, () => {
     const next = await feed(o, `?limit=1&cursor=${encodeURIComponent(first.body.nextCursor)}`);
 
     expect([next.status, next.body.error.code]).toEqual([410, 'eventsExpired']);
+  });
+
+  it('reads a cursor of the earlier form (an event id) as `after` it, and one sealed with another key as no cursor (422)', async () => {
+    const o = await newOrganization();
+    const ids = await createEvents(app.db, o.team, 3);
+    const earlier = encodeCursor([ids[0]!]);
+    const foreign = createSecretBox(randomBytes(32)).tokens('feed cursor').seal(Buffer.alloc(16));
+
+    const resumed = await feed(o, `?cursor=${earlier}`);
+    const refused = await feed(o, `?cursor=${foreign}`);
+
+    expect([resumed.status, resumed.body.data.map((event: { id: string }) => event.id)]).toEqual([200, ids.slice(1)]);
+    expect([refused.status, refused.body.error.code]).toEqual([422, 'invalid']);
   });
 
   it("never shows another organization's events", async () => {

@@ -133,7 +133,7 @@ describe(`a team's feed (${databaseLabel})`, () => {
     expect(team.text).toBe(organization.text);
   });
 
-  it('skips the events a reader may not read, so a page may hold none, and the cursor moves on past them', async () => {
+  it('reads on past the events a reader may not read: each page holds `limit` events they may read, the last one what is left', async () => {
     const t = await teamWithEvents();
 
     const second = await teamFeed(t.team.id, t.viewer.key, `?limit=1&after=${t.ids['task.created']}`);
@@ -141,10 +141,54 @@ describe(`a team's feed (${databaseLabel})`, () => {
     const { shown, pages } = await walk(t.team.id, t.viewer.key, '?limit=1');
 
     expect(second.body.data.map((event: Shown) => event.id)).toEqual(idsOf(t, [`review of ${t.viewer.user.id}`]));
-    expect(third.body.data).toEqual([]);
-    expect(third.body.nextCursor).not.toBeNull();
+    expect([third.body.data.map((event: Shown) => event.id), third.body.nextCursor]).toEqual([idsOf(t, ['cascading_message.created']), null]);
     expect(shown.map((event) => event.id)).toEqual(idsOf(t, ['task.created', `review of ${t.viewer.user.id}`, 'cascading_message.created']));
-    expect(pages).toBe(t.log.length);
+    expect(pages).toBe(3);
+  });
+
+  it('tells a Viewer paging people reviews one by one neither the ids nor the number of the reviews hidden from them', async () => {
+    /** A team whose Viewer may read two reviews (of themselves), with `hidden` reviews of a Member around them; the Viewer's walk, one review a page. */
+    const viewersWalk = async (hidden: number) => {
+      const { team, person } = await createTeamWorld(app.db);
+      const teamAdmin = await person('MEMBER', 'ADMIN');
+      const member = await person('MEMBER', 'MEMBER');
+      const viewer = await person('MEMBER', 'VIEWER');
+      let quarter = 0;
+      const review = async (key: string, userId: string) => {
+        quarter += 1;
+        const body = { userId, quarter: `20${20 + Math.floor(quarter / 4)}-Q${(quarter % 4) + 1}`, coreValuesScores: { 'Customer first': true }, gwc: { getsIt: true, wantsIt: true, capacityToDoIt: true } };
+        const response = await app.request('PUT', `/v1/teams/${team.id}/people-reviews`, { key, body });
+        expect(response.status, response.text).toBeLessThan(300);
+      };
+      const hide = async (count: number) => {
+        for (let made = 0; made < count; made += 1) await review(teamAdmin.key, member.user.id);
+      };
+      await hide(hidden / 3);
+      await review(member.key, viewer.user.id);
+      await hide(hidden / 3);
+      await review(member.key, viewer.user.id);
+      await hide(hidden / 3);
+      await feedShowsAll(app.db);
+      const { rows } = await sql<{ id: string }>`select id from webhook_events where team_id = ${team.id}`.execute(app.db);
+      const answers: { shown: number; cursor: string | null }[] = [];
+      let cursor: string | null = null;
+      do {
+        const query: string = `?types=people_review.set&limit=1${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
+        const page = await teamFeed(team.id, viewer.key, query);
+        expect(page.status, page.text).toBe(200);
+        for (const { id } of rows) expect(page.text.includes(id) && !page.body.data.some((event: Shown) => event.id === id), id).toBe(false);
+        cursor = page.body.nextCursor;
+        answers.push({ shown: page.body.data.length, cursor: cursor === null ? null : cursor.replace(/[A-Za-z0-9_-]/g, 'x') });
+      } while (cursor !== null);
+      expect(rows).toHaveLength(2 + hidden);
+      return answers;
+    };
+
+    const [none, three, nine] = [await viewersWalk(0), await viewersWalk(3), await viewersWalk(9)];
+
+    expect(none).toEqual([{ shown: 1, cursor: expect.stringMatching(/^x{20,}$/) }, { shown: 1, cursor: null }]);
+    expect(three).toEqual(none);
+    expect(nine).toEqual(none);
   });
 
   it('resumes exactly after the event `after` names', async () => {

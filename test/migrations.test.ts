@@ -26,6 +26,7 @@ import { migrations } from '../src/db/migrate.js';
 import * as initial from '../src/db/migrations/0001_initial.js';
 import * as canonicalTimeZones from '../src/db/migrations/0002_canonical_time_zones.js';
 import { canonicalTimeZone } from '../src/time.js';
+import { insertEvents } from '../src/db/queries/webhooks.js';
 import { deliveryBody, eventText } from '../src/webhooks/outbox.js';
 import { createPostgresDatabase, postgresUrl } from './support/database.js';
 
@@ -1462,5 +1463,53 @@ describe.each(databases)('the event text migration on $name', ({ open }) => {
 
     expect(down.results).toEqual([{ migrationName: '0008_event_text', direction: 'Down', status: 'Success' }]);
     expect(await kept('body')).toEqual(events.map(bodyOf));
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+
+describe.each(databases)('the event size migration on $name', ({ open }) => {
+  const at = new Date('2026-11-20T08:00:00.000Z');
+  // A meeting of 210 segues of 1,000 control characters (6 bytes of JSON each): 1.3 MB, kept whole before.
+  const segues = Array.from({ length: 210 }, (_, n) => ({ id: `segue-${n}`, meetingId: 'meeting-large', content: '\u0001'.repeat(1_000) }));
+  const large = eventText('event-large', 'meeting.updated', at, { orgId: 'org-event-size', teamId: null, object: { id: 'meeting-large', status: 'COMPLETED', notes: 'Short notes', segues } });
+  const small = eventText('event-small', 'task.updated', at, { orgId: 'org-event-size', teamId: null, object: { id: 'task-small', title: '\u0001'.repeat(1_000) } });
+
+  let database: OpenDatabase;
+  let migrator: Migrator;
+
+  beforeAll(async () => {
+    database = await open();
+    migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
+    await migrator.migrateTo('0010_team_member_notifications');
+    await sql`insert into organizations (id, name, slug, timezone, default_locale) values ('org-event-size', 'Events', 'events', 'UTC', 'en')`.execute(database.db);
+    for (const [id, event] of [['event-large', large], ['event-small', small]]) {
+      await sql`insert into webhook_events (id, org_id, type, event) values (${id}, 'org-event-size', ${JSON.parse(event!).type}, ${event})`.execute(database.db);
+    }
+  });
+
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it('rewrites an event kept larger than 64 KB in the reduced form the log writes now, and leaves the others as they were', async () => {
+    expect(Buffer.byteLength(large)).toBeGreaterThan(1024 * 1024);
+
+    const up = await migrator.migrateTo('0011_event_size');
+    await database.db.transaction().execute((trx) => insertEvents(trx, [{ id: 'event-written', orgId: 'org-event-size', teamId: null, type: 'meeting.updated', event: large }], at));
+
+    expect(up.results).toEqual([{ migrationName: '0011_event_size', direction: 'Up', status: 'Success' }]);
+    const { rows } = await sql<{ id: string; event: string }>`select id, event from webhook_events order by id`.execute(database.db);
+    const kept = Object.fromEntries(rows.map((row) => [row.id, row.event]));
+    expect(JSON.parse(kept['event-large']!)).toEqual({
+      id: 'event-large',
+      type: 'meeting.updated',
+      timestamp: at.toISOString(),
+      data: { orgId: 'org-event-size', teamId: null, object: { id: 'meeting-large', status: 'COMPLETED', notes: 'Short notes', reduced: true, kind: 'meeting' } },
+    });
+    expect(kept['event-large']!.startsWith('{"id":"event-large",')).toBe(true);
+    // The same text through today's writer: the same reduced form, byte for byte.
+    expect(kept['event-written']).toBe(kept['event-large']);
+    expect(kept['event-small']).toBe(small);
   });
 });

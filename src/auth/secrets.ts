@@ -9,7 +9,7 @@
  * DATABASE_URL the server refuses to start, because a key generated on one machine would be missing
  * on the next one (or differ between instances) and the stored secrets could no longer be opened.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
@@ -22,6 +22,48 @@ export interface SecretBox {
   seal(plaintext: string): string;
   /** Throws when the value was changed or sealed with another key. */
   open(sealed: string): string;
+  /** The box of short tokens for one purpose (such as the feed's cursors), with a key of its own derived from this one. */
+  tokens(purpose: string): TokenBox;
+}
+
+/**
+ * Short opaque tokens the API hands out and takes back (a feed's cursor): AES-256-GCM under a key
+ * derived for the purpose (HKDF-SHA-256), so a token of one purpose never opens as another's, nor as
+ * a stored secret. A token is base64url of IV, tag and ciphertext: as long for every value of one
+ * length, and different every time, so it tells nothing of what it holds. Every instance with the
+ * same secrets key opens every other's tokens.
+ */
+export interface TokenBox {
+  seal(value: Buffer): string;
+  /** The value; undefined when the token was not sealed by this box (changed, another key or purpose, not a token). */
+  open(token: string): Buffer | undefined;
+}
+
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]+$/;
+
+function createTokenBox(key: Buffer, purpose: string): TokenBox {
+  const derived = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `team-os ${purpose}`, KEY_BYTES));
+  return {
+    seal(value) {
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv('aes-256-gcm', derived, iv);
+      const ciphertext = Buffer.concat([cipher.update(value), cipher.final()]);
+      return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64url');
+    },
+    open(token) {
+      // Buffer's decoder skips characters outside the alphabet, so the alphabet is checked first.
+      if (!TOKEN_PATTERN.test(token)) return undefined;
+      const bytes = Buffer.from(token, 'base64url');
+      if (bytes.length <= IV_BYTES + TAG_BYTES) return undefined;
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', derived, bytes.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
+        decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+        return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
+      } catch {
+        return undefined;
+      }
+    },
+  };
 }
 
 export class SecretsKeyError extends Error {}
@@ -49,7 +91,13 @@ export function parseSecretsKey(text: string, source: string): Buffer {
 
 export function createSecretBox(key: Buffer): SecretBox {
   if (key.length !== KEY_BYTES) throw new SecretsKeyError(`The secrets key must be ${KEY_BYTES} bytes, not ${key.length}.`);
+  const tokenBoxes = new Map<string, TokenBox>();
   return {
+    tokens(purpose) {
+      let box = tokenBoxes.get(purpose);
+      if (!box) tokenBoxes.set(purpose, (box = createTokenBox(key, purpose)));
+      return box;
+    },
     seal(plaintext) {
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', key, iv);

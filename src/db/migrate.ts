@@ -10,6 +10,7 @@ import * as callerNotifications from './migrations/0007_caller_notifications.js'
 import * as eventText from './migrations/0008_event_text.js';
 import * as callerKeyId from './migrations/0009_caller_key_id.js';
 import * as teamMemberNotifications from './migrations/0010_team_member_notifications.js';
+import * as eventSize from './migrations/0011_event_size.js';
 
 // Listed here rather than read from the file system so the set is fixed at build time.
 export const migrations: Record<string, Migration> = {
@@ -23,6 +24,7 @@ export const migrations: Record<string, Migration> = {
   '0008_event_text': eventText,
   '0009_caller_key_id': callerKeyId,
   '0010_team_member_notifications': teamMemberNotifications,
+  '0011_event_size': eventSize,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -7,16 +7,20 @@ import { loadOrganizationAccess, loadTeamAccess } from '../auth/access.js';
 import { eventAccess, eventReader } from '../auth/permissions.js';
 import { JsonText, pageText } from '../api/jsonText.js';
 import type { Schemas } from '../api/operations.js';
+import type { SecretBox } from '../auth/secrets.js';
 import { StreamBody } from '../api/streamBody.js';
 import { pageLimit } from '../db/pagination.js';
 import { eventPage, findEvent } from '../db/queries/events.js';
 import { EventsExpired } from '../errors.js';
-import { eventViewTexts } from '../webhooks/views.js';
+import { eventViewText } from '../webhooks/views.js';
 import type { AreaHandlers, Handler } from './types.js';
 
-export const listOrganizationEvents: Handler<'listOrganizationEvents'> = async ({ params, query }, { db, caller }) => {
+/** The feeds' cursors: their place in the log, sealed with the server's key (every instance opens every other's). */
+const feedCursors = (secrets: SecretBox) => secrets.tokens('feed cursor');
+
+export const listOrganizationEvents: Handler<'listOrganizationEvents'> = async ({ params, query }, { db, caller, secrets }) => {
   await loadOrganizationAccess(db, caller, params.orgId, 'administration');
-  const page = await eventPage(db, params.orgId, { after: query.after, types: query.types, teamId: query.teamId }, { limit: pageLimit(query.limit), cursor: query.cursor });
+  const page = await eventPage(db, params.orgId, { after: query.after, types: query.types, teamId: query.teamId }, { limit: pageLimit(query.limit), cursor: query.cursor }, feedCursors(secrets));
   if (!page) throw new EventsExpired();
   return { status: 200, body: pageText<Schemas['Event']>({ records: page.events.join(','), nextCursor: page.nextCursor }) };
 };
@@ -28,15 +32,22 @@ export const getEvent: Handler<'getEvent'> = async ({ params }, { db, caller }) 
 };
 
 /**
- * The organization's feed narrowed to the team, each event in the caller's view: those the caller may
- * not read are left out of the page, whose cursor still moves on past them.
+ * The organization's feed narrowed to the team, each event in the caller's view: the page reads on
+ * past those the caller may not read, and neither its events nor its cursor tell of them.
  */
-export const listTeamEvents: Handler<'listTeamEvents'> = async ({ params, query }, { db, caller }) => {
+export const listTeamEvents: Handler<'listTeamEvents'> = async ({ params, query }, { db, caller, secrets }) => {
   const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
-  const page = await eventPage(db, access.orgId, { after: query.after, types: query.types, teamId: access.teamId }, { limit: pageLimit(query.limit), cursor: query.cursor });
+  const reader = eventReader(caller, [access]);
+  const page = await eventPage(
+    db,
+    access.orgId,
+    { after: query.after, types: query.types, teamId: access.teamId },
+    { limit: pageLimit(query.limit), cursor: query.cursor },
+    feedCursors(secrets),
+    (event) => eventViewText(reader, event),
+  );
   if (!page) throw new EventsExpired();
-  const views = eventViewTexts(eventReader(caller, [access]), page.events);
-  return { status: 200, body: pageText<Schemas['Event']>({ records: views.join(','), nextCursor: page.nextCursor }) };
+  return { status: 200, body: pageText<Schemas['Event']>({ records: page.events.join(','), nextCursor: page.nextCursor }) };
 };
 
 export const streamEvents: Handler<'streamEvents'> = async ({ query }, { caller, live }) => {

@@ -25,6 +25,9 @@
  *
  * Limits: at most `maxPerKey` streams per key in this process (the sixth gets 429); a reader more
  * than `bufferBytes` behind is dropped, so memory does not grow with a reader that stopped reading.
+ * The buffer holds many of the largest events the log keeps (`EVENT_MAX_BYTES`; a start with a smaller
+ * one is refused), so no single event can be what drops a reader, again at every resume.
+ *
  * A HEAD request gets the answer a GET would (its refusal, or the stream's head) at once, and opens
  * nothing: it holds none of the key's streams.
  *
@@ -53,16 +56,27 @@ import type { Database } from '../db/database.js';
 import type { Listen } from '../db/listen.js';
 import { standingsOf } from '../db/queries/access.js';
 import { eventPosition, logAfter, logEnd, type LogEvent, type LogPosition } from '../db/queries/events.js';
-import { logChannel } from '../db/queries/webhooks.js';
+import { EVENT_MAX_BYTES, logChannel } from '../db/queries/webhooks.js';
 import { EventsExpired, RateLimited } from '../errors.js';
 import { loggableError } from '../logger.js';
 import { eventView, type LoggedEvent } from '../webhooks/views.js';
 import { instanceId } from '../observability/instance.js';
 import type { Metrics } from '../observability/metrics.js';
 
+/**
+ * What a stream's buffer must hold beyond the event itself: better-sse's framing of one message
+ * (`id:`, `event:`, `data:` and their line ends; an event's JSON has no line break of its own).
+ */
+const framingBytes = 1024;
+
 export const liveDefaults = {
   maxPerKey: 5,
-  bufferBytes: 1024 * 1024,
+  /**
+   * Sixteen of the largest events the log keeps, and twice what one read of the log brings
+   * (`LOG_READ_BYTES`, which leaves room for the framing of up to 1,000 events): a reader is dropped for
+   * being slow, never for one event's size or one read's.
+   */
+  bufferBytes: 16 * EVENT_MAX_BYTES,
   /** The slowest wake-up without a notification. */
   pollMs: 1_000,
   /** A comment line this often keeps proxies from closing an idle stream (the contract promises at least every 15 s). */
@@ -129,9 +143,9 @@ const parsed = (event: LogEvent): LoggedEvent => {
 /** Whether a stream follows the event: of its teams when it names some (the organization's own events then left out). */
 const follows = (access: StreamAccess, event: LogEvent) => access.teams === undefined || (event.teamId !== null && access.teams.has(event.teamId));
 
-const reached = (events: readonly LogEvent[], end: LogPosition | undefined, limit: number, from: LogPosition): LogPosition => {
+const reached = (events: readonly LogEvent[], end: LogPosition | undefined, full: boolean, from: LogPosition): LogPosition => {
   const last = events.at(-1) ?? from;
-  return events.length < limit && end ? later(later(last, end), from) : later(last, from);
+  return !full && end ? later(later(last, end), from) : later(last, from);
 };
 
 interface Stream {
@@ -166,6 +180,7 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
   const { db, logger, metrics, now } = options;
   const maxPerKey = options.maxPerKey ?? liveDefaults.maxPerKey;
   const bufferBytes = options.bufferBytes ?? liveDefaults.bufferBytes;
+  if (bufferBytes < EVENT_MAX_BYTES + framingBytes) throw new RangeError(`A stream's buffer (${bufferBytes} bytes) must hold the largest event (${EVENT_MAX_BYTES} bytes) and its framing`);
   const pollMs = options.pollMs ?? liveDefaults.pollMs;
   const streams = new Set<Stream>();
   const perKey = new Map<string, number>();
@@ -264,16 +279,16 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
         }
         stream.behind = false;
         const from = stream.position;
-        const { events, end: logEnd } = stream.atEnd
-          ? { events: [], end: undefined }
+        const { events, end: logEnd, full } = stream.atEnd
+          ? { events: [], end: undefined, full: false }
           : await logAfter(db, { after: from, orgIds: [...stream.access.reader.organizations.keys()], limit: catchUpLimit });
         stream.atEnd = false;
         if (stream.ended) return;
         // Judged under an access that changed meanwhile: read again under the new one.
         if (stream.stale) continue;
-        take(stream, events, reached(events, logEnd, catchUpLimit, from));
+        take(stream, events, reached(events, logEnd, full, from));
         if (stream.ended) return;
-        if (events.length === catchUpLimit || stream.behind || stream.stale || (shared && compare(shared, stream.position) > 0)) continue;
+        if (full || stream.behind || stream.stale || (shared && compare(shared, stream.position) > 0)) continue;
         // Nothing awaited since the check: every shared read from now on reaches this stream.
         shared ??= stream.position;
         stream.live = listening;
@@ -300,9 +315,9 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
       readAgain = false;
       while (shared && streams.size > 0 && !closed) {
         const from = shared;
-        const { events, end: logEnd } = await logAfter(db, { after: from, limit: sharedReadLimit });
+        const { events, end: logEnd, full } = await logAfter(db, { after: from, limit: sharedReadLimit });
         if (!shared || compare(shared, from) !== 0) break;
-        const to = reached(events, logEnd, sharedReadLimit, from);
+        const to = reached(events, logEnd, full, from);
         shared = to;
         for (const stream of streams) {
           if (stream.live && listening) take(stream, events, to);
@@ -313,7 +328,7 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
             void catchUp(stream);
           }
         }
-        if (events.length < sharedReadLimit) break;
+        if (!full) break;
       }
     } while (readAgain && !closed);
   };

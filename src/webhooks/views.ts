@@ -34,15 +34,11 @@ export function eventView(reader: EventReader, event: LoggedEvent): LoggedEvent 
 }
 
 /**
- * The views of events kept as JSON text (a page of the log), as JSON text, in order, skipping those the
- * reader may not read. An event seen unchanged keeps its stored text, byte for byte.
+ * The view of an event kept as JSON text (the log's), as JSON text; undefined when the reader may not
+ * read it. An event seen unchanged keeps its stored text, byte for byte.
  */
-export function eventViewTexts(reader: EventReader, texts: readonly string[]): string[] {
-  const views: string[] = [];
-  for (const text of texts) {
-    const event = JSON.parse(text) as LoggedEvent;
-    const view = eventView(reader, event);
-    if (view !== undefined) views.push(view === event ? text : JSON.stringify(view));
-  }
-  return views;
+export function eventViewText(reader: EventReader, text: string): string | undefined {
+  const event = JSON.parse(text) as LoggedEvent;
+  const view = eventView(reader, event);
+  return view === undefined ? undefined : view === event ? text : JSON.stringify(view);
 }

@@ -49,6 +49,8 @@ export interface MappedList<Row> {
   map: (row: Row) => unknown;
   /** The sort key values of a row, as the list's cursor holds them. */
   cursorOf: (row: Row) => SortValue[];
+  /** The values a sealed cursor holds (the event feed's), when the list's cursors are not plain sort keys. */
+  openCursor?: (cursor: string) => SortValue[];
 }
 
 /** Every page of the list (at `limit` per page, and once whole) equals, byte for byte, what the mapper writes. */
@@ -63,8 +65,10 @@ export async function expectPagesAsMapped<Row>(app: TestApp, list: MappedList<Ro
       expect(response.status, url).toBe(200);
       const rows = list.rows.slice(offset, offset + size);
       const more = offset + size < list.rows.length;
-      const expected = JSON.stringify({ data: rows.map(list.map), nextCursor: more ? encodeCursor(list.cursorOf(rows.at(-1)!)) : null });
+      const cursorText = list.openCursor && more ? (response.body.nextCursor as string) : undefined;
+      const expected = JSON.stringify({ data: rows.map(list.map), nextCursor: more ? (cursorText ?? encodeCursor(list.cursorOf(rows.at(-1)!))) : null });
       expect(response.text, url).toBe(expected);
+      if (cursorText !== undefined) expect(list.openCursor!(cursorText), url).toEqual(list.cursorOf(rows.at(-1)!));
       cursor = response.body.nextCursor;
       offset += size;
     } while (cursor !== null);

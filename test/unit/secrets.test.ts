@@ -16,6 +16,36 @@ function tamper(sealed: string, index: number): string {
   return parts.join(':');
 }
 
+describe('the tokens of one purpose (the feed cursors)', () => {
+  const key = randomBytes(32);
+  const cursors = createSecretBox(key).tokens('feed cursor');
+  const place = Buffer.from('00000000000003e700000000000000a4', 'hex');
+
+  it('opens what it sealed, on every box of the same key (every instance)', () => {
+    expect(cursors.open(cursors.seal(place))).toEqual(place);
+    expect(createSecretBox(Buffer.from(key)).tokens('feed cursor').open(cursors.seal(place))).toEqual(place);
+  });
+
+  it('seals each value anew, base64url of one length for every value of one length', () => {
+    const tokens = [cursors.seal(place), cursors.seal(place), cursors.seal(Buffer.alloc(16))];
+    expect(new Set(tokens).size).toBe(3);
+    expect(tokens.map((token) => /^[\w-]+$/.test(token) && token.length)).toEqual([59, 59, 59]);
+  });
+
+  it('opens nothing sealed for another purpose, with another key, changed, or not a token', () => {
+    const token = cursors.seal(place);
+    const changed = (token[10] === 'A' ? 'B' : 'A');
+    expect([
+      createSecretBox(key).tokens('other purpose').open(token),
+      createSecretBox(randomBytes(32)).tokens('feed cursor').open(token),
+      cursors.open(token.slice(0, 10) + changed + token.slice(11)),
+      cursors.open(token.slice(0, 20)),
+      cursors.open(`${token}!`),
+      cursors.open(Buffer.from(JSON.stringify(['an-event-id'])).toString('base64url')),
+    ]).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
+  });
+});
+
 describe('the secret box (AES-256-GCM)', () => {
   const box = createSecretBox(randomBytes(32));
 

@@ -9,7 +9,7 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../database.js';
-import { decodeCursor, encodeCursor, type SortKeyType } from '../pagination.js';
+import { decodeCursor, type SortKeyType } from '../pagination.js';
 import { prepared } from '../prepared.js';
 import { belowHorizon, pingType } from './webhooks.js';
 
@@ -23,57 +23,118 @@ const notPing = (alias: string) => sql`${sql.ref(`${alias}.type`)} <> ${sql.lit(
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** The cursor names the page's last event by its id: a page resumes after it as after `after`. */
-const cursorTypes: SortKeyType[] = ['string'];
+/**
+ * A page of the feed answers at most 1 MB: it stops before the event that would pass it and gives
+ * `nextCursor` there. An event takes at most `EVENT_MAX_BYTES` (64 KB), so a page holds at least one.
+ */
+export const FEED_PAGE_BYTES = 1024 * 1024;
+/** What a page's answer adds around its events: `{"data":[`, the commas, `],"nextCursor":…}`. */
+const PAGE_FRAME_BYTES = 4 * 1024;
+/**
+ * How much of the log one page reads at most, events the reader may not read included: 1,000 events
+ * and `FEED_PAGE_BYTES` of them. A page that reaches it before `limit` events its reader may read gives
+ * `nextCursor` there; within it, what a reader may not read changes nothing in what they are answered.
+ */
+export const FEED_SCAN_EVENTS = 1_000;
+
+/** Opaque cursors (src/auth/secrets.ts `TokenBox`): the feed's place sealed, never an event's id. */
+export interface CursorSeal {
+  seal(value: Buffer): string;
+  open(token: string): Buffer | undefined;
+}
+
+const sealPosition = (cursors: CursorSeal, at: LogPosition): string => {
+  const value = Buffer.alloc(16);
+  value.writeBigUInt64BE(BigInt(at.txid), 0);
+  value.writeBigUInt64BE(BigInt(at.position), 8);
+  return cursors.seal(value);
+};
+
+/**
+ * The place a cursor holds. A cursor of the earlier form (an event's id, base64url JSON), which a client
+ * may still hold across an upgrade, is read as `after` that event: it names nothing `after` cannot.
+ */
+function openCursor(cursors: CursorSeal, cursor: string): { at: LogPosition } | { after: string } {
+  const value = cursors.open(cursor);
+  if (value?.length === 16) return { at: { txid: value.readBigUInt64BE(0).toString(), position: value.readBigUInt64BE(8).toString() } };
+  return { after: decodeCursor(cursor, legacyCursorTypes)[0] as string };
+}
+
+const legacyCursorTypes: SortKeyType[] = ['string'];
 
 interface FeedArgs extends Record<string, unknown> {
   orgId: string;
-  /** The event the page starts after; the beginning of the log when undefined. */
+  /** The event the page starts after, by id (`after`); none of it and `at` at the beginning of the log. */
   after: string | undefined;
+  /** The place the page starts after (a cursor's). */
+  txid: string | undefined;
+  position: string | undefined;
   types: string[] | undefined;
   teamId: string | undefined;
   fetch: number;
-}
-
-/** An event's text; the one row with none answers that the event the page was to start after is not in the log. */
-interface FeedRow {
-  event: string | null;
+  /** How many bytes of events the read may still bring (its first event whatever its size). */
+  bytes: number;
 }
 
 /**
- * One page of the feed in one statement: the event it starts after (by id, in the organization's log,
- * pings aside), then the page's events after it in log order through
- * `webhook_events_org_id_txid_position_idx`, one more than the page to know whether more follow. When
- * the event to start after is not in the log, one row without an event says so, so that an empty page
- * is told apart from an expired start. Only each event's text is sent: every column a row adds is
- * decoded 100 times a page.
+ * An event's text and its place (`txid:position`, one column: every column a row adds is decoded 100
+ * times a page); the text is null past the bytes the read may bring. The one row with no place answers
+ * that the page's start is not in the log.
  */
-const feedPage = prepared((db: Db, args: FeedArgs) => {
-  const resumes = args.after !== undefined;
+interface FeedRow {
+  event: string | null;
+  place: string | null;
+}
+
+const placeOf = (row: FeedRow): LogPosition => {
+  const [txid, position] = row.place!.split(':');
+  return { txid: txid!, position: position! };
+};
+
+/**
+ * Up to `fetch` events of the feed in one statement: where the page starts (an event by id, or a place
+ * of the organization's log), then the events after it in log order through
+ * `webhook_events_org_id_txid_position_idx`, each with its place, and its text while the
+ * events so far take at most `bytes` (the size is known without reading the text: PostgreSQL keeps it
+ * with a long value). When the start is not in the log, one row without a place says so, so that an
+ * empty page is told apart from an expired start.
+ */
+const feedRows = prepared((db: Db, args: FeedArgs) => {
+  const start =
+    args.after !== undefined
+      ? sql`select s.txid, s.position from webhook_events s where s.id = ${args.after} and s.org_id = ${args.orgId} and ${notPing('s')}`
+      : args.txid !== undefined
+        ? sql`select s.txid, s.position from webhook_events s
+            where s.org_id = ${args.orgId} and s.txid = ${args.txid}::xid8 and s.position = ${args.position}::bigint and ${notPing('s')}`
+        : undefined;
   const filters = [
     sql`e.org_id = ${args.orgId}`,
     notPing('e'),
     belowHorizon(sql`e.txid`),
-    ...(resumes ? [sql`(e.txid, e.position) > (select s.txid, s.position from start s)`] : []),
+    ...(start ? [sql`(e.txid, e.position) > (select s.txid, s.position from start s)`] : []),
     ...(args.types !== undefined ? [sql`e.type = any(${args.types}::text[])`] : []),
     ...(args.teamId !== undefined ? [sql`e.team_id = ${args.teamId}`] : []),
   ];
-  const page = sql`select e.event, e.txid, e.position from webhook_events e
-    where ${sql.join(filters, sql` and `)}
-    order by e.txid, e.position
-    limit ${args.fetch}`;
-  const query = resumes
+  const scan = sql`select r.event, r.txid, r.position,
+      sum(octet_length(r.event)) over (order by r.txid, r.position rows between unbounded preceding and current row) as read
+    from (
+      select e.event, e.txid, e.position from webhook_events e
+      where ${sql.join(filters, sql` and `)}
+      order by e.txid, e.position
+      limit ${args.fetch}
+    ) r`;
+  // A read's first event always comes with its text, so every page moves on.
+  const rows = sql`select case when p.read <= ${args.bytes} or p.read = octet_length(p.event) then p.event end as event, p.txid, p.position from (${scan}) p`;
+  const query = start
     ? sql<FeedRow>`
-      with start as (
-        select s.txid, s.position from webhook_events s where s.id = ${args.after} and s.org_id = ${args.orgId} and ${notPing('s')}
-      )
-      select p.event from (
-        (${page})
+      with start as (${start})
+      select u.event, u.txid::text || ':' || u.position::text as place from (
+        (${rows})
         union all
         select null, null, null where not exists (select 1 from start)
-      ) p
-      order by p.txid, p.position`
-    : sql<FeedRow>`select p.event from (${page}) p order by p.txid, p.position`;
+      ) u
+      order by u.txid, u.position`
+    : sql<FeedRow>`select u.event, u.txid::text || ':' || u.position::text as place from (${rows}) u order by u.txid, u.position`;
   return { compile: () => query.compile(db) };
 });
 
@@ -84,30 +145,80 @@ export interface FeedFilter {
 }
 
 /**
- * A page of an organization's feed, each event as its JSON text; undefined when the event it is to
- * start after (`after`, or the cursor's last event) is not in the organization's kept log. A cursor
- * decides where the page starts; `after` is read only without one. The cursor names the page's last
- * event, so a reader who is shown fewer of them (a team's feed) still moves on past it.
+ * An event as its reader sees it (its JSON text, the stored one when unchanged), or undefined when they
+ * may not read it: `eventViewText` (src/webhooks/views.ts) for a team's feed, every event as stored for
+ * the organization's Owners and Admins.
+ */
+export type FeedReader = (event: string) => string | undefined;
+
+/**
+ * A page of an organization's feed for a reader: the events they may read, each as its JSON text,
+ * undefined when where it is to start (`after`, or the cursor's place) is not in the organization's
+ * kept log. A cursor decides where the page starts; `after` is read only without one.
+ *
+ * The page ends when it holds `limit` events its reader may read and the log holds one more for them
+ * (its `nextCursor` then follows the last it shows), when the log ends (no `nextCursor`), or when it
+ * has read `FEED_SCAN_EVENTS` events or `FEED_PAGE_BYTES` of them, or its answer would pass
+ * `FEED_PAGE_BYTES` (a `nextCursor` where it stopped). So what a reader may not read decides nothing in
+ * their answer within that budget: not how many events a page holds, not whether a cursor follows, and
+ * a cursor is sealed (`cursors`), never an event's id. A page is one statement when its first read
+ * brings `limit` events the reader may read, or the log's end; each further one reads more, up to the
+ * budget. No offset: each read starts after the last place read.
  */
 export async function eventPage(
   db: Db,
   orgId: string,
   filter: FeedFilter,
   page: { limit: number; cursor?: string | undefined },
+  cursors: CursorSeal,
+  reader: FeedReader = (event) => event,
 ): Promise<{ events: string[]; nextCursor: string | null } | undefined> {
-  const after = page.cursor === undefined ? filter.after : (decodeCursor(page.cursor, cursorTypes)[0] as string);
-  const rows = await feedPage(db, {
-    orgId,
-    after,
-    types: filter.types === undefined ? undefined : [...filter.types],
-    teamId: filter.teamId,
-    fetch: page.limit + 1,
-  });
-  if (rows.length === 1 && rows[0]!.event === null) return undefined;
-  const events = rows.map((row) => row.event!);
-  const shown = events.length > page.limit ? events.slice(0, page.limit) : events;
-  const nextCursor = events.length > page.limit ? encodeCursor([(JSON.parse(shown.at(-1)!) as { id: string }).id]) : null;
-  return { events: shown, nextCursor };
+  const opened = page.cursor === undefined ? undefined : openCursor(cursors, page.cursor);
+  let from: { after: string | undefined; at: LogPosition | undefined } =
+    opened === undefined ? { after: filter.after, at: undefined } : 'at' in opened ? { after: undefined, at: opened.at } : { after: opened.after, at: undefined };
+  const types = filter.types === undefined ? undefined : [...filter.types];
+  const events: string[] = [];
+  let answered = PAGE_FRAME_BYTES;
+  let read = 0;
+  let scanned = 0;
+  let lastShown: FeedRow | undefined;
+  let fetch = page.limit + 1;
+  for (;;) {
+    const rows = await feedRows(db, {
+      orgId,
+      after: from.after,
+      txid: from.at?.txid,
+      position: from.at?.position,
+      types,
+      teamId: filter.teamId,
+      fetch,
+      bytes: FEED_PAGE_BYTES - read,
+    });
+    if (rows.length === 1 && rows[0]!.place === null) return undefined;
+    let last: FeedRow | undefined;
+    for (const row of rows) {
+      // Past the bytes the page may read: it ends before this event.
+      if (row.event === null) return { events, nextCursor: sealPosition(cursors, placeOf(last!)) };
+      const bytes = Buffer.byteLength(row.event);
+      const view = reader(row.event);
+      if (view !== undefined) {
+        const viewBytes = view === row.event ? bytes : Buffer.byteLength(view);
+        // The page is full: the reader may read one more after it.
+        if (events.length === page.limit || (events.length > 0 && answered + viewBytes + 1 > FEED_PAGE_BYTES)) return { events, nextCursor: sealPosition(cursors, placeOf(lastShown!)) };
+        events.push(view);
+        answered += viewBytes + 1;
+        lastShown = row;
+      }
+      last = row;
+      read += bytes;
+      scanned += 1;
+    }
+    // The log's end: nothing more for this reader, however many events it skipped.
+    if (rows.length < fetch) return { events, nextCursor: null };
+    if (scanned >= FEED_SCAN_EVENTS) return { events, nextCursor: sealPosition(cursors, placeOf(last!)) };
+    from = { after: undefined, at: placeOf(last!) };
+    fetch = Math.min(FEED_SCAN_EVENTS - scanned, Math.max(page.limit + 1 - events.length, fetch * 4));
+  }
 }
 
 /** One event of the feed by id, as JSON text, with its organization; undefined for a ping, an unknown id or one not yet below the horizon. */
@@ -148,45 +259,63 @@ interface StreamRow {
 }
 
 /**
+ * How many bytes of events one read of the log for the live streams brings at most (its first event
+ * whatever its size): half a stream's buffer (src/live/streams.ts), so that one read, framed, never
+ * drops a reader that keeps up.
+ */
+export const LOG_READ_BYTES = 512 * 1024;
+
+/**
  * The next events of the log after `after` (of these organizations only, when given), in log order,
- * below the horizon, pings aside; and in the same statement, so in the same snapshot, the log's last
- * place below the horizon (`end`, undefined while the log is empty). When fewer than `limit` events
- * came, the reader has seen every event up to `end` that the filter lets through: no event can commit
- * there any more.
+ * below the horizon, pings aside, at most `limit` of them and `LOG_READ_BYTES` of their text; and in
+ * the same statement, so in the same snapshot, the log's last place below the horizon (`end`,
+ * undefined while the log is empty). Unless `full` (the read stopped at its count or its bytes), the
+ * reader has seen every event up to `end` that the filter lets through: no event can commit there any
+ * more.
  */
 export async function logAfter(
   db: Db,
   args: { after: LogPosition; orgIds?: readonly string[]; limit: number },
-): Promise<{ events: LogEvent[]; end: LogPosition | undefined }> {
+): Promise<{ events: LogEvent[]; end: LogPosition | undefined; full: boolean }> {
   const filters = [
     sql`(e.txid, e.position) > (${args.after.txid}::xid8, ${args.after.position}::bigint)`,
     belowHorizon(sql`e.txid`),
     notPing('e'),
     ...(args.orgIds ? [sql`e.org_id = any(${[...args.orgIds]}::text[])`] : []),
   ];
-  const { rows } = await sql<StreamRow>`
+  const within = sql`(p.read <= ${LOG_READ_BYTES} or p.read = octet_length(p.event))`;
+  const { rows } = await sql<StreamRow & { part: number }>`
     with page as (
-      select e.id, e.org_id, e.team_id, e.type, e.txid, e.position, e.event from webhook_events e
-      where ${sql.join(filters, sql` and `)}
-      order by e.txid, e.position
-      limit ${args.limit}
+      select r.*, sum(octet_length(r.event)) over (order by r.txid, r.position rows between unbounded preceding and current row) as read from (
+        select e.id, e.org_id, e.team_id, e.type, e.txid, e.position, e.event from webhook_events e
+        where ${sql.join(filters, sql` and `)}
+        order by e.txid, e.position
+        limit ${args.limit}
+      ) r
     ),
     last as (
       select e.txid, e.position from webhook_events e where ${belowHorizon(sql`e.txid`)}
       order by e.txid desc, e.position desc limit 1
     )
-    select p.id, p.org_id, p.team_id, p.type, p.txid::text as txid, p.position::text as position, p.event, 0 as part from page p
-    union all
-    select null, null, null, null, l.txid::text, l.position::text, null, 1 from last l
-    order by part, txid, position
+    select u.id, u.org_id, u.team_id, u.type, u.txid::text as txid, u.position::text as position, u.event, u.part from (
+      select p.id, p.org_id, p.team_id, p.type, p.txid, p.position, p.event, 0 as part from page p where ${within}
+      union all
+      select null, null, null, null, l.txid, l.position, null, 1 from last l
+      union all
+      (select null, null, null, null, p.txid, p.position, null, 2 from page p where not ${within} limit 1)
+    ) u
+    -- By the log's own columns: their text would put transaction 1000 before 999.
+    order by u.part, u.txid, u.position
   `.execute(db);
   const events: LogEvent[] = [];
   let end: LogPosition | undefined;
+  let cut = false;
   for (const row of rows) {
-    if (row.event === null) end = { txid: row.txid, position: row.position };
-    else events.push({ id: row.id!, orgId: row.org_id!, teamId: row.team_id, type: row.type!, txid: row.txid, position: row.position, event: row.event });
+    if (row.part === 1) end = { txid: row.txid, position: row.position };
+    else if (row.part === 2) cut = true;
+    else events.push({ id: row.id!, orgId: row.org_id!, teamId: row.team_id, type: row.type!, txid: row.txid, position: row.position, event: row.event! });
   }
-  return { events, end };
+  return { events, end, full: cut || events.length === args.limit };
 }
 
 /** The log's last place below the horizon; the very beginning while the log is empty. */

@@ -159,11 +159,50 @@ export async function subjectsBefore(db: Db, kind: SubjectKind, keys: readonly s
   return rows;
 }
 
+/**
+ * The largest event the log keeps: 64 KB of JSON (UTF-8 bytes), the whole event with its `id`. A live
+ * stream's buffer and a feed page's budget follow from it (src/live/streams.ts, src/db/queries/events.ts).
+ */
+export const EVENT_MAX_BYTES = 64 * 1024;
+/** In a reduced event, a field of the record is kept when its value's JSON takes at most this. */
+export const REDUCED_FIELD_MAX_BYTES = 1024;
+/** …and while the fields kept so far take at most this: a reduced event stays far below `EVENT_MAX_BYTES`. */
+const REDUCED_FIELDS_MAX_BYTES = 32 * 1024;
+
+/**
+ * The SQL of the event the log keeps for the SQL of an event's text (`{"id","type","timestamp","data":
+ * {"orgId","teamId","object"}}`, compact): the text itself when it takes at most `EVENT_MAX_BYTES`, else
+ * its reduced form, whose `object` is `{"reduced":true,"kind":<the type's subject>}` after the record's
+ * fields that are a string, number, boolean or null of at most `REDUCED_FIELD_MAX_BYTES` of JSON, each
+ * exactly as in the record (its id, who wrote it and whom it concerns among them, which the per-reader
+ * views judge by), in the record's order; lists, objects and long texts are left out, and the reader
+ * reads them with the subject's GET. Every writer of the log passes through here (`writeEvents`,
+ * `changeWithEvent`), so no event of any kind can silence a stream or outgrow a page.
+ *
+ * `json` (not `jsonb`) keeps each value's text and the members' order as written. A text within the
+ * limit costs its length's lookup only.
+ */
+function keptEvent(text: RawBuilder<unknown>): RawBuilder<string> {
+  const reduced = sql`(select '{"id":' || (j.v->'id')::text || ',"type":' || (j.v->'type')::text || ',"timestamp":' || (j.v->'timestamp')::text
+      || ',"data":{"orgId":' || (j.v->'data'->'orgId')::text || ',"teamId":' || (j.v->'data'->'teamId')::text || ',"object":{'
+      || coalesce((
+        select string_agg(m.member, ',' order by m.ord) || ',' from (
+          select f.ord, to_json(f.key)::text || ':' || f.value::text as member,
+            sum(octet_length(f.key) + octet_length(f.value::text) + 4) over (order by f.ord) as kept
+          from json_each(j.v->'data'->'object') with ordinality f(key, value, ord)
+          where json_typeof(f.value) in ('string', 'number', 'boolean', 'null') and octet_length(f.value::text) <= ${sql.lit(REDUCED_FIELD_MAX_BYTES)}
+        ) m where m.kept <= ${sql.lit(REDUCED_FIELDS_MAX_BYTES)}
+      ), '')
+      || '"reduced":true,"kind":' || to_json(split_part(j.v->>'type', '.', 1))::text || '}}}'
+    from (select t.event::json as v) j)`;
+  return sql<string>`(select case when octet_length(t.event) <= ${sql.lit(EVENT_MAX_BYTES)} then t.event else ${reduced} end from (select (${text})::text as event) t)`;
+}
+
 /** Writes the events of `sent` (rows of id, org_id, team_id, type, event, traceparent) into the log, in one statement of the change's transaction. */
 async function writeEvents(trx: Transaction<Database>, sent: RawBuilder<unknown>, now: Date): Promise<void> {
   await sql`
     insert into webhook_events (id, org_id, team_id, type, event, traceparent, created_at)
-    select sent.id, sent.org_id, sent.team_id, sent.type, sent.event, sent.traceparent, ${now}
+    select sent.id, sent.org_id, sent.team_id, sent.type, ${keptEvent(sql`sent.event`)}, sent.traceparent, ${now}
     from (${sent}) sent (id, org_id, team_id, type, event, traceparent)
   `.execute(trx);
 }
@@ -240,7 +279,7 @@ export async function changeWithEvent(db: Db, change: OperationNodeSource, event
     event as (
       insert into webhook_events (id, org_id, team_id, type, event, traceparent, created_at)
       select ${event.id}::text, changed.org_id, changed.team_id, ${event.type}::text,
-        ${eventTextOf(event.id, event.type, event.at, sql`changed.org_id`, sql`changed.team_id`, sql`changed.object`)}, ${event.traceparent}::text, ${event.at}
+        ${keptEvent(eventTextOf(event.id, event.type, event.at, sql`changed.org_id`, sql`changed.team_id`, sql`changed.object`))}, ${event.traceparent}::text, ${event.at}
       from changed
     )
     select changed.object from changed

@@ -11,7 +11,7 @@ import { insertEvents, logChannel } from '../src/db/queries/webhooks.js';
 import { eventText } from '../src/webhooks/outbox.js';
 import { databaseLabel } from './support/database.js';
 import { createEvents, feedShowsAll } from './support/eventFactories.js';
-import { openStream, type OpenedStream } from './support/eventStream.js';
+import { openStream, streamsOf, type OpenedStream } from './support/eventStream.js';
 import { createTeam, createTeamWorld } from './support/factories.js';
 import { waitFor } from './support/processes.js';
 import { send, startTestApp, type TestApp } from './support/testApp.js';
@@ -19,20 +19,15 @@ import { send, startTestApp, type TestApp } from './support/testApp.js';
 const bufferBytes = 256 * 1024;
 
 let app: TestApp;
-const opened: OpenedStream[] = [];
+const liveStreams = streamsOf(() => app);
+const open = liveStreams.open;
 beforeAll(async () => {
   app = await startTestApp({ webhooks: { allowPrivateTargets: true, deliver: { pollMs: 100 } }, live: { bufferBytes } });
 });
 afterAll(async () => {
-  for (const stream of opened) stream.close();
+  liveStreams.closeAll();
   await app.close();
 });
-
-async function open(path: string, key: string, headers?: Record<string, string>) {
-  const stream = await openStream(app.url, path, key, headers);
-  opened.push(stream);
-  return stream;
-}
 
 async function newTeam() {
   const { org, team, person } = await createTeamWorld(app.db);
@@ -270,7 +265,7 @@ describe(`an idle stream (${databaseLabel})`, () => {
       const { team, person } = await createTeamWorld(chatty.db);
       const owner = await person('OWNER', 'MEMBER');
       const streams = await Promise.all([`/v1/events/stream?teamId=${team.id}`, '/v1/events/stream'].map((path) => openStream(chatty.url, path, owner.key)));
-      opened.push(...streams);
+      liveStreams.keep(...streams);
       const comments = (stream: OpenedStream) => stream.raw().split('\n\n').filter((block) => block === ':').length;
       await waitFor('three comment lines on each stream', () => streams.every((stream) => comments(stream) >= 3), 60_000);
       expect(streams.map((stream) => [stream.messages, stream.raw().startsWith('retry:2000\n\n:\n\n')])).toEqual([
@@ -298,7 +293,7 @@ describe(`a change's event on the stream without waiting for a poll (${databaseL
       const { team, person } = await createTeamWorld(hourly.db);
       const owner = await person('OWNER', 'MEMBER');
       const stream = await openStream(hourly.url, `/v1/events/stream?teamId=${team.id}`, owner.key);
-      opened.push(stream);
+      liveStreams.keep(stream);
       const created = await hourly.request('POST', `/v1/teams/${team.id}/tasks`, { key: owner.key, body: { title: 'Seen at once', ownerId: owner.user.id, dueDate: '2026-11-27' } });
       expect(created.status).toBe(201);
       const [message] = await stream.waitForMessages(1, 60_000);
@@ -320,10 +315,10 @@ describe(`a stream that resumes while the shared read of the log is behind it ($
       const owner = await person('OWNER', 'MEMBER');
       // Opened at the log's end: the shared read starts there, before the events below.
       const first = await openStream(still.url, `/v1/events/stream?teamId=${team.id}`, owner.key);
-      opened.push(first);
+      liveStreams.keep(first);
       const ids = await createEvents(still.db, team, 3);
       const resumed = await openStream(still.url, `/v1/events/stream?teamId=${team.id}`, owner.key, { 'last-event-id': ids[1]! });
-      opened.push(resumed);
+      liveStreams.keep(resumed);
       await resumed.waitForMessages(1);
 
       await wake();

@@ -14,7 +14,7 @@ import { insertEvents } from '../src/db/queries/webhooks.js';
 import { eventText } from '../src/webhooks/outbox.js';
 import { databaseLabel } from './support/database.js';
 import { feedShowsAll } from './support/eventFactories.js';
-import { openStream, type OpenedStream } from './support/eventStream.js';
+import { streamsOf, type OpenedStream } from './support/eventStream.js';
 import { createTeamWorld } from './support/factories.js';
 import { createMeetingIn } from './support/meetingFactories.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
@@ -24,20 +24,15 @@ const pageBudget = 1024 * 1024;
 const eventLimit = 64 * 1024;
 
 let app: TestApp;
-const opened: OpenedStream[] = [];
+const streams = streamsOf(() => app);
+const open = streams.open;
 beforeAll(async () => {
   app = await startTestApp({ webhooks: { allowPrivateTargets: true, deliver: { pollMs: 100 } } });
 });
 afterAll(async () => {
-  for (const stream of opened) stream.close();
+  streams.closeAll();
   await app.close();
 });
-
-async function open(path: string, key: string, headers?: Record<string, string>) {
-  const stream = await openStream(app.url, path, key, headers);
-  opened.push(stream);
-  return stream;
-}
 
 /**
  * A running meeting with 210 segues of 1,000 control characters (70 from each of three members),

@@ -103,3 +103,25 @@ export async function openStream(baseUrl: string, path: string, key: string, hea
     close: () => aborting.abort(),
   };
 }
+
+/**
+ * The streams one test file opens against its app, all closed with `closeAll` (in `afterAll`, before
+ * the app) with those it was given to `keep`: `open(path, key)` reads the app's address when called, after `beforeAll` started it.
+ */
+export function streamsOf(app: () => { url: string }) {
+  const opened: OpenedStream[] = [];
+  return {
+    async open(path: string, key: string, headers?: Record<string, string>): Promise<OpenedStream> {
+      const stream = await openStream(app().url, path, key, headers);
+      opened.push(stream);
+      return stream;
+    },
+    /** Streams opened otherwise (against another app), closed with the rest. */
+    keep(...streams: OpenedStream[]): void {
+      opened.push(...streams);
+    },
+    closeAll(): void {
+      for (const stream of opened) stream.close();
+    },
+  };
+}

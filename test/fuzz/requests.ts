@@ -117,7 +117,21 @@ function validQuery(parameter: Parameter, pool: IdPool): fc.Arbitrary<[string, s
   return fc.oneof(fc.constant(undefined), value);
 }
 
-function hostileQuery(parameter: Parameter, realCursor?: unknown[]): fc.Arbitrary<[string, string]> {
+/** A real cursor, or its sort values when the cursor is their JSON; a sealed one (the feeds') is its own text. */
+export type RealCursor = unknown[] | string;
+
+const base64urlCharacter = fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_');
+
+/** A sealed cursor with one character changed, cut short or lengthened: none of them may open. */
+function tamperedCursor(real: string): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.tuple(fc.nat(real.length - 1), base64urlCharacter).map(([index, character]) => real.slice(0, index) + character + real.slice(index + 1)),
+    fc.nat(real.length - 1).map((length) => real.slice(0, length)),
+    fc.string({ unit: base64urlCharacter, minLength: 1, maxLength: 8 }).map((tail) => real + tail),
+  );
+}
+
+function hostileQuery(parameter: Parameter, realCursor?: RealCursor): fc.Arbitrary<[string, string]> {
   const name = encoded(parameter.name);
   const choices: fc.WeightedArbitrary<string>[] = [
     { weight: 3, arbitrary: hostileValue(resolve(parameter.schema)).map(encoded) },
@@ -125,7 +139,8 @@ function hostileQuery(parameter: Parameter, realCursor?: unknown[]): fc.Arbitrar
   ];
   if (parameter.name === 'cursor') {
     choices.push({ weight: 4, arbitrary: cursorArbitrary.map(encoded) });
-    if (realCursor?.length) choices.push({ weight: 8, arbitrary: mutatedCursor(realCursor).map(encoded) });
+    if (typeof realCursor === 'string') choices.push({ weight: 8, arbitrary: tamperedCursor(realCursor).map(encoded) });
+    else if (realCursor?.length) choices.push({ weight: 8, arbitrary: mutatedCursor(realCursor).map(encoded) });
   }
   return fc.oneof(...choices).map((value) => [name, value] as [string, string]);
 }
@@ -308,7 +323,7 @@ const traceparentArbitrary: fc.Arbitrary<string> = fc.oneof(
  * many, which the first check to fail would hide. `realCursor`: the sort values of a real
  * `nextCursor` of this list, when the fuzzer could get one.
  */
-export function requestArbitrary(op: ContractOperation, pool: IdPool, realCursor?: unknown[]): fc.Arbitrary<FuzzRequest> {
+export function requestArbitrary(op: ContractOperation, pool: IdPool, realCursor?: RealCursor): fc.Arbitrary<FuzzRequest> {
   const parameters = parametersOf(op);
   const pathParameters = parameters.filter((parameter) => parameter.in === 'path');
   const queryParameters = parameters.filter((parameter) => parameter.in === 'query');

@@ -25,7 +25,7 @@ import { databaseLabel, emptyDatabase } from '../support/database.js';
 import { operations, type ContractOperation } from '../support/contract.js';
 import { assertMatchesContract, send, startTestApp, type TestApp } from '../support/testApp.js';
 import { createFuzzWorld, type FuzzWorld } from './fixtures.js';
-import { bodySchemaOf, materialize, requestArbitrary, type FuzzRequest } from './requests.js';
+import { bodySchemaOf, materialize, requestArbitrary, type FuzzRequest, type RealCursor } from './requests.js';
 
 const runs = Number(process.env.FUZZ_RUNS || 30);
 const seed = Number(process.env.FUZZ_SEED || 20261123);
@@ -182,11 +182,22 @@ async function check(op: ContractOperation, fuzz: FuzzWorld, request: FuzzReques
   expectNoLeak(`the log\n${shown}`, logLines.slice(logFrom).join(''), secretsOf(fuzz, request));
 }
 
+/** A cursor's sort values when it is their JSON; undefined for a sealed cursor (the feeds'), which only the server opens. */
+function sortValues(cursor: string): unknown[] | undefined {
+  try {
+    const values: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    return Array.isArray(values) ? values : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The sort values of a real next cursor of a paginated list: its first page of one item, asked by
- * callers who may read it. A cursor is opaque to clients; the fuzzer opens it to aim at the query.
+ * A real next cursor of a paginated list (its sort values, where it is their JSON): its first page of
+ * one item, asked by callers who may read it. A cursor is opaque to clients; the fuzzer opens those it
+ * can to aim at the query, and tampers with the bytes of the sealed ones.
  */
-async function realCursor(op: ContractOperation, fuzz: FuzzWorld): Promise<unknown[] | undefined> {
+async function realCursor(op: ContractOperation, fuzz: FuzzWorld): Promise<RealCursor | undefined> {
   const parameters = [...(op.pathItem.parameters ?? []), ...(op.operation.parameters ?? [])] as { $ref?: string; name?: string }[];
   if (!parameters.some((parameter) => parameter.$ref?.endsWith('/Cursor') || parameter.name === 'cursor')) return undefined;
   const existing = await fuzz.existing(op.path, op.method, 0);
@@ -194,7 +205,7 @@ async function realCursor(op: ContractOperation, fuzz: FuzzWorld): Promise<unkno
   for (const caller of ['teamAdmin', 'orgOwner', 'superadmin'] as const) {
     const response = await send(app.url, 'GET', `/v1${path}?limit=1`, { key: fuzz.world.keys[caller] });
     const next = (response.body as { nextCursor?: string | null } | undefined)?.nextCursor;
-    if (response.status === 200 && next) return JSON.parse(Buffer.from(next, 'base64url').toString('utf8')) as unknown[];
+    if (response.status === 200 && next) return sortValues(next) ?? next;
   }
   throw new Error(`${op.operationId}: no caller got a next cursor; give the fuzz world two items of this list in test/fuzz/fixtures.ts`);
 }

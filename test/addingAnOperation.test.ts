@@ -18,7 +18,7 @@ const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 const missing = ['tsx', 'tsc', 'redocly', 'vitest'].filter((name) => !existsSync(bin(name)));
 if (missing.length > 0) console.warn(`test/addingAnOperation.test.ts skipped: node_modules/.bin lacks ${missing.join(', ')} (run npm ci)`);
 
-const copied = ['openapi', 'generated', 'src', 'scripts', 'test', 'client/src', 'client/examples', 'client/package.json', 'client/tsconfig.json', 'package.json', 'tsconfig.json', 'redocly.yaml', 'vitest.config.ts'];
+const copied = ['openapi', 'generated', 'src', 'scripts', 'test', 'client/src', 'client/examples', 'client/package.json', 'client/tsconfig.json', 'package.json', 'tsconfig.json', 'CHANGELOG.md', 'redocly.yaml', 'vitest.config.ts'];
 
 /** The page's YAML blocks that begin with `# <file>`: the whole file, or lines to add under `paths:`. */
 async function contractOfThePage(): Promise<{ file: string; text: string }[]> {

@@ -2,7 +2,7 @@
 # `make check-op OP=getTeamTaskSummary`: every check of one operation, fastest first — the contract
 # (lint, generated/ fresh, the contract suite), the type check, then its rows of the matrix suites
 # (permissions, statement budget, mock, fuzzer, the client's pages), picked by name with vitest's -t,
-# for a change its events (declared in src/webhooks/catalog.ts, written exactly so and valid against
+# for a change its events (declared in src/events/catalog.ts, written exactly so and valid against
 # the contract's webhooks), its docs samples (run as written against the mock and on the demo data),
 # and last its area's test file and its own (test/<area>.test.ts, test/<operationId>.test.ts).
 set -euo pipefail
@@ -36,7 +36,7 @@ npx vitest run test/permissions.test.ts test/roundTrips.test.ts test/mock.test.t
   test/fuzz/fuzz.part2.test.ts test/client.test.ts -t "\\b${op}\\b"
 
 if [[ "$method" != get ]]; then
-  step "$op's events: declared in src/webhooks/catalog.ts and the contract's webhooks, written exactly so, valid against them"
+  step "$op's events: declared in src/events/catalog.ts and the contract's webhooks, written exactly so, valid against them"
   npx vitest run test/eventCatalog.test.ts
   npx vitest run test/eventLog.test.ts -t "\\b${op}\\b"
 fi

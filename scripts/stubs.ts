@@ -7,7 +7,7 @@
  *   test/permissions/<area>.rows.ts  the matrix row, its undecided cells `?`
  *   test/fixtures/operationOrigins.ts  the operation as an `addition` to the reference
  *   test/<operationId>.test.ts       a test of the documented success, failing until the query is written
- *   src/webhooks/catalog.ts          for a change (any method but GET), its events' placeholder
+ *   src/events/catalog.ts            for a change (any method but GET), its events' placeholder
  * The area is the operation's tag (`Org chart` → orgChart); a new tag gets new files and its line in
  * src/handlers/index.ts and test/permissions/rows.ts. Everything written compiles but the events'
  * placeholder, which `tsc` refuses until the change declares its events or why it sends none; the
@@ -191,7 +191,7 @@ async function scaffoldBudget(op: Operation) {
 
 /** A change's line in the event catalog: `undefined`, which `tsc` refuses there, under what to write instead. */
 async function scaffoldEvents(op: Operation) {
-  const file = 'src/webhooks/catalog.ts';
+  const file = 'src/events/catalog.ts';
   const todo =
     `  // TODO ${op.operationId}: the events it sends, e.g. answered('<resource>.<action>', '<subject kind>', '<path parameter>') with the\n` +
     `  // contract's openapi/webhooks/<resource>.<action>.yaml and its branch of the Event and WebhookEvent unions, or noEvent('why it sends none').\n` +
@@ -316,7 +316,7 @@ async function main() {
       [rows, 'its row: each ? cell'],
       ['test/fixtures/operationOrigins.ts', "'addition' ('reference' if it is one of the reference's 79)"],
       [test, 'the behaviours, one test each'],
-      ...(change ? [['src/webhooks/catalog.ts', "its events, or noEvent('why') (tsc refuses the placeholder)"] as [string, string]] : []),
+      ...(change ? [['src/events/catalog.ts', "its events, or noEvent('why') (tsc refuses the placeholder)"] as [string, string]] : []),
     ];
     written.push(`${op.operationId} (${op.method} ${op.path}):`, ...places.map(([file, what]) => `  ${file.padEnd(36)}${what}`));
   }

@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTask as createTaskHandler } from '../src/handlers/tasks.js';
 import { writingItsEvent, type Handler } from '../src/handlers/types.js';
-import { ChangedMeanwhile, eventText } from '../src/webhooks/outbox.js';
+import { ChangedMeanwhile, eventText } from '../src/events/outbox.js';
 import { createTestDatabase, databaseLabel, type TestDatabase } from './support/database.js';
 import { createMeeting, createTask } from './support/executionFactories.js';
 import { createTeamWorld } from './support/factories.js';

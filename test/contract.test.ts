@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { OperationId } from '../src/api/operations.js';
 import { operationOrigins } from './fixtures/operationOrigins.js';
-import { eventSpecOf } from '../src/webhooks/catalog.js';
+import { eventSpecOf } from '../src/events/catalog.js';
 import { checkResponse, contract, deref, operations, successStatuses } from './support/contract.js';
 import { eventfulOperations } from './support/eventLog.js';
 
@@ -123,7 +123,7 @@ describe('the contract', () => {
     );
 
     expect(filters.map((filter) => filter.at).sort()).toEqual(['listOrganizationEvents types', 'listTeamEvents types', 'streamEvents types']);
-    expect(eventTypes.length, 'the contract\'s EventType against the types src/webhooks/catalog.ts sends').toBe(sent.size);
+    expect(eventTypes.length, 'the contract\'s EventType against the types src/events/catalog.ts sends').toBe(sent.size);
     for (const filter of filters) expect([filter.at, filter.maxItems, Number(filter.told)], 'maxItems, and the "1-N types" of its description').toEqual([filter.at, sent.size, sent.size]);
   });
 

@@ -1,12 +1,12 @@
 /**
- * The event catalog (src/webhooks/catalog.ts) against the contract, without a database: every changing
+ * The event catalog (src/events/catalog.ts) against the contract, without a database: every changing
  * operation declares its events or why it sends none, every type declared is one of the contract's
  * `webhooks` and every one of those is sent by some operation, and each operation that sends events has
  * a matrix row to drive it in test/eventLog.test.ts and test/webhooks.test.ts. `make check-op` runs it
  * whole (it takes a second); a failure says which files to change.
  */
 import { describe, expect, it } from 'vitest';
-import { eventCatalog, eventSpecOf } from '../src/webhooks/catalog.js';
+import { eventCatalog, eventSpecOf } from '../src/events/catalog.js';
 import { matrixRows } from './permissions/rows.js';
 import { contract } from './support/contract.js';
 import { changingOperations, contractPlacesOf, eventfulOperations, whereEventsAreDeclared } from './support/eventLog.js';
@@ -22,12 +22,12 @@ describe('the event catalog', () => {
 
   it("declares only event types of the contract's webhooks", () => {
     const undocumented = [...declaredTypes].filter((type) => !contractTypes.includes(type));
-    expect(undocumented, `declared in src/webhooks/catalog.ts, so the contract needs ${contractPlacesOf(undocumented.join(', '))}`).toEqual([]);
+    expect(undocumented, `declared in src/events/catalog.ts, so the contract needs ${contractPlacesOf(undocumented.join(', '))}`).toEqual([]);
   });
 
   it("has every event type of the contract's webhooks sent by an operation", () => {
     const unsent = contractTypes.filter((type) => !declaredTypes.has(type));
-    expect(unsent, "declare each in src/webhooks/catalog.ts for the operation that sends it, or take it out of the contract's webhooks").toEqual([]);
+    expect(unsent, "declare each in src/events/catalog.ts for the operation that sends it, or take it out of the contract's webhooks").toEqual([]);
   });
 
   it('has a row of the authorization matrix for every operation that sends events, to drive it', () => {

@@ -14,7 +14,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres, type OpenDatabase } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { deliveryBody } from '../src/webhooks/outbox.js';
+import { deliveryBody } from '../src/events/outbox.js';
 import { createPostgresDatabase, postgresUrl } from './support/database.js';
 import { createTeamWorld } from './support/factories.js';
 import { waitFor } from './support/processes.js';

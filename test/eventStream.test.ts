@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertEvents, logChannel } from '../src/db/queries/webhooks.js';
-import { eventText } from '../src/webhooks/outbox.js';
+import { insertEvents, logChannel } from '../src/db/queries/events.js';
+import { eventText } from '../src/events/outbox.js';
 import { databaseLabel } from './support/database.js';
 import { createEvents, feedShowsAll } from './support/eventFactories.js';
 import { openStream, streamsOf, type OpenedStream } from './support/eventStream.js';

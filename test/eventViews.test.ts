@@ -22,7 +22,7 @@ import type { Schemas } from '../src/api/operations.js';
 import type { Caller } from '../src/auth/authenticate.js';
 import { eventReader, readableTeams, type EventReader } from '../src/auth/permissions.js';
 import type { OrganizationRole, TeamRole } from '../src/db/database.js';
-import { eventView, type LoggedEvent } from '../src/webhooks/views.js';
+import { eventView, type LoggedEvent } from '../src/events/views.js';
 import { contract } from './support/contract.js';
 import { databaseLabel } from './support/database.js';
 import { feedShowsAll } from './support/eventFactories.js';

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretBox } from '../src/auth/secrets.js';
 import { encodeCursor } from '../src/db/pagination.js';
 import { purgeEvents } from '../src/db/queries/webhooks.js';
-import { deliveryBody, eventText } from '../src/webhooks/outbox.js';
+import { deliveryBody, eventText } from '../src/events/outbox.js';
 import { contract } from './support/contract.js';
 import { createTestDatabase, databaseLabel, postgresUrl, type TestDatabase } from './support/database.js';
 import { createEvents, feedShowsAll } from './support/eventFactories.js';

@@ -9,9 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { logAfter } from '../src/db/queries/events.js';
-import { insertEvents } from '../src/db/queries/webhooks.js';
-import { eventText } from '../src/webhooks/outbox.js';
+import { insertEvents, logAfter } from '../src/db/queries/events.js';
+import { eventText } from '../src/events/outbox.js';
 import { databaseLabel } from './support/database.js';
 import { feedShowsAll } from './support/eventFactories.js';
 import { streamsOf, type OpenedStream } from './support/eventStream.js';

@@ -26,8 +26,8 @@ import { migrations } from '../src/db/migrate.js';
 import * as initial from '../src/db/migrations/0001_initial.js';
 import * as canonicalTimeZones from '../src/db/migrations/0002_canonical_time_zones.js';
 import { canonicalTimeZone } from '../src/time.js';
-import { insertEvents } from '../src/db/queries/webhooks.js';
-import { deliveryBody, eventText } from '../src/webhooks/outbox.js';
+import { insertEvents } from '../src/db/queries/events.js';
+import { deliveryBody, eventText } from '../src/events/outbox.js';
 import { createPostgresDatabase, postgresUrl } from './support/database.js';
 
 // ---------------------------------------------------------------------------------------------------

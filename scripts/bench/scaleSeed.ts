@@ -9,7 +9,7 @@ import { generateKey } from '../../src/auth/apiKeys.js';
 import type { Database } from '../../src/db/database.js';
 import { toTask } from '../../src/records/tasks.js';
 import { addWeeks, currentWeekMonday } from '../../src/time.js';
-import { deliveryBody, eventText } from '../../src/webhooks/outbox.js';
+import { deliveryBody, eventText } from '../../src/events/outbox.js';
 import { seedIssues, seedTasks, type World } from './seed.js';
 
 const zone = 'Europe/Bratislava';

@@ -6,7 +6,7 @@ import type { Database } from '../../src/db/database.js';
 import type { Listen } from '../../src/db/listen.js';
 import { toTask } from '../../src/records/tasks.js';
 import { addWeeks, currentWeekMonday } from '../../src/time.js';
-import { deliveryBody, eventText } from '../../src/webhooks/outbox.js';
+import { deliveryBody, eventText } from '../../src/events/outbox.js';
 
 /** Rows in each of the other lists the bench pages through: issues, meetings, organization members. */
 const listRows = 200;

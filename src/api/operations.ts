@@ -12,7 +12,7 @@ export type OperationId = keyof operations;
 export type Tag = keyof TagOperations;
 /** The operationIds of one or more tags. */
 export type OperationOf<T extends Tag> = TagOperations[T];
-/** Every operation but a GET: each changes something, so each declares the events it sends (src/webhooks/catalog.ts). */
+/** Every operation but a GET: each changes something, so each declares the events it sends (src/events/catalog.ts). */
 export type ChangingOperation = Exclude<MethodOperations[keyof MethodOperations], MethodOperations['get']>;
 export type Schemas = components['schemas'];
 

@@ -441,7 +441,7 @@ export function mayReadEvent(reader: EventReader, event: ReadableEvent): boolean
 // Live streams: the access an event stream keeps for its reader (GET /events/stream).
 
 /**
- * What an event stream judges each event by, in memory (`eventView`, src/webhooks/views.ts): the
+ * What an event stream judges each event by, in memory (`eventView`, src/events/views.ts): the
  * reader, decided when the stream opens and again when a notification says the caller's keys,
  * account or memberships changed, never per event. `teams` are the teams the stream follows that the
  * reader may still read (undefined when it names none: all they may read).

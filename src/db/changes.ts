@@ -1,13 +1,13 @@
 /**
  * Pieces of a change made in one statement with its event (`changeWithEvent`,
- * src/db/queries/webhooks.ts): the guard that applies the caller's grants to the item's team, and
+ * src/db/queries/events.ts): the guard that applies the caller's grants to the item's team, and
  * the deletion of a team's item. The grants come from the authorization module
  * (`teamChangeGrants`): the statement applies the rule, it does not make it.
  */
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Database, TeamRole } from './database.js';
 import { jsonRecord, type JsonShape } from './json.js';
-import { changeWithEvent, type EventStamp } from './queries/webhooks.js';
+import { changeWithEvent, type EventStamp } from './queries/events.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 

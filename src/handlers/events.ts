@@ -12,7 +12,7 @@ import { StreamBody } from '../api/streamBody.js';
 import { pageLimit } from '../db/pagination.js';
 import { eventPage, findEvent } from '../db/queries/events.js';
 import { EventsExpired } from '../errors.js';
-import { eventViewText } from '../webhooks/views.js';
+import { eventViewText } from '../events/views.js';
 import type { AreaHandlers, Handler } from './types.js';
 
 /** The feeds' cursors: their place in the log, sealed with the server's key (every instance opens every other's). */

@@ -15,7 +15,7 @@ import { locationOf } from '../api/location.js';
 import type { Schemas } from '../api/operations.js';
 import { clearable, requireMeetingOfTeam } from './shared.js';
 import { writingItsEvent, type AreaHandlers, type Handler } from './types.js';
-import { changedOrRefused } from '../webhooks/outbox.js';
+import { changedOrRefused } from '../events/outbox.js';
 import { inTransaction } from '../db/transaction.js';
 
 /** The issue and the caller's access to it; an invisible issue is answered like a missing one (404). */

@@ -9,7 +9,7 @@ import type { OperationId, OperationOf, OperationRequest, SuccessResponse, Tag }
 import type { Caller } from '../auth/authenticate.js';
 import type { SecretBox } from '../auth/secrets.js';
 import type { Database } from '../db/database.js';
-import type { EventStamp } from '../db/queries/webhooks.js';
+import type { EventStamp } from '../db/queries/events.js';
 import type { LiveStreams } from '../live/streams.js';
 
 /** Operations anyone may call without a key (the contract gives them `security: []`). */
@@ -32,7 +32,7 @@ export interface RequestContext extends PublicContext {
   /**
    * The event of this change, stamped by the outbox for a handler that writes its own event
    * (`writingItsEvent`) on the plain path: the handler writes it in the change's one statement
-   * (src/webhooks/outbox.ts). Absent in a transaction (Idempotency-Key, If-Match): the outbox writes it.
+   * (src/events/outbox.ts). Absent in a transaction (Idempotency-Key, If-Match): the outbox writes it.
    */
   event?: EventStamp;
   /** The process's live event streams (src/live/streams.ts); absent only in a router built without the app (the bench's routing). */

@@ -7,12 +7,13 @@ import { loadOrganizationAccess } from '../auth/access.js';
 import { requireActive, webhookAccess } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
 import { pageLimit } from '../db/pagination.js';
+import { pingType } from '../db/queries/events.js';
 import * as webhooks from '../db/queries/webhooks.js';
 import { inTransaction } from '../db/transaction.js';
 import { NotFound, RuleViolation } from '../errors.js';
 import { toWebhook, toWebhookDelivery, toWebhookWithSecret, webhookDeliveryJson, webhookJson } from '../records/webhooks.js';
 import { pageText } from '../api/jsonText.js';
-import { eventText } from '../webhooks/outbox.js';
+import { eventText } from '../events/outbox.js';
 import { targetFault } from '../webhooks/targets.js';
 import type { AreaHandlers, Handler } from './types.js';
 
@@ -40,8 +41,8 @@ async function loadWebhook(db: Kysely<Database>, caller: Caller, webhookId: stri
 /** A ping to one subscription, due at once (its event and delivery written in one statement): the delivery it made. */
 async function ping(db: Kysely<Database>, webhook: { id: string; org_id: string }, now: Date) {
   const id = randomUUID();
-  const event = eventText(id, webhooks.pingType, now, { orgId: webhook.org_id, teamId: null, object: { webhookId: webhook.id } });
-  const deliveryId = await webhooks.insertEventFor(db, webhook.id, { id, orgId: webhook.org_id, type: webhooks.pingType, event }, now);
+  const event = eventText(id, pingType, now, { orgId: webhook.org_id, teamId: null, object: { webhookId: webhook.id } });
+  const deliveryId = await webhooks.insertEventFor(db, webhook.id, { id, orgId: webhook.org_id, type: pingType, event }, now);
   return (await webhooks.findDelivery(db, webhook.id, deliveryId))!;
 }
 

@@ -23,7 +23,7 @@ import { writesItsEvent, type HandlerMap, type PublicOperationId } from '../hand
 import { lockResource } from '../db/queries/conditional.js';
 import { inTransaction } from '../db/transaction.js';
 import { traceparentOf } from '../observability/traceContext.js';
-import { withEvents } from '../webhooks/outbox.js';
+import { withEvents } from '../events/outbox.js';
 import type { LiveStreams } from '../live/streams.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { answerSchema, etagOf, ifMatchOf, noneMatchHits, requireIfMatch, resourceReads } from './conditional.js';

@@ -5,7 +5,7 @@
  *
  * One read for all streams. The process reads the log below the horizon once per wake-up and hands
  * every new event to every live stream, which judges it in memory against its reader's access
- * (`eventView`, src/webhooks/views.ts, with the reader `src/auth/permissions.ts` decided): no statement
+ * (`eventView`, src/events/views.ts, with the reader `src/auth/permissions.ts` decided): no statement
  * per event or per stream. It wakes when the
  * webhook fan-out, which passes every event once for all processes, tells through PostgreSQL's NOTIFY
  * that the log grew (the fan-out's transaction pays the notification lock, never a change's), and at
@@ -55,11 +55,10 @@ import { currentStreamAccess, learnsOfNewTeam, openingStreamAccess, organization
 import type { Database } from '../db/database.js';
 import type { Listen } from '../db/listen.js';
 import { standingsOf } from '../db/queries/access.js';
-import { eventPosition, logAfter, logEnd, type LogEvent, type LogPosition } from '../db/queries/events.js';
-import { EVENT_MAX_BYTES, logChannel } from '../db/queries/webhooks.js';
+import { EVENT_MAX_BYTES, eventPosition, logAfter, logChannel, logEnd, type LogEvent, type LogPosition } from '../db/queries/events.js';
 import { EventsExpired, RateLimited } from '../errors.js';
 import { loggableError } from '../logger.js';
-import { eventView, type LoggedEvent } from '../webhooks/views.js';
+import { eventView, type LoggedEvent } from '../events/views.js';
 import { instanceId } from '../observability/instance.js';
 import type { Metrics } from '../observability/metrics.js';
 

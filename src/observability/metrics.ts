@@ -194,7 +194,7 @@ export function observeWebhookBacklog(metrics: Metrics, backlog: () => Promise<B
 /**
  * How far the event log's readers (the feed and the webhooks' fan-out) are behind, read at each
  * scrape: the age, by the app's clock, of the first committed event still above the log's horizon
- * (src/db/queries/webhooks.ts, `logHorizon`), 0 when none is. In seconds rather than in transactions:
+ * (src/db/queries/events.ts, `logHorizon`), 0 when none is. In seconds rather than in transactions:
  * a count of transaction ids grows with the write rate, so no one threshold would fit a quiet and a
  * busy hour, while the seconds are the delay an integration sees. Left out of a scrape when it cannot be read.
  */

@@ -31,7 +31,7 @@ import { claimDue, deliveriesChannel, fanOut, purgeEvents, recordAttempt, releas
 import { loggableError } from '../logger.js';
 import type { Tracing } from '../observability/tracing.js';
 import { afterAttempt, defaultEventRetentionDays, resultOfStatus, type AttemptResult } from '../rules/webhookDelivery.js';
-import { deliveryBody } from './outbox.js';
+import { deliveryBody } from '../events/outbox.js';
 import { guardedLookup, isPublicAddress, TargetRefused } from './targets.js';
 
 export const deliveryTimeoutMs = 15_000;

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Insertable, Kysely } from 'kysely';
 import type { Database, DocumentType, VisionsTable, WebhookDeliveryState } from '../../src/db/database.js';
-import { eventText } from '../../src/webhooks/outbox.js';
+import { eventText } from '../../src/events/outbox.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Documents

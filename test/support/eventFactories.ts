@@ -1,13 +1,13 @@
 /**
- * Events in an organization's log, written as a change writes them (src/webhooks/outbox.ts) but
+ * Events in an organization's log, written as a change writes them (src/events/outbox.ts) but
  * without the change, for the tests that read the feed; each in a transaction of its own, as each
  * change is.
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../src/db/database.js';
-import { belowHorizon, insertEvents } from '../../src/db/queries/webhooks.js';
-import { eventText } from '../../src/webhooks/outbox.js';
+import { belowHorizon, insertEvents } from '../../src/db/queries/events.js';
+import { eventText } from '../../src/events/outbox.js';
 import { waitFor } from './processes.js';
 
 /**

@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { OperationId } from '../../src/api/operations.js';
 import type { Database } from '../../src/db/database.js';
 import { fanOut } from '../../src/db/queries/webhooks.js';
-import { eventSpecOf } from '../../src/webhooks/catalog.js';
+import { eventSpecOf } from '../../src/events/catalog.js';
 import { operations } from './contract.js';
 import { waitFor } from './processes.js';
 
@@ -42,7 +42,7 @@ export function contractPlacesOf(type = '<resource>.<action>'): string {
 /** What to change where when an operation does not send exactly its event, as the contract says it. */
 export function whereEventsAreDeclared(operationId: string, type = '<resource>.<action>'): string {
   return (
-    `${operationId} must send exactly one ${type} event, valid against the contract. Declare it in src/webhooks/catalog.ts ` +
+    `${operationId} must send exactly one ${type} event, valid against the contract. Declare it in src/events/catalog.ts ` +
     `(or noEvent('why') there); a type new to the contract needs ${contractPlacesOf(type)}; a handler wrapped in ` +
     `writingItsEvent (src/handlers/types.ts) writes the event in its own statement (src/db/changes.ts)`
   );

@@ -1,6 +1,6 @@
-/** An event's text as the log keeps it, and the body its deliveries send (src/webhooks/outbox.ts). */
+/** An event's text as the log keeps it, and the body its deliveries send (src/events/outbox.ts). */
 import { describe, expect, it } from 'vitest';
-import { deliveryBody, eventText } from '../../src/webhooks/outbox.js';
+import { deliveryBody, eventText } from '../../src/events/outbox.js';
 
 const at = new Date('2026-11-26T10:00:00.000Z');
 const data = { orgId: 'org-1', teamId: 'team-1', object: { id: 'task-1', title: 'Quote "Baltic" \\ café 𝄞 \u2028' } };

@@ -1,7 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { LOG_READ_BYTES } from '../../src/db/queries/events.js';
-import { EVENT_MAX_BYTES } from '../../src/db/queries/webhooks.js';
+import { EVENT_MAX_BYTES, LOG_READ_BYTES } from '../../src/db/queries/events.js';
 import { liveDefaults, startLiveStreams, type LiveOptions } from '../../src/live/streams.js';
 
 describe("a live stream's buffer", () => {

@@ -9,12 +9,12 @@ import type { Transaction } from 'kysely';
 import { generateKey } from '../../auth/apiKeys.js';
 import type { SecretBox } from '../../auth/secrets.js';
 import type { Database } from '../../db/database.js';
-import { insertEvents } from '../../db/queries/webhooks.js';
+import { insertEvents } from '../../db/queries/events.js';
 import { newWebhookSecret } from '../../handlers/webhooks.js';
 import { keyTail } from '../../records/platform.js';
 import { toTask } from '../../records/tasks.js';
 import { addMinutes } from '../../time.js';
-import { eventText } from '../../webhooks/outbox.js';
+import { eventText } from '../../events/outbox.js';
 import { SAMPLE_IDS } from './sampleIds.js';
 
 const YEAR_MS = 365 * 24 * 60 * 60 * 1000;

@@ -1,5 +1,5 @@
 /**
- * 0011_event_size: every event the log keeps takes at most 64 KB of JSON (src/db/queries/webhooks.ts,
+ * 0011_event_size: every event the log keeps takes at most 64 KB of JSON (src/db/queries/events.ts,
  * `keptEvent`). An event kept larger before — a meeting of many long segues made one of 1.3 MB, which
  * ended every live stream that carried it, at every resume, for as long as the log kept it — is
  * rewritten in its reduced form: its record's short fields (a string, number, boolean or null of at

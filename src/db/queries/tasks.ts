@@ -6,7 +6,7 @@ import { preparedJsonPages } from '../pagination.js';
 import { prepared } from '../prepared.js';
 import { changedItem, changeGranted, isMemberOfTeam, isNoneOrMeetingOfTeam, teamOfChange, type ChangeGuard } from '../changes.js';
 import { callerTeamRole, standingColumnNames, standingColumns, withStanding } from './access.js';
-import { changeWithEvent, type EventStamp } from './webhooks.js';
+import { changeWithEvent, type EventStamp } from './events.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 

@@ -1,26 +1,18 @@
 /**
- * Queries of outgoing webhooks: subscriptions, the outbox (events and their deliveries, written in
- * the change's own transaction), the worker's claims and attempts, and the delivery log.
+ * Queries of outgoing webhooks: subscriptions, pings, the fan-out of the log into deliveries, the
+ * worker's claims and attempts, the delivery log and the log's purge. The log itself (writing it, its
+ * horizon, reading it) is the events' module, ./events.ts.
  */
-import { sql, type Kysely, type OperationNodeSource, type RawBuilder, type Selectable, type Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Database, WebhookAttemptsTable, WebhookDeliveryState, WebhookSubscriptionRow, WebhookSubscriptionUpdate } from '../database.js';
 import { jsonRecord, type JsonShape } from '../json.js';
 import { preparedJsonPages } from '../pagination.js';
+import { belowHorizon, logChannel, pingType, type NewEvent } from './events.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** Channel of PostgreSQL's NOTIFY that wakes the workers of every server process (a ping or a redelivery). */
 export const deliveriesChannel = 'webhook_deliveries';
-
-/**
- * Channel of PostgreSQL's NOTIFY that wakes the live streams of every server process (src/live/streams.ts):
- * the fan-out sends it when it passed events, so the log below the horizon has grown. A change itself
- * sends nothing (see `fanOut`).
- */
-export const logChannel = 'event_log';
-
-/** A ping describes no change: it is sent to one subscription and stays out of the feed and the fan-out. */
-export const pingType = 'webhook.ping';
 
 // ---------------------------------------------------------------------------------------------------
 // Subscriptions
@@ -88,204 +80,7 @@ export async function deleteSubscription(db: Db, id: string): Promise<boolean> {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The outbox
-
-/** An event to write: the organization it belongs to, its type and its JSON text (`eventText`). */
-export interface NewEvent {
-  id: string;
-  orgId: string;
-  teamId: string | null;
-  type: string;
-  event: string;
-  /** The W3C `traceparent` of the request that wrote it, which its deliveries send; none outside a request. */
-  traceparent?: string | null;
-}
-
-/** Where a changed resource lives, found from what the request names. */
-export type SubjectKind =
-  | 'organization'
-  | 'team'
-  | 'teamWithoutVision'
-  | 'task'
-  | 'issue'
-  | 'goal'
-  | 'milestone'
-  | 'metric'
-  | 'meeting'
-  | 'message'
-  | 'seat'
-  | 'document'
-  | 'unacknowledgedMessages';
-
-export interface Subject {
-  /** The subject's own id where the lookup gives one (a message), else the key it was found by. */
-  id: string;
-  org_id: string;
-  team_id: string | null;
-}
-
-/** The team-owned tables whose rows carry `team_id`. */
-const teamRows = { task: 'tasks', issue: 'issues', goal: 'goals', metric: 'metrics', meeting: 'meetings', seat: 'seats', document: 'documents' } as const;
-
-function subjectsOf(kind: SubjectKind, keys: readonly string[], userId: string) {
-  const ids = sql`(${[...keys]}::text[])`;
-  switch (kind) {
-    case 'organization':
-      return sql`select o.id, o.id as org_id, null::text as team_id from organizations o where o.id = any${ids}`;
-    case 'team':
-      return sql`select t.id, t.org_id, t.id as team_id from teams t where t.id = any${ids}`;
-    case 'teamWithoutVision':
-      return sql`select t.id, t.org_id, t.id as team_id from teams t
-        where t.id = any${ids} and not exists (select 1 from visions v where v.team_id = t.id)`;
-    case 'milestone':
-      return sql`select x.id, t.org_id, t.id as team_id from milestones x join goals g on g.id = x.goal_id join teams t on t.id = g.team_id
-        where x.id = any${ids}`;
-    case 'message':
-      return sql`select x.id, x.org_id, m.team_id from cascading_messages x join meetings m on m.id = x.meeting_id where x.id = any${ids}`;
-    case 'unacknowledgedMessages':
-      return sql`select x.id, x.org_id, m.team_id from cascading_messages x join meetings m on m.id = x.meeting_id
-        where x.id = any${ids} and not exists (select 1 from message_acknowledgements a where a.message_id = x.id and a.user_id = ${userId})`;
-    default:
-      return sql`select x.id, t.org_id, t.id as team_id from ${sql.table(teamRows[kind])} x join teams t on t.id = x.team_id
-        where x.id = any${ids}`;
-  }
-}
-
-/** The subjects of a change, looked up before it runs (a row it deletes, or what it alters), in one statement. */
-export async function subjectsBefore(db: Db, kind: SubjectKind, keys: readonly string[], userId: string): Promise<Subject[]> {
-  const { rows } = await sql<Subject>`
-    select subject.id, subject.org_id, subject.team_id from (${subjectsOf(kind, keys, userId)}) subject order by subject.id
-  `.execute(db);
-  return rows;
-}
-
-/**
- * The largest event the log keeps: 64 KB of JSON (UTF-8 bytes), the whole event with its `id`. A live
- * stream's buffer and a feed page's budget follow from it (src/live/streams.ts, src/db/queries/events.ts).
- */
-export const EVENT_MAX_BYTES = 64 * 1024;
-/** In a reduced event, a field of the record is kept when its value's JSON takes at most this. */
-export const REDUCED_FIELD_MAX_BYTES = 1024;
-/** …and while the fields kept so far take at most this: a reduced event stays far below `EVENT_MAX_BYTES`. */
-const REDUCED_FIELDS_MAX_BYTES = 32 * 1024;
-
-/**
- * The SQL of the event the log keeps for the SQL of an event's text (`{"id","type","timestamp","data":
- * {"orgId","teamId","object"}}`, compact): the text itself when it takes at most `EVENT_MAX_BYTES`, else
- * its reduced form, whose `object` is `{"reduced":true,"kind":<the type's subject>}` after the record's
- * fields that are a string, number, boolean or null of at most `REDUCED_FIELD_MAX_BYTES` of JSON, each
- * exactly as in the record (its id, who wrote it and whom it concerns among them, which the per-reader
- * views judge by), in the record's order; lists, objects and long texts are left out, and the reader
- * reads them with the subject's GET. Every writer of the log passes through here (`writeEvents`,
- * `changeWithEvent`), so no event of any kind can silence a stream or outgrow a page.
- *
- * `json` (not `jsonb`) keeps each value's text and the members' order as written. A text within the
- * limit costs its length's lookup only.
- */
-function keptEvent(text: RawBuilder<unknown>): RawBuilder<string> {
-  const reduced = sql`(select '{"id":' || (j.v->'id')::text || ',"type":' || (j.v->'type')::text || ',"timestamp":' || (j.v->'timestamp')::text
-      || ',"data":{"orgId":' || (j.v->'data'->'orgId')::text || ',"teamId":' || (j.v->'data'->'teamId')::text || ',"object":{'
-      || coalesce((
-        select string_agg(m.member, ',' order by m.ord) || ',' from (
-          select f.ord, to_json(f.key)::text || ':' || f.value::text as member,
-            sum(octet_length(f.key) + octet_length(f.value::text) + 4) over (order by f.ord) as kept
-          from json_each(j.v->'data'->'object') with ordinality f(key, value, ord)
-          where json_typeof(f.value) in ('string', 'number', 'boolean', 'null') and octet_length(f.value::text) <= ${sql.lit(REDUCED_FIELD_MAX_BYTES)}
-        ) m where m.kept <= ${sql.lit(REDUCED_FIELDS_MAX_BYTES)}
-      ), '')
-      || '"reduced":true,"kind":' || to_json(split_part(j.v->>'type', '.', 1))::text || '}}}'
-    from (select t.event::json as v) j)`;
-  return sql<string>`(select case when octet_length(t.event) <= ${sql.lit(EVENT_MAX_BYTES)} then t.event else ${reduced} end from (select (${text})::text as event) t)`;
-}
-
-/** Writes the events of `sent` (rows of id, org_id, team_id, type, event, traceparent) into the log, in one statement of the change's transaction. */
-async function writeEvents(trx: Transaction<Database>, sent: RawBuilder<unknown>, now: Date): Promise<void> {
-  await sql`
-    insert into webhook_events (id, org_id, team_id, type, event, traceparent, created_at)
-    select sent.id, sent.org_id, sent.team_id, sent.type, ${keptEvent(sql`sent.event`)}, sent.traceparent, ${now}
-    from (${sent}) sent (id, org_id, team_id, type, event, traceparent)
-  `.execute(trx);
-}
-
-/** Writes events whose organization is known (their subjects were looked up before the change). */
-export async function insertEvents(trx: Transaction<Database>, events: readonly NewEvent[], now: Date): Promise<void> {
-  if (events.length === 0) return;
-  await writeEvents(
-    trx,
-    sql`select * from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.orgId)}::text[], ${events.map((e) => e.teamId)}::text[],
-      ${events.map((e) => e.type)}::text[], ${events.map((e) => e.event)}::text[], ${events.map((e) => e.traceparent ?? null)}::text[])`,
-    now,
-  );
-}
-
-/**
- * The SQL of an event's text, as `eventText` writes it — `{"id","type","timestamp","data":{"orgId",
- * "teamId","object"}}`, compact — from the SQL of its organization, team and object (JSON text).
- */
-function eventTextOf(id: string, type: string, at: Date, orgId: RawBuilder<unknown>, teamId: RawBuilder<unknown>, object: RawBuilder<unknown>) {
-  const known = `{"id":${JSON.stringify(id)},"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(at.toISOString())},"data":{"orgId":`;
-  return sql`${known}::text || to_json(${orgId})::text || ',"teamId":' || coalesce(to_json(${teamId})::text, 'null')
-      || ',"object":' || ${object} || '}}'`;
-}
-
-/**
- * Writes the event of a change whose subject still exists after it, finding the subject's
- * organization and team in the same statement, with `object` the JSON text given.
- */
-export function insertEventOf(
-  trx: Transaction<Database>,
-  event: {
-    id: string;
-    kind: SubjectKind;
-    key: string;
-    userId: string;
-    type: string;
-    teamId?: string | undefined;
-    object: string;
-    at: Date;
-    traceparent?: string | null;
-  },
-): Promise<void> {
-  const teamId = event.teamId === undefined ? sql`subject.team_id` : sql`${event.teamId}::text`;
-  return writeEvents(
-    trx,
-    sql`select ${event.id}::text, subject.org_id, ${teamId}, ${event.type}::text,
-      ${eventTextOf(event.id, event.type, event.at, sql`subject.org_id`, teamId, sql`${event.object}::text`)}, ${event.traceparent ?? null}::text
-      from (${subjectsOf(event.kind, [event.key], event.userId)}) subject`,
-    event.at,
-  );
-}
-
-/** An event stamped before its change runs, which the change writes itself (`changeWithEvent`). */
-export interface EventStamp {
-  id: string;
-  type: string;
-  at: Date;
-  /** The W3C `traceparent` of the request, which the event's deliveries send. */
-  traceparent: string | null;
-}
-
-/**
- * A change and its event in one statement (a data-modifying `with`, atomic without `begin` and
- * `commit`). `change` is an `insert`, `update` or `delete` whose guard (`where`) holds the access
- * check and the rules, and which returns, for the row it changed, the event's `org_id` and `team_id`
- * and `object`, the JSON text of the event's object (the record as the change answers it, written
- * with `jsonRecord`, or the id of what is gone). Answers `object`; undefined when the guard let
- * nothing through — then nothing changed and no event was written.
- */
-export async function changeWithEvent(db: Db, change: OperationNodeSource, event: EventStamp): Promise<string | undefined> {
-  const { rows } = await sql<{ object: string }>`
-    with changed as (${change}),
-    event as (
-      insert into webhook_events (id, org_id, team_id, type, event, traceparent, created_at)
-      select ${event.id}::text, changed.org_id, changed.team_id, ${event.type}::text,
-        ${keptEvent(eventTextOf(event.id, event.type, event.at, sql`changed.org_id`, sql`changed.team_id`, sql`changed.object`))}, ${event.traceparent}::text, ${event.at}
-      from changed
-    )
-    select changed.object from changed
-  `.execute(db);
-  return rows[0]?.object;
-}
+// Pings
 
 /** One event to one subscription only (a ping, which is no change: outside the feed and the fan-out): the delivery's id. */
 export async function insertEventFor(db: Db, subscriptionId: string, event: Omit<NewEvent, 'teamId'>, now: Date): Promise<string> {
@@ -304,57 +99,6 @@ export async function insertEventFor(db: Db, subscriptionId: string, event: Omit
 
 // ---------------------------------------------------------------------------------------------------
 // The fan-out
-
-/**
- * The log's horizon (see 0005_event_log and docs/architecture.md): an `xid8` below which no
- * transaction that may still write the log is running, in the statement's snapshot. It is the
- * snapshot's oldest running transaction (`pg_snapshot_xmin`) with the transactions of the server's
- * other databases left out, which can never write our log: a transaction held open in another
- * database no longer holds back our feed and webhooks.
- *
- * - Each running transaction of the snapshot (`pg_snapshot_xip`, top-level ids only: a subtransaction's
- *   events carry its top-level id, `pg_current_xact_id()`) counts, unless it is known to belong to
- *   another database: a session's `backend_xid` in `pg_stat_activity` with another `datid`, or a
- *   prepared transaction of another database. With none counted, the horizon is the snapshot's
- *   `xmax`: a transaction that gets its id later (one that has none yet) gets one at or above it.
- * - Only leaving out is decided from the views, never keeping in: a transaction of ours is always
- *   counted, so within our database the order is exactly as gap-free as with `pg_snapshot_xmin`. A
- *   transaction id belongs to one database for good, so a view read after the snapshot (or, within a
- *   transaction, the activity PostgreSQL copied at its first read) can only be incomplete, never
- *   wrong: another database's transaction that ended meanwhile is counted, and holds nothing back
- *   beyond that statement. A session whose database is unknown (a background worker) is counted.
- * - The activity is only read when the snapshot has running transactions, once per statement (an
- *   uncorrelated subquery). On PGlite (one database, one session) nothing is left out, so the horizon
- *   is its `pg_snapshot_xmin` exactly.
- */
-export const logHorizon = sql<string>`(
-  select least(pg_snapshot_xmax(pg_current_snapshot()), min(running.xid))
-  from pg_snapshot_xip(pg_current_snapshot()) as running(xid)
-  where not exists (
-    select 1 from pg_stat_activity a
-    where a.backend_xid = running.xid::xid and a.datid <> (select d.oid from pg_database d where d.datname = current_database())
-  ) and not exists (
-    select 1 from pg_prepared_xacts p where p.transaction = running.xid::xid and p.database <> current_database()
-  )
-)`;
-
-/** Only events of transactions below the log's horizon are read: nothing can commit there any more. */
-export const belowHorizon = (txid: RawBuilder<unknown>) => sql`${txid} < ${logHorizon}`;
-
-/**
- * When the next event the log's readers wait for was written: the first committed event, in log
- * order, at or above the horizon (one probe of `webhook_events_txid_position_idx`); null when every
- * committed event is below it. Its age is how far the feed and the fan-out are behind.
- */
-export async function firstHeldEventAt(db: Db): Promise<Date | null> {
-  const { rows } = await sql<{ created_at: Date }>`
-    select e.created_at from webhook_events e
-    where not (${belowHorizon(sql`e.txid`)}) and e.type <> ${sql.lit(pingType)}
-    order by e.txid, e.position
-    limit 1
-  `.execute(db);
-  return rows[0]?.created_at ?? null;
-}
 
 /**
  * Writes the deliveries of the next `limit` events of the log, in log order, to the active

@@ -12,7 +12,7 @@
  * A handler that writes its own event (`writingItsEvent`, src/handlers/types.ts) makes the change,
  * its access check and its event one statement on the plain path (no `Idempotency-Key`, no
  * `If-Match`): the outbox stamps the event and opens no transaction (`changeWithEvent`,
- * src/db/queries/webhooks.ts).
+ * src/db/queries/events.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -20,7 +20,7 @@ import { bodyText } from '../api/jsonText.js';
 import type { OperationId } from '../api/operations.js';
 import type { Database } from '../db/database.js';
 import { inTransaction } from '../db/transaction.js';
-import { insertEventOf, insertEvents, subjectsBefore, type EventStamp, type NewEvent } from '../db/queries/webhooks.js';
+import { insertEventOf, insertEvents, subjectsBefore, type EventStamp, type NewEvent } from '../db/queries/events.js';
 import { eventSpecOf, type ChangeInput, type ChangeResult } from './catalog.js';
 
 /** The JSON text of an event as the log keeps it and the feed answers it: `{"id","type","timestamp","data"}`, compact. */

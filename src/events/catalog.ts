@@ -15,7 +15,7 @@
  * writes exactly its event, valid against that schema (`make check-op OP=…` runs its part).
  */
 import type { ChangingOperation, OperationId, Schemas } from '../api/operations.js';
-import type { SubjectKind } from '../db/queries/webhooks.js';
+import type { SubjectKind } from '../db/queries/events.js';
 import { meetingSeenByEveryone } from '../records/meetings.js';
 
 export interface ChangeInput {

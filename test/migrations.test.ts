@@ -149,6 +149,7 @@ const schema: SchemaFacts = {
     meeting_duration_min: 'integer defaulted',
     meeting_warning_min: 'integer defaulted',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   team_members: {
     team_id: 'text required',
@@ -168,6 +169,7 @@ const schema: SchemaFacts = {
     notes: 'text nullable',
     ratings_revealed_at: 'timestamptz nullable',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   meeting_ratings: {
     meeting_id: 'text required',
@@ -183,6 +185,7 @@ const schema: SchemaFacts = {
     user_id: 'text required',
     content: 'text required',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   headlines: {
     id: 'text defaulted',
@@ -191,6 +194,7 @@ const schema: SchemaFacts = {
     type: 'text required',
     content: 'text required',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   cascading_messages: {
     id: 'text defaulted',
@@ -199,6 +203,7 @@ const schema: SchemaFacts = {
     user_id: 'text required',
     content: 'text required',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   message_acknowledgements: {
     message_id: 'text required',
@@ -215,6 +220,7 @@ const schema: SchemaFacts = {
     completed_at: 'timestamptz nullable',
     meeting_id: 'text nullable',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   issues: {
     id: 'text defaulted',
@@ -227,6 +233,7 @@ const schema: SchemaFacts = {
     created_by_id: 'text required',
     resolved_at: 'timestamptz nullable',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   goals: {
     id: 'text defaulted',
@@ -239,6 +246,7 @@ const schema: SchemaFacts = {
     level: 'text defaulted',
     status: 'text defaulted',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   milestones: {
     id: 'text defaulted',
@@ -247,6 +255,7 @@ const schema: SchemaFacts = {
     due_date: 'date nullable',
     completed: 'boolean defaulted',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   metrics: {
     id: 'text defaulted',
@@ -258,6 +267,7 @@ const schema: SchemaFacts = {
     description: 'text nullable',
     position: 'integer required',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   metric_values: {
     metric_id: 'text required',
@@ -267,6 +277,7 @@ const schema: SchemaFacts = {
     entered_by_id: 'text required',
     created_at: 'timestamptz defaulted',
     updated_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   visions: {
     id: 'text defaulted',
@@ -281,6 +292,7 @@ const schema: SchemaFacts = {
     issues_list: 'text nullable',
     created_at: 'timestamptz defaulted',
     updated_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   seats: {
     id: 'text defaulted',
@@ -291,6 +303,7 @@ const schema: SchemaFacts = {
     responsibilities: 'text nullable',
     position: 'integer required',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   people_reviews: {
     id: 'text defaulted',
@@ -303,6 +316,7 @@ const schema: SchemaFacts = {
     notes: 'text nullable',
     created_at: 'timestamptz defaulted',
     updated_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   documents: {
     id: 'text defaulted',
@@ -312,6 +326,7 @@ const schema: SchemaFacts = {
     type: 'text defaulted',
     created_by_id: 'text required',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   ai_providers: {
     id: 'text defaulted',

@@ -40,6 +40,7 @@ export interface RatingJson {
 
 export interface SegueJson {
   id: string;
+  revision: number | string;
   meeting_id: string;
   user_id: string;
   content: string;
@@ -84,7 +85,7 @@ const ratingsOf = sql<RatingJson[]>`(
 const seguesOf = sql<SegueJson[]>`(
   select coalesce(
     json_agg(
-      json_build_object('id', s.id, 'meeting_id', s.meeting_id, 'user_id', s.user_id, 'content', s.content, 'created_at', s.created_at)
+      json_build_object('id', s.id, 'revision', s.revision, 'meeting_id', s.meeting_id, 'user_id', s.user_id, 'content', s.content, 'created_at', s.created_at)
       order by s.created_at, s.id
     ),
     '[]'::json
@@ -97,7 +98,7 @@ const headlinesOf = sql<HeadlineJson[]>`(
   select coalesce(
     json_agg(
       json_build_object(
-        'id', h.id, 'meeting_id', h.meeting_id, 'user_id', h.user_id, 'type', h.type, 'content', h.content, 'created_at', h.created_at
+        'id', h.id, 'revision', h.revision, 'meeting_id', h.meeting_id, 'user_id', h.user_id, 'type', h.type, 'content', h.content, 'created_at', h.created_at
       )
       order by h.created_at, h.id
     ),
@@ -113,7 +114,7 @@ function messagesOf(userId: string) {
     select coalesce(
       json_agg(
         json_build_object(
-          'id', c.id, 'meeting_id', c.meeting_id, 'user_id', c.user_id, 'content', c.content, 'created_at', c.created_at,
+          'id', c.id, 'revision', c.revision, 'meeting_id', c.meeting_id, 'user_id', c.user_id, 'content', c.content, 'created_at', c.created_at,
           'acknowledged', exists (select 1 from message_acknowledgements a where a.message_id = c.id and a.user_id = ${userId})
         )
         order by c.created_at, c.id

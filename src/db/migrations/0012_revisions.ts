@@ -12,6 +12,9 @@
  * - A record whose GET shows rows of another table (a goal its milestones, a meeting its ratings,
  *   segues, headlines and messages; a message who acknowledged it) is bumped by those rows' triggers:
  *   an update of the parent row, which takes its lock and so its own trigger's number.
+ * - An update that leaves the row as it was (but for columns the record does not show, such as a
+ *   weekly value's `updated_at`) keeps its revision and bumps no parent: a PUT sent twice answers
+ *   the same twice.
  * - The sequence stops at 2^53 − 1, so a revision is always an exact JavaScript number.
  * - Existing rows are numbered once, in no particular order (each a new number).
  *
@@ -19,24 +22,24 @@
  */
 import { sql, type Kysely } from 'kysely';
 
-/** The tables whose rows are records the API shows with a revision. */
-const tables = [
-  'teams',
-  'tasks',
-  'issues',
-  'goals',
-  'milestones',
-  'meetings',
-  'segues',
-  'headlines',
-  'cascading_messages',
-  'metrics',
-  'metric_values',
-  'visions',
-  'seats',
-  'people_reviews',
-  'documents',
-] as const;
+/** The tables whose rows are records the API shows with a revision, each with the columns its record does not show. */
+const tables = {
+  teams: [],
+  tasks: [],
+  issues: [],
+  goals: [],
+  milestones: [],
+  meetings: [],
+  segues: [],
+  headlines: [],
+  cascading_messages: [],
+  metrics: [],
+  metric_values: ['updated_at'],
+  visions: [],
+  seats: [],
+  people_reviews: [],
+  documents: [],
+} as const satisfies Record<string, readonly string[]>;
 
 /** A child table, the column naming its parent's row and the parent's table: a change of the child is a change of the parent. */
 const parents = [
@@ -52,9 +55,14 @@ const MAX_SAFE_INTEGER = '9007199254740991';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await sql.raw(`alter sequence webhook_events_position_seq maxvalue ${MAX_SAFE_INTEGER}`).execute(db);
+  // An update that leaves the row as it was (but for the columns named as the trigger's arguments,
+  // which the record does not show) keeps its revision: a PUT sent twice answers the same twice.
   await sql`
     create function set_revision() returns trigger language plpgsql as $$
     begin
+      if tg_op = 'UPDATE' and (to_jsonb(old) - coalesce(tg_argv, '{}')) = (to_jsonb(new) - coalesce(tg_argv, '{}')) then
+        return new;
+      end if;
       new.revision := nextval('webhook_events_position_seq');
       return new;
     end $$`.execute(db);
@@ -64,17 +72,22 @@ export async function up(db: Kysely<any>): Promise<void> {
     declare
       child record := case when tg_op = 'DELETE' then old else new end;
     begin
+      -- The child's revision is part of the parent's record: only an update that left the child as it was is none.
+      if tg_op = 'UPDATE' and to_jsonb(old) = to_jsonb(new) then
+        return null;
+      end if;
       execute format('update %I set revision = 0 where id = $1', tg_argv[1]) using to_jsonb(child) ->> tg_argv[0];
       if tg_op = 'UPDATE' and (to_jsonb(old) ->> tg_argv[0]) is distinct from (to_jsonb(new) ->> tg_argv[0]) then
         execute format('update %I set revision = 0 where id = $1', tg_argv[1]) using to_jsonb(old) ->> tg_argv[0];
       end if;
       return null;
     end $$`.execute(db);
-  for (const table of tables) {
+  for (const table of Object.keys(tables)) {
     // The volatile default numbers the existing rows, one number each; the trigger numbers every write after.
     await sql.raw(`alter table ${table} add column revision bigint not null default nextval('webhook_events_position_seq')`).execute(db);
     await sql.raw(`alter table ${table} alter column revision drop default`).execute(db);
-    await sql.raw(`create trigger ${table}_revision before insert or update on ${table} for each row execute function set_revision()`).execute(db);
+    const unshown = tables[table as keyof typeof tables].map((column) => `'${column}'`).join(', ');
+    await sql.raw(`create trigger ${table}_revision before insert or update on ${table} for each row execute function set_revision(${unshown})`).execute(db);
   }
   for (const [child, column, parent] of parents) {
     await sql
@@ -87,7 +100,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   for (const [child] of parents) await sql.raw(`drop trigger ${child}_parent_revision on ${child}`).execute(db);
-  for (const table of tables) {
+  for (const table of Object.keys(tables)) {
     await sql.raw(`drop trigger ${table}_revision on ${table}`).execute(db);
     await sql.raw(`alter table ${table} drop column revision`).execute(db);
   }

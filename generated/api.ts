@@ -5555,9 +5555,10 @@ export interface components {
         };
         /**
          * ReducedRecord
-         * @description The reduced form of an event's `object`, for a record whose JSON would make the event pass 64 KB (65,536 bytes of UTF-8; every event the log keeps, the feed lists, a stream sends and a webhook delivers takes at most that). It holds the record's fields whose value is a string, a number, a boolean or `null` of at most 1 KB of JSON, each exactly as in the whole record, in the record's order — its `id`, and the ids of who wrote it and whom it concerns, always among them — followed by `reduced: true` and `kind`; lists, objects and longer texts are left out. Read the whole record with its `GET` (the event's description names it). Only the event types whose record can pass the limit declare this form.
+         * @description The reduced form of an event's `object`, for a record whose JSON would make the event pass 64 KB (65,536 bytes of UTF-8; every event the log keeps, the feed lists, a stream sends and a webhook delivers takes at most that). It holds the record's fields whose value is a string, a number, a boolean or `null` of at most 1 KB of JSON, each exactly as in the whole record, in the record's order — its `id` and `revision`, and the ids of who wrote it and whom it concerns, always among them — followed by `reduced: true` and `kind`; lists, objects and longer texts are left out. Read the whole record with its `GET` (the event's description names it). Only the event types whose record can pass the limit declare this form.
          * @example {
          *       "id": "1c1c0000-0000-4000-8000-000000000001",
+         *       "revision": 48213,
          *       "teamId": "0c0c0000-0000-4000-8000-000000000001",
          *       "date": "2026-11-16",
          *       "status": "IN_PROGRESS",
@@ -5574,6 +5575,7 @@ export interface components {
         ReducedRecord: {
             /** @description The record's id. */
             id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             /**
              * @description Always `true`; the whole record is not in the event.
              * @constant

@@ -1528,3 +1528,52 @@ describe.each(databases)('the event size migration on $name', ({ open }) => {
     expect(kept['event-small']).toBe(small);
   });
 });
+
+// ---------------------------------------------------------------------------------------------------
+
+describe.each(databases)('the revisions migration on $name', ({ open }) => {
+  const at = new Date('2026-11-20T08:00:00.000Z');
+  const events = [
+    ['event-goal', 'goal.updated', { id: 'goal-old', title: 'Old', milestones: [{ id: 'milestone-old', goalId: 'goal-old', title: 'A step' }] }],
+    ['event-value', 'metric_value.set', { metricId: 'metric-old', week: '2026-11-16', value: '3' }],
+    ['event-deleted', 'task.deleted', { id: 'task-old' }],
+  ] as const;
+  let database: OpenDatabase;
+  let migrator: Migrator;
+  let before: Record<string, string>;
+
+  const keptEvents = async () => {
+    const { rows } = await sql<{ id: string; event: string; position: string }>`select id, event, position::text from webhook_events order by id`.execute(database.db);
+    return rows;
+  };
+
+  beforeAll(async () => {
+    database = await open();
+    migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
+    await migrator.migrateTo('0011_event_size');
+    await sql`insert into organizations (id, name, slug, timezone, default_locale) values ('org-revisions', 'Revisions', 'revisions', 'UTC', 'en')`.execute(database.db);
+    for (const [id, type, object] of events) {
+      const event = eventText(id, type, at, { orgId: 'org-revisions', teamId: null, object });
+      await sql`insert into webhook_events (id, org_id, type, event) values (${id}, 'org-revisions', ${type}, ${event})`.execute(database.db);
+    }
+    before = Object.fromEntries((await keptEvents()).map((row) => [row.id, row.event]));
+  });
+
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it('gives the records of the events kept before, nested ones too, the event\'s position as revision, and down takes it out again', async () => {
+    const up = await migrator.migrateTo('0012_revisions');
+    expect(up.results).toEqual([{ migrationName: '0012_revisions', direction: 'Up', status: 'Success' }]);
+    const kept = Object.fromEntries((await keptEvents()).map((row) => [row.id, { object: JSON.parse(row.event).data.object, position: Number(row.position) }]));
+    const goalEvent = kept['event-goal']!;
+    expect(goalEvent.object).toEqual({ ...events[0][2], revision: goalEvent.position, milestones: [{ ...events[0][2].milestones[0], revision: goalEvent.position }] });
+    expect(kept['event-value']!.object).toEqual({ ...events[1][2], revision: kept['event-value']!.position });
+    expect(kept['event-deleted']!.object).toEqual({ id: 'task-old' });
+
+    const down = await migrator.migrateTo('0011_event_size');
+    expect(down.results).toEqual([{ migrationName: '0012_revisions', direction: 'Down', status: 'Success' }]);
+    expect(Object.fromEntries((await keptEvents()).map((row) => [row.id, row.event]))).toEqual(before);
+  });
+});

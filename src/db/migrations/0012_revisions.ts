@@ -16,7 +16,9 @@
  *   weekly value's `updated_at`) keeps its revision and bumps no parent: a PUT sent twice answers
  *   the same twice.
  * - The sequence stops at 2^53 − 1, so a revision is always an exact JavaScript number.
- * - Existing rows are numbered once, in no particular order (each a new number).
+ * - Existing rows are numbered once, in no particular order (each a new number). The events the log
+ *   kept before carry their records with the event's own position as revision: older than any
+ *   number drawn here, as they are. Down takes `revision` out of the events again.
  *
  * Frozen in time: imports nothing from the application, only `kysely`.
  */
@@ -52,6 +54,14 @@ const parents = [
 ] as const;
 
 const MAX_SAFE_INTEGER = '9007199254740991';
+
+/** The event types whose `object` is one of these records (the others carry an id or a reference). */
+const recordEvents = [
+  'team.created', 'team.updated', 'task.created', 'task.updated', 'issue.created', 'issue.updated', 'goal.created', 'goal.updated',
+  'milestone.created', 'milestone.updated', 'metric.created', 'metric.updated', 'meeting.created', 'meeting.updated',
+  'meeting.status_changed', 'meeting.ratings_revealed', 'segue.created', 'headline.created', 'cascading_message.created',
+  'vision.created', 'vision.updated', 'seat.created', 'seat.updated', 'people_review.set', 'document.created',
+];
 
 export async function up(db: Kysely<any>): Promise<void> {
   await sql.raw(`alter sequence webhook_events_position_seq maxvalue ${MAX_SAFE_INTEGER}`).execute(db);
@@ -89,6 +99,15 @@ export async function up(db: Kysely<any>): Promise<void> {
     const unshown = tables[table as keyof typeof tables].map((column) => `'${column}'`).join(', ');
     await sql.raw(`create trigger ${table}_revision before insert or update on ${table} for each row execute function set_revision(${unshown})`).execute(db);
   }
+  // An event the log kept before carries its records (and their nested ones) with its own position as
+  // their revision: a number of the same space, smaller than every revision numbered above, so older.
+  await sql`
+    update webhook_events set event = substr(event, 1, strpos(event, '"object":') - 1)
+      || regexp_replace(substr(event, strpos(event, '"object":')), '\\{"id":("[^"]*"),', '{"id":\\1,"revision":' || position || ',', 'g')
+    where type in (${sql.join(recordEvents)})`.execute(db);
+  await sql`
+    update webhook_events set event = regexp_replace(event, '"object":\\{', '"object":{"revision":' || position || ',')
+    where type = 'metric_value.set'`.execute(db);
   for (const [child, column, parent] of parents) {
     await sql
       .raw(
@@ -104,6 +123,7 @@ export async function down(db: Kysely<any>): Promise<void> {
     await sql.raw(`drop trigger ${table}_revision on ${table}`).execute(db);
     await sql.raw(`alter table ${table} drop column revision`).execute(db);
   }
+  await sql`update webhook_events set event = regexp_replace(event, '"revision":[0-9]+,', '', 'g') where event like '%"revision":%'`.execute(db);
   await sql`drop function bump_parent_revision()`.execute(db);
   await sql`drop function set_revision()`.execute(db);
   await sql`alter sequence webhook_events_position_seq no maxvalue`.execute(db);

@@ -217,11 +217,13 @@ export function lockMeeting(trx: Transaction<Database>, meetingId: string, userI
 }
 
 /**
- * The meeting to rate with what decides its rating window, share-locked until the end of the
- * transaction: raters do not wait for each other, but a status move waits for them (and they for it).
+ * The meeting to rate with what decides its rating window, locked until the end of the transaction:
+ * a rating changes the meeting (its summary, so its revision: 0012_revisions), so raters of one
+ * meeting take turns, and a status move waits for them (and they for it). A share lock here would
+ * deadlock two raters, each then waiting to update the row the other shares.
  */
 export function lockMeetingForRating(trx: Transaction<Database>, meetingId: string, userId: string) {
-  return selectMeetingFacts(trx, userId).select(nextStartedAt).where('meetings.id', '=', meetingId).forShare('meetings').executeTakeFirst();
+  return selectMeetingFacts(trx, userId).select(nextStartedAt).where('meetings.id', '=', meetingId).forNoKeyUpdate('meetings').executeTakeFirst();
 }
 
 export interface RecapTaskJson {

@@ -105,7 +105,7 @@ describe.skipIf(!postgresUrl)('revisions under concurrent changes (PostgreSQL on
     const { team, person } = await createTeamWorld(app.db);
     const member = await person('MEMBER', 'MEMBER');
     const task = await createTask(app.db, team.id, member.user.id);
-    let patched: Awaited<ReturnType<TestApp['request']>> | undefined;
+    let patched: { status: number; body: { revision: number } } | undefined;
 
     // The earlier transaction takes its id first, lets a PATCH begin, change and commit, then changes the task and commits last.
     const earlier = await app.db.transaction().execute(async (trx) => {

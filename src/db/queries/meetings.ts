@@ -435,8 +435,19 @@ export function findMessageFacts(db: Db, messageId: string, userId: string) {
     .executeTakeFirst();
 }
 
+/**
+ * Deleting a message changes its meeting (0012_revisions): the meeting is locked before the message,
+ * in the order every change of a meeting's messages takes (`acknowledgeMessages`), so that two such
+ * changes never wait for each other in a circle.
+ */
 export async function deleteMessage(db: Db, messageId: string) {
-  await db.deleteFrom('cascading_messages').where('id', '=', messageId).execute();
+  await db
+    .deleteFrom('cascading_messages')
+    .where('id', '=', messageId)
+    .where(({ exists }) =>
+      exists(sql`(select 1 from meetings m where m.id = cascading_messages.meeting_id for no key update)`),
+    )
+    .execute();
 }
 
 /** The organizations of the messages that exist among `ids` (ids that match nothing are left out). */
@@ -454,7 +465,15 @@ export async function acknowledgeMessages(db: Db, ids: readonly string[], userId
       eb
         .selectFrom('cascading_messages')
         .select(['cascading_messages.id', sql<string>`${userId}::text`.as('user_id')])
-        .where('cascading_messages.id', 'in', [...ids]),
+        // Acknowledging changes each message and its meeting (0012_revisions): their rows are locked
+        // first, meetings before their messages and each in id order, the same order for every
+        // acknowledgement, so that two of the same messages at once take turns instead of deadlocking.
+        .where(
+          'cascading_messages.id',
+          'in',
+          sql<string>`(select c.id from meetings m join cascading_messages c on c.meeting_id = m.id
+            where c.id in (${sql.join([...ids])}) order by m.id, c.id for no key update of m, c)`,
+        ),
     )
     .onConflict((conflict) => conflict.columns(['message_id', 'user_id']).doNothing())
     .execute();

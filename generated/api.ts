@@ -4416,8 +4416,14 @@ export interface components {
         UpdateOrganizationMemberRequest: {
             role: components["schemas"]["OrganizationRole"];
         };
+        /**
+         * @description How new a record is: the position in the organization's event log of the last change that altered what a GET of the record answers, the record's own changes and those made to it as a side effect (a goal's milestones, a meeting's ratings, segues, headlines and messages). Of two revisions of one record the greater is the newer state, whatever order the changes committed in; revisions share the number space of the log's positions and are never reused. An event carries its record with the record's revision, so a local copy applies an event only when its `object.revision` is greater than the one it holds. A revision may also advance on a write that changed nothing visible; it never goes back. An integer of at most 2^53 − 1, exact in every JSON reader.
+         * @example 48213
+         */
+        Revision: number;
         Team: {
             id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             orgId: components["schemas"]["Id"];
             name: string;
             /**
@@ -4463,6 +4469,7 @@ export interface components {
         Day: string;
         Milestone: {
             id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             goalId: components["schemas"]["Id"];
             title: string;
             dueDate: components["schemas"]["Day"] | null;
@@ -4471,6 +4478,7 @@ export interface components {
         /** @description A quarterly goal (Rock) with all its milestones. */
         Goal: {
             id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             teamId: components["schemas"]["Id"];
             title: string;
             description: string | null;
@@ -4524,6 +4532,7 @@ export interface components {
         /** @description A to-do of a team. */
         Task: {
             id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             teamId: components["schemas"]["Id"];
             title: string;
             ownerId: components["schemas"]["Id"];
@@ -4570,6 +4579,7 @@ export interface components {
         /** @description An issue of a team. */
         Issue: {
             id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             teamId: components["schemas"]["Id"];
             title: string;
             /** @description Longer text; `null` when there is none. */
@@ -4639,6 +4649,7 @@ export interface components {
         /** @description A Scorecard measurable. */
         Metric: {
             id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             teamId: components["schemas"]["Id"];
             title: string;
             /**
@@ -4672,6 +4683,7 @@ export interface components {
             metricId: components["schemas"]["Id"];
             /** @description The Monday that starts the week. */
             week: components["schemas"]["Day"];
+            revision: components["schemas"]["Revision"];
             /** @description As entered; numbers are strings. */
             value: string;
             onTrack: boolean;
@@ -4737,6 +4749,7 @@ export interface components {
         /** @description A weekly meeting with its rating summary. */
         Meeting: {
             id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             teamId: components["schemas"]["Id"];
             date: components["schemas"]["Day"];
             status: components["schemas"]["MeetingStatus"];
@@ -4776,6 +4789,7 @@ export interface components {
         /** @description Good news shared at the start of a meeting. `userId` is its author. */
         Segue: {
             id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             meetingId: components["schemas"]["Id"];
             userId: components["schemas"]["Id"];
             content: string;
@@ -4789,6 +4803,7 @@ export interface components {
         /** @description A customer or employee headline. `userId` is its author. */
         Headline: {
             id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             meetingId: components["schemas"]["Id"];
             userId: components["schemas"]["Id"];
             type: components["schemas"]["HeadlineType"];
@@ -4798,6 +4813,7 @@ export interface components {
         /** @description A message from a meeting to the whole organization. `userId` is its author; `acknowledged` tells whether the caller has marked it read. */
         CascadingMessage: {
             id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             meetingId: components["schemas"]["Id"];
             userId: components["schemas"]["Id"];
             content: string;
@@ -4915,6 +4931,7 @@ export interface components {
         /** @description The team's vision document. Every field is `null` until it is set. List and object fields are returned parsed; a list or object field that still holds older free text from the web application (any stored text that is not JSON of the field's shape) is returned as that text. Text fields are always returned as text, even when the text looks like JSON. */
         Vision: {
             id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             teamId: components["schemas"]["Id"];
             coreValues: components["schemas"]["VisionListValue"];
             coreFocus: components["schemas"]["VisionObjectValue"];
@@ -4968,6 +4985,7 @@ export interface components {
         /** @description A seat of the accountability chart. `parentId` links it to the seat above; top-level seats have `parentId: null`. `position` orders seats that share a parent, 1 for the first. */
         Seat: {
             id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             teamId: components["schemas"]["Id"];
             title: string;
             parentId: components["schemas"]["Id"] | null;
@@ -5016,6 +5034,7 @@ export interface components {
         /** @description One evaluator's review of one team member for one quarter. */
         PeopleReview: {
             id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             teamId: components["schemas"]["Id"];
             /** @description The reviewed person. */
             userId: components["schemas"]["Id"];
@@ -5046,6 +5065,7 @@ export interface components {
         DocumentType: "LINK" | "FILE";
         Document: {
             id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             teamId: components["schemas"]["Id"];
             name: string;
             /** @description Address of the link, or the download address of an uploaded file. */
@@ -5535,9 +5555,10 @@ export interface components {
         };
         /**
          * ReducedRecord
-         * @description The reduced form of an event's `object`, for a record whose JSON would make the event pass 64 KB (65,536 bytes of UTF-8; every event the log keeps, the feed lists, a stream sends and a webhook delivers takes at most that). It holds the record's fields whose value is a string, a number, a boolean or `null` of at most 1 KB of JSON, each exactly as in the whole record, in the record's order — its `id`, and the ids of who wrote it and whom it concerns, always among them — followed by `reduced: true` and `kind`; lists, objects and longer texts are left out. Read the whole record with its `GET` (the event's description names it). Only the event types whose record can pass the limit declare this form.
+         * @description The reduced form of an event's `object`, for a record whose JSON would make the event pass 64 KB (65,536 bytes of UTF-8; every event the log keeps, the feed lists, a stream sends and a webhook delivers takes at most that). It holds the record's fields whose value is a string, a number, a boolean or `null` of at most 1 KB of JSON, each exactly as in the whole record, in the record's order — its `id` and `revision`, and the ids of who wrote it and whom it concerns, always among them — followed by `reduced: true` and `kind`; lists, objects and longer texts are left out. Read the whole record with its `GET` (the event's description names it). Only the event types whose record can pass the limit declare this form.
          * @example {
          *       "id": "1c1c0000-0000-4000-8000-000000000001",
+         *       "revision": 48213,
          *       "teamId": "0c0c0000-0000-4000-8000-000000000001",
          *       "date": "2026-11-16",
          *       "status": "IN_PROGRESS",
@@ -5554,6 +5575,7 @@ export interface components {
         ReducedRecord: {
             /** @description The record's id. */
             id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             /**
              * @description Always `true`; the whole record is not in the event.
              * @constant

@@ -9,6 +9,7 @@
  * - simultaneous additions of seats and metrics → distinct positions: test/orgChart.test.ts, test/metrics.test.ts;
  * - simultaneous first PATCHes of a vision → one vision: test/vision.test.ts.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSeat } from './support/areaFactories.js';
 import { databaseLabel } from './support/database.js';
@@ -180,6 +181,27 @@ describe(`simultaneous rule-guarded changes (${databaseLabel})`, () => {
     expect(answers.map((answer) => answer.status)).toEqual(indexes.map(() => 204));
     const rows = await app.db.selectFrom('message_acknowledgements').select('message_id').where('user_id', '=', viewer.user.id).execute();
     expect(rows.map((row) => row.message_id).sort()).toEqual([...ids].sort());
+  });
+
+  it('different people acknowledging messages of two meetings at once, whose ids take the meetings in opposite orders: every request succeeds', async () => {
+    const { org, team, admin, person } = await createMeetingWorld(app.db);
+    const readers = await Promise.all(indexes.map(() => person('MEMBER', 'VIEWER')));
+    const first = await createMeetingIn(app.db, team.id, admin.user.id, { status: 'COMPLETED' });
+    const second = await createMeetingIn(app.db, team.id, admin.user.id, { status: 'COMPLETED', date: '2026-11-23' });
+    // In id order, one set takes the first meeting's message first, the other the second meeting's.
+    const prefix = randomUUID();
+    const meetingOf = { a: first.id, b: second.id, c: second.id, d: first.id };
+    await app.db
+      .insertInto('cascading_messages')
+      .values(Object.entries(meetingOf).map(([suffix, meetingId]) => ({ id: `${prefix}-${suffix}`, meeting_id: meetingId, org_id: org.id, user_id: admin.user.id, content: 'Quotes within one day' })))
+      .execute();
+    const sets = [[`${prefix}-a`, `${prefix}-b`], [`${prefix}-c`, `${prefix}-d`]];
+
+    const answers = await Promise.all(readers.map((reader, index) => app.request('POST', '/v1/messages/acknowledge', { key: reader.key, body: { ids: sets[index % 2] } })));
+
+    expect(answers.map((answer) => answer.status)).toEqual(indexes.map(() => 204));
+    const rows = await app.db.selectFrom('message_acknowledgements').select('user_id').where('message_id', 'like', `${prefix}-%`).execute();
+    expect(rows).toHaveLength(readers.length * 2);
   });
 
   it('deleting a seat branch and seats inside it at once: no server error, each answer 204 or 404, the branch is gone', async () => {

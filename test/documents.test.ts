@@ -40,6 +40,7 @@ describe(`adding links (${databaseLabel})`, () => {
     const [stored] = await documentsOf(team.id);
     expect(response.body).toEqual({
       id: stored!.id,
+      revision: expect.any(Number),
       teamId: team.id,
       name: 'Pipeline dashboard',
       url: 'https://crm.northwind.example/dashboards/pipeline?view=week#top',
@@ -166,6 +167,7 @@ describe(`listing documents (${databaseLabel})`, () => {
       data: [
         {
           id: file.id,
+          revision: expect.any(Number),
           teamId: team.id,
           name: 'Sales playbook 2026.pdf',
           url: 'https://app.teamos.example/files/sales-playbook-2026.pdf',
@@ -175,6 +177,7 @@ describe(`listing documents (${databaseLabel})`, () => {
         },
         {
           id: later.id,
+          revision: expect.any(Number),
           teamId: team.id,
           name: 'Pipeline dashboard',
           url: 'https://crm.northwind.example/dashboards/pipeline',

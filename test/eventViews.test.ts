@@ -320,7 +320,7 @@ const scenarios: Record<EventType, Scenario[]> = {
       // The event carries the meeting as its list shows it: the single meeting's fields without its parts.
       subject: {
         path: (ctx) => `/meetings/${ctx.id}`,
-        record: ({ id, teamId, date, status, startedAt, endedAt, durationMin, createdById, rating }) => ({ id, teamId, date, status, startedAt, endedAt, durationMin, createdById, rating }),
+        record: ({ id, revision, teamId, date, status, startedAt, endedAt, durationMin, createdById, rating }) => ({ id, revision, teamId, date, status, startedAt, endedAt, durationMin, createdById, rating }),
       },
     },
   ],

@@ -71,6 +71,7 @@ describe(`GET /teams/{teamId}/goals (${databaseLabel})`, () => {
       data: [
         {
           id: first.id,
+          revision: expect.any(Number),
           teamId: team.id,
           title: 'Sign 5 new enterprise customers',
           description: 'Enterprise means 200 shipments a month.',
@@ -79,13 +80,14 @@ describe(`GET /teams/{teamId}/goals (${databaseLabel})`, () => {
           level: 'DEPARTMENT',
           status: 'ON_TRACK',
           milestones: [
-            { id: shortlist.id, goalId: first.id, title: 'Shortlist 20 target accounts', dueDate: null, completed: false },
-            { id: send.id, goalId: first.id, title: 'Send proposals to 10 accounts', dueDate: '2026-11-13', completed: true },
+            { id: shortlist.id, revision: expect.any(Number), goalId: first.id, title: 'Shortlist 20 target accounts', dueDate: null, completed: false },
+            { id: send.id, revision: expect.any(Number), goalId: first.id, title: 'Send proposals to 10 accounts', dueDate: '2026-11-13', completed: true },
           ],
           createdAt: '2026-10-01T07:15:22.318Z',
         },
         {
           id: later.id,
+          revision: expect.any(Number),
           teamId: team.id,
           title: 'Launch the partner referral programme',
           description: null,
@@ -206,6 +208,7 @@ describe(`GET /orgs/{orgId}/goals (${databaseLabel})`, () => {
       data: [
         {
           id: first.id,
+          revision: expect.any(Number),
           teamId: leadership.id,
           title: 'Reach €12M annual revenue',
           description: null,
@@ -213,11 +216,12 @@ describe(`GET /orgs/{orgId}/goals (${databaseLabel})`, () => {
           quarter: '2026-Q4',
           level: 'COMPANY',
           status: 'ON_TRACK',
-          milestones: [{ id: milestone.id, goalId: first.id, title: 'Approve the 2027 price list', dueDate: null, completed: false }],
+          milestones: [{ id: milestone.id, revision: expect.any(Number), goalId: first.id, title: 'Approve the 2027 price list', dueDate: null, completed: false }],
           createdAt: '2026-09-28T12:02:40.551Z',
         },
         {
           id: second.id,
+          revision: expect.any(Number),
           teamId: otherTeam.id,
           title: 'Open the Vienna depot',
           description: null,
@@ -296,6 +300,7 @@ describe(`GET /goals/{id} (${databaseLabel})`, () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       id: goal.id,
+      revision: expect.any(Number),
       teamId: team.id,
       title: 'Sign 5 new enterprise customers',
       description: null,
@@ -303,7 +308,7 @@ describe(`GET /goals/{id} (${databaseLabel})`, () => {
       quarter: '2027-Q2',
       level: 'DEPARTMENT',
       status: 'OFF_TRACK',
-      milestones: [{ id: milestone.id, goalId: goal.id, title: 'Shortlist 20 target accounts', dueDate: '2026-10-16', completed: true }],
+      milestones: [{ id: milestone.id, revision: expect.any(Number), goalId: goal.id, title: 'Shortlist 20 target accounts', dueDate: '2026-10-16', completed: true }],
       createdAt: '2026-10-01T07:15:22.318Z',
     });
   });
@@ -347,6 +352,7 @@ describe(`POST /teams/{teamId}/goals (${databaseLabel})`, () => {
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
       id: expect.any(String),
+      revision: expect.any(Number),
       teamId: team.id,
       title: 'Sign 5 new enterprise customers',
       description: 'Enterprise means 200 shipments a month.',
@@ -475,6 +481,7 @@ describe(`PATCH /goals/{id} (${databaseLabel})`, () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       id: goal.id,
+      revision: expect.any(Number),
       teamId: team.id,
       title: 'Reach €12M annual revenue',
       description: 'Booked, not invoiced.',
@@ -482,7 +489,7 @@ describe(`PATCH /goals/{id} (${databaseLabel})`, () => {
       quarter: '2027-Q1',
       level: 'COMPANY',
       status: 'ON_TRACK',
-      milestones: [{ id: milestone.id, goalId: goal.id, title: 'Shortlist 20 target accounts', dueDate: '2026-10-16', completed: false }],
+      milestones: [{ id: milestone.id, revision: expect.any(Number), goalId: goal.id, title: 'Shortlist 20 target accounts', dueDate: '2026-10-16', completed: false }],
       createdAt: '2026-10-01T07:15:22.318Z',
     });
     expect(await goalRow(goal.id)).toMatchObject({ title: 'Reach €12M annual revenue', owner_id: member.user.id, level: 'COMPANY' });

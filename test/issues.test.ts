@@ -46,6 +46,7 @@ describe(`creating issues (${databaseLabel})`, () => {
     const stored = await storedIssue(response.body.id);
     expect(response.body).toEqual({
       id: stored.id,
+      revision: expect.any(Number),
       teamId: team.id,
       title: 'Deliveries on the Košice route arrive a day late',
       description: 'Three of the last ten deliveries arrived a day late.',
@@ -75,6 +76,7 @@ describe(`creating issues (${databaseLabel})`, () => {
       expect(response.status).toBe(201);
       expect(response.body).toEqual({
         id: response.body.id,
+        revision: expect.any(Number),
         teamId: team.id,
         title: 'Sales and Operations quote different pallet rates',
         description: null,
@@ -164,6 +166,7 @@ describe(`reading an issue (${databaseLabel})`, () => {
       expect(response.status).toBe(200);
       expect(response.body).toEqual({
         id: issue.id,
+        revision: expect.any(Number),
         teamId: team.id,
         title: 'Deliveries on the Košice route arrive a day late',
         description: 'Reminders fail',
@@ -211,6 +214,7 @@ describe(`listing issues (${databaseLabel})`, () => {
       data: [
         {
           id: earlier.id,
+          revision: expect.any(Number),
           teamId: team.id,
           title: 'Earlier',
           description: 'Details',
@@ -223,6 +227,7 @@ describe(`listing issues (${databaseLabel})`, () => {
         },
         {
           id: later.id,
+          revision: expect.any(Number),
           teamId: team.id,
           title: 'Later',
           description: null,
@@ -337,6 +342,7 @@ describe(`changing issues (${databaseLabel})`, () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       id: issue.id,
+      revision: expect.any(Number),
       teamId: team.id,
       title: 'Košice deliveries late because of the Tuesday linehaul',
       description: 'Old details',

@@ -67,7 +67,7 @@ describe(`events larger than the log keeps (${databaseLabel})`, () => {
       const messages = await stream.waitForMessages(212);
       const updated = messages.find((message) => message.event === 'meeting.updated')!;
       expect(Buffer.byteLength(updated.data)).toBeLessThanOrEqual(eventLimit);
-      expect(JSON.parse(updated.data).data.object).toMatchObject({ id: world.meeting.id, reduced: true, kind: 'meeting', status: 'IN_PROGRESS' });
+      expect(JSON.parse(updated.data).data.object).toMatchObject({ id: world.meeting.id, revision: expect.any(Number), reduced: true, kind: 'meeting', status: 'IN_PROGRESS' });
       expect(messages.at(-1)!.event).toBe('task.created');
       expect(stream.isEnded()).toBe(false);
     }
@@ -116,7 +116,7 @@ describe(`events larger than the log keeps (${databaseLabel})`, () => {
     const id = randomUUID();
     // As the contract's limits allow: 50 core values of 200 characters and notes of 5,000, all control characters.
     const coreValuesScores = Object.fromEntries(Array.from({ length: 50 }, (_, n) => [`${n}`.padStart(200, '\u0001'), true]));
-    const review = { id: randomUUID(), teamId: team.id, userId: viewer.user.id, evaluatorId: member.user.id, quarter: '2026-Q4', coreValuesScores, gwc: { getsIt: true, wantsIt: true, capacityToDoIt: true }, notes: '\u0001'.repeat(5_000), updatedAt: at.toISOString() };
+    const review = { id: randomUUID(), revision: 7, teamId: team.id, userId: viewer.user.id, evaluatorId: member.user.id, quarter: '2026-Q4', coreValuesScores, gwc: { getsIt: true, wantsIt: true, capacityToDoIt: true }, notes: '\u0001'.repeat(5_000), updatedAt: at.toISOString() };
     const event = eventText(id, 'people_review.set', at, { orgId: team.org_id, teamId: team.id, object: review });
     expect(Buffer.byteLength(event)).toBeGreaterThan(eventLimit);
     await app.db.transaction().execute((trx) => insertEvents(trx, [{ id, orgId: team.org_id, teamId: team.id, type: 'people_review.set', event }], at));
@@ -129,7 +129,7 @@ describe(`events larger than the log keeps (${databaseLabel})`, () => {
       shown.push((page.body.data as { data: { object: unknown } }[]).map((shownEvent) => shownEvent.data.object));
     }
 
-    const reduced = { id: review.id, teamId: team.id, userId: viewer.user.id, evaluatorId: member.user.id, quarter: '2026-Q4', updatedAt: review.updatedAt, reduced: true, kind: 'people_review' };
+    const reduced = { id: review.id, revision: 7, teamId: team.id, userId: viewer.user.id, evaluatorId: member.user.id, quarter: '2026-Q4', updatedAt: review.updatedAt, reduced: true, kind: 'people_review' };
     expect(shown).toEqual([[reduced], [reduced], [reduced], []]);
   });
 

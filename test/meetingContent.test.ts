@@ -40,6 +40,7 @@ describe(`segues and headlines (${databaseLabel})`, () => {
     expect(first.status).toBe(201);
     expect(first.body).toEqual({
       id: first.body.id,
+      revision: expect.any(Number),
       meetingId: meeting.id,
       userId: member.user.id,
       content: 'I ran my first half marathon.',
@@ -121,6 +122,7 @@ describe(`cascading messages (${databaseLabel})`, () => {
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
       id: response.body.id,
+      revision: expect.any(Number),
       meetingId: meeting.id,
       userId: member.user.id,
       content: 'From 1 December, Sales answers every quote request within one working day.',

@@ -48,6 +48,7 @@ describe(`scheduling and recording meetings (${databaseLabel})`, () => {
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
       id: response.body.id,
+      revision: expect.any(Number),
       teamId: team.id,
       date: '2026-11-23',
       status: 'SCHEDULED',
@@ -343,6 +344,7 @@ describe(`reading one meeting (${databaseLabel})`, () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       id: meeting.id,
+      revision: expect.any(Number),
       teamId: team.id,
       date: meeting.date,
       status: 'COMPLETED',
@@ -357,10 +359,11 @@ describe(`reading one meeting (${databaseLabel})`, () => {
         { userId: admin.user.id, rating: 9, absent: false },
         { userId: viewer.user.id, rating: 0, absent: true },
       ],
-      segues: [{ id: segue.id, meetingId: meeting.id, userId: member.user.id, content: segue.content, createdAt: segue.created_at.toISOString() }],
+      segues: [{ id: segue.id, revision: expect.any(Number), meetingId: meeting.id, userId: member.user.id, content: segue.content, createdAt: segue.created_at.toISOString() }],
       headlines: [
         {
           id: headline.id,
+          revision: expect.any(Number),
           meetingId: meeting.id,
           userId: admin.user.id,
           type: 'EMPLOYEE',
@@ -371,6 +374,7 @@ describe(`reading one meeting (${databaseLabel})`, () => {
       messages: [
         {
           id: message.id,
+          revision: expect.any(Number),
           meetingId: meeting.id,
           userId: admin.user.id,
           content: message.content,

@@ -35,8 +35,8 @@ describe(`the Scorecard's metrics (${databaseLabel})`, () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       data: [
-        { id: first.id, teamId: team.id, title: 'New qualified leads', goal: '>=25', ownerId: member.user.id, unit: null, description: 'First calls done', position: 1 },
-        { id: second.id, teamId: team.id, title: 'On-time delivery', goal: '>=95', ownerId: admin.user.id, unit: '%', description: null, position: 2 },
+        { id: first.id, revision: expect.any(Number), teamId: team.id, title: 'New qualified leads', goal: '>=25', ownerId: member.user.id, unit: null, description: 'First calls done', position: 1 },
+        { id: second.id, revision: expect.any(Number), teamId: team.id, title: 'On-time delivery', goal: '>=95', ownerId: admin.user.id, unit: '%', description: null, position: 2 },
       ],
       nextCursor: null,
     });
@@ -55,6 +55,7 @@ describe(`the Scorecard's metrics (${databaseLabel})`, () => {
     const stored = (await metricsOf(team.id))[1]!;
     expect(response.body).toEqual({
       id: stored.id,
+      revision: expect.any(Number),
       teamId: team.id,
       title: 'Cash in the bank',
       goal: '>=50000',
@@ -169,6 +170,7 @@ describe(`changing and moving metrics (${databaseLabel})`, () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       id: metric.id,
+      revision: expect.any(Number),
       teamId: team.id,
       title: 'Qualified leads',
       goal: '>30',
@@ -341,7 +343,7 @@ describe(`entering weekly values (${databaseLabel})`, () => {
     const response = await app.request('PUT', `/v1/metrics/${metric.id}/values/2026-11-16`, { key: member.key, body: { value: ' 27 ' } });
 
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ metricId: metric.id, week: '2026-11-16', value: '27', onTrack: true, enteredById: member.user.id });
+    expect(response.body).toEqual({ metricId: metric.id, revision: expect.any(Number), week: '2026-11-16', value: '27', onTrack: true, enteredById: member.user.id });
     expect(await valuesOf(metric.id)).toMatchObject([{ week: '2026-11-16', value: '27', on_track: true, entered_by_id: member.user.id }]);
   });
 
@@ -410,7 +412,7 @@ describe(`entering weekly values (${databaseLabel})`, () => {
     await app.request('PUT', `/v1/metrics/${metric.id}/values/2026-11-16`, { key: member.key, body: { value: '31' } });
     const replaced = await app.request('PUT', `/v1/metrics/${metric.id}/values/2026-11-16`, { key: admin.key, body: { value: '20' } });
 
-    expect(replaced.body).toEqual({ metricId: metric.id, week: '2026-11-16', value: '20', onTrack: false, enteredById: member.user.id });
+    expect(replaced.body).toEqual({ metricId: metric.id, revision: expect.any(Number), week: '2026-11-16', value: '20', onTrack: false, enteredById: member.user.id });
   });
 
   it('simultaneous PUTs of one week leave exactly one stored value, equal to one of them', async () => {
@@ -499,9 +501,9 @@ describe(`reading weekly values (${databaseLabel})`, () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       data: [
-        { metricId: metric.id, week: '2026-11-02', value: '27', onTrack: true, enteredById: member.user.id },
-        { metricId: metric.id, week: '2026-11-09', value: '21', onTrack: false, enteredById: member.user.id },
-        { metricId: metric.id, week: '2026-11-16', value: '31', onTrack: true, enteredById: member.user.id },
+        { metricId: metric.id, revision: expect.any(Number), week: '2026-11-02', value: '27', onTrack: true, enteredById: member.user.id },
+        { metricId: metric.id, revision: expect.any(Number), week: '2026-11-09', value: '21', onTrack: false, enteredById: member.user.id },
+        { metricId: metric.id, revision: expect.any(Number), week: '2026-11-16', value: '31', onTrack: true, enteredById: member.user.id },
       ],
       nextCursor: null,
     });

@@ -149,6 +149,7 @@ const schema: SchemaFacts = {
     meeting_duration_min: 'integer defaulted',
     meeting_warning_min: 'integer defaulted',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   team_members: {
     team_id: 'text required',
@@ -168,6 +169,7 @@ const schema: SchemaFacts = {
     notes: 'text nullable',
     ratings_revealed_at: 'timestamptz nullable',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   meeting_ratings: {
     meeting_id: 'text required',
@@ -183,6 +185,7 @@ const schema: SchemaFacts = {
     user_id: 'text required',
     content: 'text required',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   headlines: {
     id: 'text defaulted',
@@ -191,6 +194,7 @@ const schema: SchemaFacts = {
     type: 'text required',
     content: 'text required',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   cascading_messages: {
     id: 'text defaulted',
@@ -199,6 +203,7 @@ const schema: SchemaFacts = {
     user_id: 'text required',
     content: 'text required',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   message_acknowledgements: {
     message_id: 'text required',
@@ -215,6 +220,7 @@ const schema: SchemaFacts = {
     completed_at: 'timestamptz nullable',
     meeting_id: 'text nullable',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   issues: {
     id: 'text defaulted',
@@ -227,6 +233,7 @@ const schema: SchemaFacts = {
     created_by_id: 'text required',
     resolved_at: 'timestamptz nullable',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   goals: {
     id: 'text defaulted',
@@ -239,6 +246,7 @@ const schema: SchemaFacts = {
     level: 'text defaulted',
     status: 'text defaulted',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   milestones: {
     id: 'text defaulted',
@@ -247,6 +255,7 @@ const schema: SchemaFacts = {
     due_date: 'date nullable',
     completed: 'boolean defaulted',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   metrics: {
     id: 'text defaulted',
@@ -258,6 +267,7 @@ const schema: SchemaFacts = {
     description: 'text nullable',
     position: 'integer required',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   metric_values: {
     metric_id: 'text required',
@@ -267,6 +277,7 @@ const schema: SchemaFacts = {
     entered_by_id: 'text required',
     created_at: 'timestamptz defaulted',
     updated_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   visions: {
     id: 'text defaulted',
@@ -281,6 +292,7 @@ const schema: SchemaFacts = {
     issues_list: 'text nullable',
     created_at: 'timestamptz defaulted',
     updated_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   seats: {
     id: 'text defaulted',
@@ -291,6 +303,7 @@ const schema: SchemaFacts = {
     responsibilities: 'text nullable',
     position: 'integer required',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   people_reviews: {
     id: 'text defaulted',
@@ -303,6 +316,7 @@ const schema: SchemaFacts = {
     notes: 'text nullable',
     created_at: 'timestamptz defaulted',
     updated_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   documents: {
     id: 'text defaulted',
@@ -312,6 +326,7 @@ const schema: SchemaFacts = {
     type: 'text defaulted',
     created_by_id: 'text required',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   ai_providers: {
     id: 'text defaulted',
@@ -1511,5 +1526,54 @@ describe.each(databases)('the event size migration on $name', ({ open }) => {
     // The same text through today's writer: the same reduced form, byte for byte.
     expect(kept['event-written']).toBe(kept['event-large']);
     expect(kept['event-small']).toBe(small);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+
+describe.each(databases)('the revisions migration on $name', ({ open }) => {
+  const at = new Date('2026-11-20T08:00:00.000Z');
+  const events = [
+    ['event-goal', 'goal.updated', { id: 'goal-old', title: 'Old', milestones: [{ id: 'milestone-old', goalId: 'goal-old', title: 'A step' }] }],
+    ['event-value', 'metric_value.set', { metricId: 'metric-old', week: '2026-11-16', value: '3' }],
+    ['event-deleted', 'task.deleted', { id: 'task-old' }],
+  ] as const;
+  let database: OpenDatabase;
+  let migrator: Migrator;
+  let before: Record<string, string>;
+
+  const keptEvents = async () => {
+    const { rows } = await sql<{ id: string; event: string; position: string }>`select id, event, position::text from webhook_events order by id`.execute(database.db);
+    return rows;
+  };
+
+  beforeAll(async () => {
+    database = await open();
+    migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
+    await migrator.migrateTo('0011_event_size');
+    await sql`insert into organizations (id, name, slug, timezone, default_locale) values ('org-revisions', 'Revisions', 'revisions', 'UTC', 'en')`.execute(database.db);
+    for (const [id, type, object] of events) {
+      const event = eventText(id, type, at, { orgId: 'org-revisions', teamId: null, object });
+      await sql`insert into webhook_events (id, org_id, type, event) values (${id}, 'org-revisions', ${type}, ${event})`.execute(database.db);
+    }
+    before = Object.fromEntries((await keptEvents()).map((row) => [row.id, row.event]));
+  });
+
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it('gives the records of the events kept before, nested ones too, the event\'s position as revision, and down takes it out again', async () => {
+    const up = await migrator.migrateTo('0012_revisions');
+    expect(up.results).toEqual([{ migrationName: '0012_revisions', direction: 'Up', status: 'Success' }]);
+    const kept = Object.fromEntries((await keptEvents()).map((row) => [row.id, { object: JSON.parse(row.event).data.object, position: Number(row.position) }]));
+    const goalEvent = kept['event-goal']!;
+    expect(goalEvent.object).toEqual({ ...events[0][2], revision: goalEvent.position, milestones: [{ ...events[0][2].milestones[0], revision: goalEvent.position }] });
+    expect(kept['event-value']!.object).toEqual({ ...events[1][2], revision: kept['event-value']!.position });
+    expect(kept['event-deleted']!.object).toEqual({ id: 'task-old' });
+
+    const down = await migrator.migrateTo('0011_event_size');
+    expect(down.results).toEqual([{ migrationName: '0012_revisions', direction: 'Down', status: 'Success' }]);
+    expect(Object.fromEntries((await keptEvents()).map((row) => [row.id, row.event]))).toEqual(before);
   });
 });

@@ -38,10 +38,10 @@ describe(`POST /goals/{id}/milestones (${databaseLabel})`, () => {
     });
 
     expect(response.status).toBe(201);
-    expect(response.body).toEqual({ id: expect.any(String), goalId: goal.id, title: 'Close the fifth contract', dueDate: '2026-12-18', completed: false });
+    expect(response.body).toEqual({ id: expect.any(String), revision: expect.any(Number), goalId: goal.id, title: 'Close the fifth contract', dueDate: '2026-12-18', completed: false });
     const read = await app.request('GET', `/v1/goals/${goal.id}`, { key: owner.key });
     expect(read.body.milestones).toEqual([
-      { id: earlier.id, goalId: goal.id, title: 'Shortlist 20 target accounts', dueDate: '2026-10-16', completed: false },
+      { id: earlier.id, revision: expect.any(Number), goalId: goal.id, title: 'Shortlist 20 target accounts', dueDate: '2026-10-16', completed: false },
       response.body,
     ]);
   });
@@ -132,7 +132,7 @@ describe(`PATCH /milestones/{id} (${databaseLabel})`, () => {
     for (const completed of [true, false, true]) {
       const response = await app.request('PATCH', `/v1/milestones/${milestone.id}`, { key: owner.key, body: { completed } });
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ id: milestone.id, goalId: goal.id, title: 'Close the fifth contract', dueDate: '2026-12-18', completed });
+      expect(response.body).toEqual({ id: milestone.id, revision: expect.any(Number), goalId: goal.id, title: 'Close the fifth contract', dueDate: '2026-12-18', completed });
       expect((await milestoneRow(milestone.id))!.completed).toBe(completed);
     }
   });
@@ -146,11 +146,11 @@ describe(`PATCH /milestones/{id} (${databaseLabel})`, () => {
       body: { title: ' Sign the fifth contract before the Christmas break ', dueDate: '2026-12-23' },
     });
     expect(moved.status).toBe(200);
-    expect(moved.body).toEqual({ id: milestone.id, goalId: goal.id, title: 'Sign the fifth contract before the Christmas break', dueDate: '2026-12-23', completed: true });
+    expect(moved.body).toEqual({ id: milestone.id, revision: expect.any(Number), goalId: goal.id, title: 'Sign the fifth contract before the Christmas break', dueDate: '2026-12-23', completed: true });
 
     const undated = await app.request('PATCH', `/v1/milestones/${milestone.id}`, { key: admin.key, body: { dueDate: null } });
     expect(undated.status).toBe(200);
-    expect(undated.body).toEqual({ ...moved.body, dueDate: null });
+    expect(undated.body).toEqual({ ...moved.body, revision: expect.any(Number), dueDate: null });
     expect((await milestoneRow(milestone.id))!.due_date).toBeNull();
   });
 

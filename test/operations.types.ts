@@ -10,6 +10,7 @@ export const created: SuccessResponse<'createTask'> = {
   status: 201,
   body: {
     id: '0d0d0000-0000-4000-8000-000000000001',
+    revision: 48213,
     teamId: '0c0c0000-0000-4000-8000-000000000001',
     title: 'Send the revised freight quote to Baltic Trade',
     ownerId: '0b0b0000-0000-4000-8000-000000000003',

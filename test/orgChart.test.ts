@@ -48,6 +48,7 @@ describe(`adding seats (${databaseLabel})`, () => {
     const [stored] = await seatsOf(team.id);
     expect(response.body).toEqual({
       id: stored!.id,
+      revision: expect.any(Number),
       teamId: team.id,
       title: 'Head of Sales',
       parentId: null,
@@ -190,6 +191,7 @@ describe(`reading the chart (${databaseLabel})`, () => {
     expect(chart.map((seat) => seat.id)).toEqual([visionary, integrator, sales, manager, senior, junior, trainee, analyst, finance].map((seat) => seat.id));
     expect(chart[0]).toEqual({
       id: visionary.id,
+      revision: expect.any(Number),
       teamId: team.id,
       title: 'Visionary',
       parentId: null,
@@ -241,6 +243,7 @@ describe(`changing seats (${databaseLabel})`, () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       id: seat.id,
+      revision: expect.any(Number),
       teamId: team.id,
       title: 'Sales Analyst',
       parentId: top.id,

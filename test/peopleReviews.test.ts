@@ -49,6 +49,7 @@ describe(`writing people reviews (${databaseLabel})`, () => {
     const [stored] = await reviewsOf(team.id);
     expect(response.body).toEqual({
       id: stored!.id,
+      revision: expect.any(Number),
       teamId: team.id,
       userId: colleague.user.id,
       evaluatorId: member.user.id,
@@ -73,6 +74,7 @@ describe(`writing people reviews (${databaseLabel})`, () => {
     expect(second.status).toBe(200);
     expect(second.body).toEqual({
       ...first.body,
+      revision: expect.any(Number),
       coreValuesScores: { 'Help first': false },
       gwc: { getsIt: false, wantsIt: false, capacityToDoIt: true },
       notes: null,
@@ -249,6 +251,7 @@ describe(`listing people reviews (${databaseLabel})`, () => {
     const first = reviews.adminOnMemberEarlier;
     expect(response.body.data.find((review: { id: string }) => review.id === first.id)).toEqual({
       id: first.id,
+      revision: expect.any(Number),
       teamId: team.id,
       userId: member.user.id,
       evaluatorId: admin.user.id,

@@ -10,6 +10,7 @@ import type { MilestoneJson } from '../src/db/queries/goals.js';
 
 const taskFields = {
   id: ['id', 'id'],
+  revision: ['integer', 'revision'],
   teamId: ['id', 'team_id'],
   title: ['text', 'title'],
   ownerId: ['id', 'owner_id'],
@@ -48,6 +49,7 @@ export const textAsJson = declareRecord<TaskRow, Schemas['Task']>({ ...taskField
 
 const milestone = declareRecord<MilestoneJson, Schemas['Milestone']>({
   id: ['id', 'id'],
+  revision: ['integer', 'revision'],
   goalId: ['id', 'goal_id'],
   title: ['text', 'title'],
   dueDate: ['day', 'due_date'],
@@ -56,6 +58,7 @@ const milestone = declareRecord<MilestoneJson, Schemas['Milestone']>({
 
 const goalFields = {
   id: ['id', 'id'],
+  revision: ['integer', 'revision'],
   teamId: ['id', 'team_id'],
   title: ['text', 'title'],
   description: ['text', 'description'],

@@ -43,6 +43,7 @@ describe(`the Scorecard view (${databaseLabel})`, () => {
       metrics: [
         {
           id: leads.id,
+          revision: expect.any(Number),
           teamId: team.id,
           title: 'Leads',
           goal: '>=25',
@@ -51,13 +52,14 @@ describe(`the Scorecard view (${databaseLabel})`, () => {
           description: null,
           position: 1,
           values: [
-            { metricId: leads.id, week: '2026-11-02', value: '28', onTrack: true, enteredById: member.user.id },
-            { metricId: leads.id, week: '2026-11-09', value: '29', onTrack: false, enteredById: member.user.id },
-            { metricId: leads.id, week: '2026-11-16', value: '20', onTrack: true, enteredById: member.user.id },
+            { metricId: leads.id, revision: expect.any(Number), week: '2026-11-02', value: '28', onTrack: true, enteredById: member.user.id },
+            { metricId: leads.id, revision: expect.any(Number), week: '2026-11-09', value: '29', onTrack: false, enteredById: member.user.id },
+            { metricId: leads.id, revision: expect.any(Number), week: '2026-11-16', value: '20', onTrack: true, enteredById: member.user.id },
           ],
         },
         {
           id: delivery.id,
+          revision: expect.any(Number),
           teamId: team.id,
           title: 'On-time delivery',
           goal: '>=95',
@@ -66,9 +68,9 @@ describe(`the Scorecard view (${databaseLabel})`, () => {
           description: null,
           position: 2,
           values: [
-            { metricId: delivery.id, week: '2026-11-02', value: '98,5 %', onTrack: true, enteredById: member.user.id },
-            { metricId: delivery.id, week: '2026-11-09', value: '99,5 %', onTrack: false, enteredById: member.user.id },
-            { metricId: delivery.id, week: '2026-11-16', value: '90,5 %', onTrack: true, enteredById: member.user.id },
+            { metricId: delivery.id, revision: expect.any(Number), week: '2026-11-02', value: '98,5 %', onTrack: true, enteredById: member.user.id },
+            { metricId: delivery.id, revision: expect.any(Number), week: '2026-11-09', value: '99,5 %', onTrack: false, enteredById: member.user.id },
+            { metricId: delivery.id, revision: expect.any(Number), week: '2026-11-16', value: '90,5 %', onTrack: true, enteredById: member.user.id },
           ],
         },
       ],

@@ -38,6 +38,7 @@ describe(`creating tasks (${databaseLabel})`, () => {
     const stored = await storedTask(response.body.id);
     expect(response.body).toEqual({
       id: stored.id,
+      revision: Number(stored.revision),
       teamId: team.id,
       title: 'Send the revised freight quote to Baltic Trade',
       ownerId: member.user.id,
@@ -178,6 +179,7 @@ describe(`reading a task (${databaseLabel})`, () => {
       expect(response.status).toBe(200);
       expect(response.body).toEqual({
         id: task.id,
+        revision: Number(task.revision),
         teamId: team.id,
         title: 'Send the revised freight quote',
         ownerId: member.user.id,
@@ -223,6 +225,7 @@ describe(`listing tasks (${databaseLabel})`, () => {
       data: [
         {
           id: earlier.id,
+          revision: Number(earlier.revision),
           teamId: team.id,
           title: 'Earlier',
           ownerId: member.user.id,
@@ -234,6 +237,7 @@ describe(`listing tasks (${databaseLabel})`, () => {
         },
         {
           id: later.id,
+          revision: Number(later.revision),
           teamId: team.id,
           title: 'Later',
           ownerId: member.user.id,
@@ -338,6 +342,7 @@ describe(`changing tasks (${databaseLabel})`, () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       id: task.id,
+      revision: Number((await storedTask(task.id)).revision),
       teamId: team.id,
       title: 'Update the pricing sheet for Q1 2027',
       ownerId: member.user.id,

@@ -30,6 +30,7 @@ describe(`teams (${databaseLabel})`, () => {
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
       id: expect.any(String),
+      revision: expect.any(Number),
       orgId: org.id,
       name: 'Predaj Košice',
       slug: 'predaj-kosice',
@@ -82,6 +83,7 @@ describe(`teams (${databaseLabel})`, () => {
 
     expect(response.body).toEqual({
       id: team.id,
+      revision: Number(team.revision),
       orgId: org.id,
       name: 'Leadership',
       slug: team.slug,

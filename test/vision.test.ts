@@ -59,7 +59,7 @@ describe(`creating and reading the vision (${databaseLabel})`, () => {
 
     expect(created.status).toBe(201);
     const [stored] = await visionsOf(team.id);
-    expect(created.body).toEqual({ id: stored!.id, teamId: team.id, ...emptyVision, updatedAt: stored!.updated_at.toISOString() });
+    expect(created.body).toEqual({ id: stored!.id, revision: expect.any(Number), teamId: team.id, ...emptyVision, updatedAt: stored!.updated_at.toISOString() });
     expectNow(created.body.updatedAt, before, after);
     const read = await app.request('GET', `/v1/teams/${team.id}/vision`, { key: member.key });
     expect(read.status).toBe(200);
@@ -76,6 +76,7 @@ describe(`creating and reading the vision (${databaseLabel})`, () => {
     expect(response.body).toEqual({
       ...emptyVision,
       id: existing.id,
+      revision: expect.any(Number),
       teamId: team.id,
       coreValues: ['Help first'],
       tenYearTarget: '€50M',
@@ -170,6 +171,7 @@ describe(`setting vision fields (${databaseLabel})`, () => {
     expect(response.body).toEqual({
       ...emptyVision,
       id: stored!.id,
+      revision: expect.any(Number),
       teamId: team.id,
       coreValues: ['Deliver on our promises', 'Help first'],
       updatedAt: stored!.updated_at.toISOString(),
@@ -188,6 +190,7 @@ describe(`setting vision fields (${databaseLabel})`, () => {
     expect(response.body).toEqual({
       ...emptyVision,
       id: existing.id,
+      revision: expect.any(Number),
       teamId: team.id,
       coreValues: ['Help first'],
       coreFocus: { purpose: 'Move goods', uniques: ['Same day', 'Tracking'] },

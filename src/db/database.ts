@@ -178,6 +178,8 @@ export interface TeamsTable {
   /** At least 1 and below `meeting_duration_min`, default 80. */
   meeting_warning_min: Generated<number>;
   created_at: GeneratedTimestamp;
+  /** The log position of the row's last change (0012_revisions): set by the database on every write, never by the application. */
+  revision: ColumnType<string, never, never>;
 }
 export type TeamRow = Selectable<TeamsTable>;
 export type NewTeam = Insertable<TeamsTable>;
@@ -209,6 +211,8 @@ export interface MeetingsTable {
   notes: string | null;
   ratings_revealed_at: NullableTimestamp;
   created_at: GeneratedTimestamp;
+  /** The log position of the row's last change (0012_revisions): set by the database on every write, never by the application. */
+  revision: ColumnType<string, never, never>;
 }
 export type MeetingRow = Selectable<MeetingsTable>;
 export type NewMeeting = Insertable<MeetingsTable>;
@@ -233,6 +237,8 @@ export interface SeguesTable {
   user_id: string;
   content: string;
   created_at: GeneratedTimestamp;
+  /** The log position of the row's last change (0012_revisions): set by the database on every write, never by the application. */
+  revision: ColumnType<string, never, never>;
 }
 export type SegueRow = Selectable<SeguesTable>;
 export type NewSegue = Insertable<SeguesTable>;
@@ -245,6 +251,8 @@ export interface HeadlinesTable {
   type: HeadlineType;
   content: string;
   created_at: GeneratedTimestamp;
+  /** The log position of the row's last change (0012_revisions): set by the database on every write, never by the application. */
+  revision: ColumnType<string, never, never>;
 }
 export type HeadlineRow = Selectable<HeadlinesTable>;
 export type NewHeadline = Insertable<HeadlinesTable>;
@@ -258,6 +266,8 @@ export interface CascadingMessagesTable {
   user_id: string;
   content: string;
   created_at: GeneratedTimestamp;
+  /** The log position of the row's last change (0012_revisions): set by the database on every write, never by the application. */
+  revision: ColumnType<string, never, never>;
 }
 export type CascadingMessageRow = Selectable<CascadingMessagesTable>;
 export type NewCascadingMessage = Insertable<CascadingMessagesTable>;
@@ -287,6 +297,8 @@ export interface TasksTable {
   /** Set to null when the meeting is deleted. */
   meeting_id: string | null;
   created_at: GeneratedTimestamp;
+  /** The log position of the row's last change (0012_revisions): set by the database on every write, never by the application. */
+  revision: ColumnType<string, never, never>;
 }
 export type TaskRow = Selectable<TasksTable>;
 export type NewTask = Insertable<TasksTable>;
@@ -304,6 +316,8 @@ export interface IssuesTable {
   created_by_id: string;
   resolved_at: NullableTimestamp;
   created_at: GeneratedTimestamp;
+  /** The log position of the row's last change (0012_revisions): set by the database on every write, never by the application. */
+  revision: ColumnType<string, never, never>;
 }
 export type IssueRow = Selectable<IssuesTable>;
 export type NewIssue = Insertable<IssuesTable>;
@@ -322,6 +336,8 @@ export interface GoalsTable {
   level: Generated<GoalLevel>;
   status: Generated<GoalStatus>;
   created_at: GeneratedTimestamp;
+  /** The log position of the row's last change (0012_revisions): set by the database on every write, never by the application. */
+  revision: ColumnType<string, never, never>;
 }
 export type GoalRow = Selectable<GoalsTable>;
 export type NewGoal = Insertable<GoalsTable>;
@@ -334,6 +350,8 @@ export interface MilestonesTable {
   due_date: Day | null;
   completed: Generated<boolean>;
   created_at: GeneratedTimestamp;
+  /** The log position of the row's last change (0012_revisions): set by the database on every write, never by the application. */
+  revision: ColumnType<string, never, never>;
 }
 export type MilestoneRow = Selectable<MilestonesTable>;
 export type NewMilestone = Insertable<MilestonesTable>;
@@ -354,6 +372,8 @@ export interface MetricsTable {
   /** 1-based place in the Scorecard; unique per team, checked at commit (moves swap places). */
   position: number;
   created_at: GeneratedTimestamp;
+  /** The log position of the row's last change (0012_revisions): set by the database on every write, never by the application. */
+  revision: ColumnType<string, never, never>;
 }
 export type MetricRow = Selectable<MetricsTable>;
 export type NewMetric = Insertable<MetricsTable>;
@@ -369,6 +389,8 @@ export interface MetricValuesTable {
   entered_by_id: string;
   created_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
+  /** The log position of the row's last change (0012_revisions): set by the database on every write, never by the application. */
+  revision: ColumnType<string, never, never>;
 }
 export type MetricValueRow = Selectable<MetricValuesTable>;
 export type NewMetricValue = Insertable<MetricValuesTable>;
@@ -394,6 +416,8 @@ export interface VisionsTable {
   issues_list: string | null;
   created_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
+  /** The log position of the row's last change (0012_revisions): set by the database on every write, never by the application. */
+  revision: ColumnType<string, never, never>;
 }
 export type VisionRow = Selectable<VisionsTable>;
 export type NewVision = Insertable<VisionsTable>;
@@ -411,6 +435,8 @@ export interface SeatsTable {
   /** Order among the seats of the same parent. */
   position: number;
   created_at: GeneratedTimestamp;
+  /** The log position of the row's last change (0012_revisions): set by the database on every write, never by the application. */
+  revision: ColumnType<string, never, never>;
 }
 export type SeatRow = Selectable<SeatsTable>;
 export type NewSeat = Insertable<SeatsTable>;
@@ -430,6 +456,8 @@ export interface PeopleReviewsTable {
   notes: string | null;
   created_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
+  /** The log position of the row's last change (0012_revisions): set by the database on every write, never by the application. */
+  revision: ColumnType<string, never, never>;
 }
 export type PeopleReviewRow = Selectable<PeopleReviewsTable>;
 export type NewPeopleReview = Insertable<PeopleReviewsTable>;
@@ -443,6 +471,8 @@ export interface DocumentsTable {
   type: Generated<DocumentType>;
   created_by_id: string;
   created_at: GeneratedTimestamp;
+  /** The log position of the row's last change (0012_revisions): set by the database on every write, never by the application. */
+  revision: ColumnType<string, never, never>;
 }
 export type DocumentRow = Selectable<DocumentsTable>;
 export type NewDocument = Insertable<DocumentsTable>;

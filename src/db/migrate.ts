@@ -11,6 +11,7 @@ import * as eventText from './migrations/0008_event_text.js';
 import * as callerKeyId from './migrations/0009_caller_key_id.js';
 import * as teamMemberNotifications from './migrations/0010_team_member_notifications.js';
 import * as eventSize from './migrations/0011_event_size.js';
+import * as revisions from './migrations/0012_revisions.js';
 
 // Listed here rather than read from the file system so the set is fixed at build time.
 export const migrations: Record<string, Migration> = {
@@ -25,6 +26,7 @@ export const migrations: Record<string, Migration> = {
   '0009_caller_key_id': callerKeyId,
   '0010_team_member_notifications': teamMemberNotifications,
   '0011_event_size': eventSize,
+  '0012_revisions': revisions,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

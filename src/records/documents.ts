@@ -5,6 +5,7 @@ import { declareRecord } from '../db/json.js';
 
 export const { toRecord: toDocument, shape: documentJson } = declareRecord<DocumentRow, Schemas['Document']>({
   id: ['id', 'id'],
+  revision: ['integer', 'revision'],
   teamId: ['id', 'team_id'],
   name: ['text', 'name'],
   url: ['text', 'url'],

@@ -6,6 +6,7 @@ import type { MilestoneJson } from '../db/queries/goals.js';
 
 const milestone = declareRecord<MilestoneJson, Schemas['Milestone']>({
   id: ['id', 'id'],
+  revision: ['integer', 'revision'],
   goalId: ['id', 'goal_id'],
   title: ['text', 'title'],
   dueDate: ['day', 'due_date'],
@@ -21,6 +22,7 @@ export const { toRecord: toMilestone, shape: milestoneJson } = milestone;
  */
 export const { toRecord: toGoal, shape: goalJson } = declareRecord<GoalRow & { milestones: MilestoneJson[] }, Schemas['Goal']>({
   id: ['id', 'id'],
+  revision: ['integer', 'revision'],
   teamId: ['id', 'team_id'],
   title: ['text', 'title'],
   description: ['text', 'description'],

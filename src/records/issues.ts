@@ -5,6 +5,7 @@ import { declareRecord } from '../db/json.js';
 
 export const { toRecord: toIssue, shape: issueJson } = declareRecord<IssueRow, Schemas['Issue']>({
   id: ['id', 'id'],
+  revision: ['integer', 'revision'],
   teamId: ['id', 'team_id'],
   title: ['text', 'title'],
   description: ['text', 'description'],

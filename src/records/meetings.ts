@@ -33,6 +33,7 @@ export const { shape: ratingSummaryJson } = ratingSummary;
  */
 const meeting = declareRecord<MeetingRow & { rating_summary: RatingSummaryJson }, Schemas['Meeting']>({
   id: ['id', 'id'],
+  revision: ['integer', 'revision'],
   teamId: ['id', 'team_id'],
   date: ['day', 'date'],
   status: ['enum', 'status'],
@@ -60,6 +61,7 @@ export const toRating = (row: RatingJson | MeetingRatingRow): Schemas['Rating'] 
 
 export const toSegue = (row: SegueJson | (Omit<SegueJson, 'created_at'> & { created_at: Date })): Schemas['Segue'] => ({
   id: row.id,
+  revision: Number(row.revision),
   meetingId: row.meeting_id,
   userId: row.user_id,
   content: row.content,

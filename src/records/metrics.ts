@@ -7,6 +7,7 @@ import type { ScorecardWeeks } from '../rules/scorecardWeeks.js';
 
 const metric = declareRecord<MetricRow, Schemas['Metric']>({
   id: ['id', 'id'],
+  revision: ['integer', 'revision'],
   teamId: ['id', 'team_id'],
   title: ['text', 'title'],
   goal: ['text', 'goal'],
@@ -28,6 +29,7 @@ export const scorecardMetricJson = { ...metric.shape, values: ['json', 'values_j
 export const { toRecord: toMetricValue, shape: metricValueJson } = declareRecord<MetricValueRow, Schemas['MetricValue']>({
   metricId: ['id', 'metric_id'],
   week: ['day', 'week'],
+  revision: ['integer', 'revision'],
   value: ['text', 'value'],
   onTrack: ['boolean', 'on_track'],
   enteredById: ['id', 'entered_by_id'],

@@ -4,6 +4,7 @@ import type { SeatRow } from '../db/database.js';
 
 export const toSeat = (row: SeatRow): Schemas['Seat'] => ({
   id: row.id,
+  revision: Number(row.revision),
   teamId: row.team_id,
   title: row.title,
   parentId: row.parent_id,

@@ -18,6 +18,7 @@ export const { shape: gwcJson } = gwc;
  */
 export const { toRecord: toPeopleReview, shape: peopleReviewJson } = declareRecord<PeopleReviewRow, Schemas['PeopleReview']>({
   id: ['id', 'id'],
+  revision: ['integer', 'revision'],
   teamId: ['id', 'team_id'],
   userId: ['id', 'user_id'],
   evaluatorId: ['id', 'evaluator_id'],

@@ -5,6 +5,7 @@ import { declareRecord } from '../db/json.js';
 
 export const { toRecord: toTask, shape: taskJson } = declareRecord<TaskRow, Schemas['Task']>({
   id: ['id', 'id'],
+  revision: ['integer', 'revision'],
   teamId: ['id', 'team_id'],
   title: ['text', 'title'],
   ownerId: ['id', 'owner_id'],

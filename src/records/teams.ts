@@ -5,6 +5,7 @@ import { declareRecord } from '../db/json.js';
 
 export const toTeam = (row: TeamRow): Schemas['Team'] => ({
   id: row.id,
+  revision: Number(row.revision),
   orgId: row.org_id,
   name: row.name,
   slug: row.slug,

@@ -21,6 +21,7 @@ const text = (row: VisionRow, field: VisionField) => readVisionField(field, row[
 
 export const toVision = (row: VisionRow): Schemas['Vision'] => ({
   id: row.id,
+  revision: Number(row.revision),
   teamId: row.team_id,
   coreValues: list(row, 'coreValues'),
   coreFocus: object(row, 'coreFocus'),

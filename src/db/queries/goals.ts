@@ -12,6 +12,7 @@ type Page = { limit: number; cursor?: string | undefined };
 /** A milestone as the goal queries return it, inside the goal's row. */
 export interface MilestoneJson {
   id: string;
+  revision: number | string;
   goal_id: string;
   title: string;
   due_date: Day | null;
@@ -27,7 +28,7 @@ function milestonesOf(goalIdColumn: string) {
   return sql<MilestoneJson[]>`(
     select coalesce(
       json_agg(
-        json_build_object('id', m.id, 'goal_id', m.goal_id, 'title', m.title, 'due_date', m.due_date, 'completed', m.completed)
+        json_build_object('id', m.id, 'revision', m.revision, 'goal_id', m.goal_id, 'title', m.title, 'due_date', m.due_date, 'completed', m.completed)
         order by m.created_at, m.id
       ),
       '[]'::json

@@ -40,6 +40,7 @@ export interface RatingJson {
 
 export interface SegueJson {
   id: string;
+  revision: number | string;
   meeting_id: string;
   user_id: string;
   content: string;
@@ -84,7 +85,7 @@ const ratingsOf = sql<RatingJson[]>`(
 const seguesOf = sql<SegueJson[]>`(
   select coalesce(
     json_agg(
-      json_build_object('id', s.id, 'meeting_id', s.meeting_id, 'user_id', s.user_id, 'content', s.content, 'created_at', s.created_at)
+      json_build_object('id', s.id, 'revision', s.revision, 'meeting_id', s.meeting_id, 'user_id', s.user_id, 'content', s.content, 'created_at', s.created_at)
       order by s.created_at, s.id
     ),
     '[]'::json
@@ -97,7 +98,7 @@ const headlinesOf = sql<HeadlineJson[]>`(
   select coalesce(
     json_agg(
       json_build_object(
-        'id', h.id, 'meeting_id', h.meeting_id, 'user_id', h.user_id, 'type', h.type, 'content', h.content, 'created_at', h.created_at
+        'id', h.id, 'revision', h.revision, 'meeting_id', h.meeting_id, 'user_id', h.user_id, 'type', h.type, 'content', h.content, 'created_at', h.created_at
       )
       order by h.created_at, h.id
     ),
@@ -113,7 +114,7 @@ function messagesOf(userId: string) {
     select coalesce(
       json_agg(
         json_build_object(
-          'id', c.id, 'meeting_id', c.meeting_id, 'user_id', c.user_id, 'content', c.content, 'created_at', c.created_at,
+          'id', c.id, 'revision', c.revision, 'meeting_id', c.meeting_id, 'user_id', c.user_id, 'content', c.content, 'created_at', c.created_at,
           'acknowledged', exists (select 1 from message_acknowledgements a where a.message_id = c.id and a.user_id = ${userId})
         )
         order by c.created_at, c.id
@@ -216,11 +217,13 @@ export function lockMeeting(trx: Transaction<Database>, meetingId: string, userI
 }
 
 /**
- * The meeting to rate with what decides its rating window, share-locked until the end of the
- * transaction: raters do not wait for each other, but a status move waits for them (and they for it).
+ * The meeting to rate with what decides its rating window, locked until the end of the transaction:
+ * a rating changes the meeting (its summary, so its revision: 0012_revisions), so raters of one
+ * meeting take turns, and a status move waits for them (and they for it). A share lock here would
+ * deadlock two raters, each then waiting to update the row the other shares.
  */
 export function lockMeetingForRating(trx: Transaction<Database>, meetingId: string, userId: string) {
-  return selectMeetingFacts(trx, userId).select(nextStartedAt).where('meetings.id', '=', meetingId).forShare('meetings').executeTakeFirst();
+  return selectMeetingFacts(trx, userId).select(nextStartedAt).where('meetings.id', '=', meetingId).forNoKeyUpdate('meetings').executeTakeFirst();
 }
 
 export interface RecapTaskJson {
@@ -432,8 +435,19 @@ export function findMessageFacts(db: Db, messageId: string, userId: string) {
     .executeTakeFirst();
 }
 
+/**
+ * Deleting a message changes its meeting (0012_revisions): the meeting is locked before the message,
+ * in the order every change of a meeting's messages takes (`acknowledgeMessages`), so that two such
+ * changes never wait for each other in a circle.
+ */
 export async function deleteMessage(db: Db, messageId: string) {
-  await db.deleteFrom('cascading_messages').where('id', '=', messageId).execute();
+  await db
+    .deleteFrom('cascading_messages')
+    .where('id', '=', messageId)
+    .where(({ exists }) =>
+      exists(sql`(select 1 from meetings m where m.id = cascading_messages.meeting_id for no key update)`),
+    )
+    .execute();
 }
 
 /** The organizations of the messages that exist among `ids` (ids that match nothing are left out). */
@@ -451,7 +465,15 @@ export async function acknowledgeMessages(db: Db, ids: readonly string[], userId
       eb
         .selectFrom('cascading_messages')
         .select(['cascading_messages.id', sql<string>`${userId}::text`.as('user_id')])
-        .where('cascading_messages.id', 'in', [...ids]),
+        // Acknowledging changes each message and its meeting (0012_revisions): their rows are locked
+        // first, meetings before their messages and each in id order, the same order for every
+        // acknowledgement, so that two of the same messages at once take turns instead of deadlocking.
+        .where(
+          'cascading_messages.id',
+          'in',
+          sql<string>`(select c.id from meetings m join cascading_messages c on c.meeting_id = m.id
+            where c.id in (${sql.join([...ids])}) order by m.id, c.id for no key update of m, c)`,
+        ),
     )
     .onConflict((conflict) => conflict.columns(['message_id', 'user_id']).doNothing())
     .execute();

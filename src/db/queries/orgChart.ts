@@ -32,7 +32,7 @@ export async function listTeamSeats(db: Db, teamId: string): Promise<SeatRow[]> 
       from seats s
       join tree on s.parent_id = tree.id
     )
-    select id, team_id, parent_id, user_id, title, responsibilities, position, created_at
+    select id, revision, team_id, parent_id, user_id, title, responsibilities, position, created_at
     from tree
     order by path collate "C"
   `.execute(db);

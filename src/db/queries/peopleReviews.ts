@@ -43,6 +43,7 @@ export function teamPeopleReviewPages<R, G>(shape: JsonShape<PeopleReviewPageRow
       .selectFrom('people_reviews')
       .select([
         'people_reviews.id',
+        'people_reviews.revision',
         'people_reviews.team_id',
         'people_reviews.user_id',
         'people_reviews.evaluator_id',

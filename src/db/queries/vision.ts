@@ -5,7 +5,7 @@ import type { Database, VisionsTable } from '../database.js';
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** The columns holding the vision's fields (each the field's stored form). */
-export type VisionColumn = Exclude<keyof VisionsTable, 'id' | 'team_id' | 'created_at' | 'updated_at'>;
+export type VisionColumn = Exclude<keyof VisionsTable, 'id' | 'team_id' | 'created_at' | 'updated_at' | 'revision'>;
 
 export function findVision(db: Db, teamId: string) {
   return db.selectFrom('visions').selectAll().where('team_id', '=', teamId).executeTakeFirst();

@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Schemas } from '../src/api/operations.js';
-import type { Caller } from '../src/auth/authenticate.js';
+import type { Caller } from '../src/auth/caller.js';
 import { eventReader, readableTeams, type EventReader } from '../src/auth/permissions.js';
 import type { OrganizationRole, TeamRole } from '../src/db/database.js';
 import { eventView, type LoggedEvent } from '../src/events/views.js';

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { ChangeGuard } from '../db/changes.js';
 import type { Database } from '../db/database.js';
 import { findTeam, organizationExists, standingInTeam, type TeamStanding } from '../db/queries/access.js';
-import type { Caller } from './authenticate.js';
+import type { Caller } from './caller.js';
 import { membershipIn, organizationAccess, teamAccess, teamChangeGrants, type TeamAccess, type TeamAction, type Target } from './permissions.js';
 
 /** The caller's access to an organization; the organization is looked up only when the caller is not a member. */

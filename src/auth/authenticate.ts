@@ -9,31 +9,13 @@
 import type { NextFunction, Request, Response } from 'express';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Logger } from 'pino';
-import type { Schemas } from '../api/operations.js';
 import type { Database } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
 import { BadRequest, Unauthenticated } from '../errors.js';
 import { loggableError } from '../logger.js';
 import { hashKey, keyPattern, keyStatus } from './apiKeys.js';
+import type { Caller, Membership } from './caller.js';
 import type { CallerCache, KeptCaller } from './callerCache.js';
-import type { Scope, SystemRole } from './scopes.js';
-
-/** An organization the caller belongs to, with the caller's role in it, as read on this request. */
-export type Membership = Schemas['Organization'];
-
-export interface Caller {
-  keyId: string;
-  keyName: string;
-  keyExpiresAt: Date;
-  scopes: Scope[];
-  userId: string;
-  email: string;
-  name: string;
-  timezone: string | null;
-  systemRole: SystemRole;
-  /** The caller's organizations, by name. */
-  organizations: Membership[];
-}
 
 const touchEveryMs = 60_000;
 

@@ -30,7 +30,7 @@
  */
 import type { Logger } from 'pino';
 import type { Listen } from '../db/listen.js';
-import type { Caller } from './authenticate.js';
+import type { Caller } from './caller.js';
 
 /** PostgreSQL's channel of the notifications of migration 0007 (named there too: migrations are frozen). */
 export const callersChannel = 'auth_callers';

@@ -17,7 +17,7 @@ import type { Schemas } from '../api/operations.js';
 import type { GoalLevel, OrganizationRole, TeamRole } from '../db/database.js';
 import { Forbidden, NotFound, OrgSuspended } from '../errors.js';
 import type { TeamStanding } from '../db/queries/access.js';
-import type { Caller } from './authenticate.js';
+import type { Caller } from './caller.js';
 
 /**
  * How a refusal of visibility is answered: 403 for a collection under a team or organization, 404 for an

@@ -14,6 +14,10 @@
  * - Enumerations are `text` with a check constraint in the database and a union of literals here.
  */
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { MeetingStatus } from '../rules/meetingStatus.js';
+
+/** A table's column takes the rules' type: the rules own the meeting's states. */
+export type { MeetingStatus };
 
 /** An instant (`timestamptz`): read as `Date`, written as `Date` or ISO 8601 text. */
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -35,7 +39,6 @@ export type ApiKeyScope = 'read' | 'write' | 'platform';
 export type OrganizationStatus = 'ACTIVE' | 'SUSPENDED';
 export type OrganizationRole = 'OWNER' | 'ADMIN' | 'MEMBER' | 'IMPLEMENTER';
 export type TeamRole = 'OWNER' | 'ADMIN' | 'MEMBER' | 'VIEWER';
-export type MeetingStatus = 'SCHEDULED' | 'IN_PROGRESS' | 'COMPLETED';
 export type HeadlineType = 'CUSTOMER' | 'EMPLOYEE';
 export type IssuePriority = 'HIGH' | 'MEDIUM' | 'LOW';
 export type IssueStatus = 'OPEN' | 'SOLVING' | 'SOLVED';

@@ -4,7 +4,7 @@
  */
 import { locationOf } from '../api/location.js';
 import type { Kysely } from 'kysely';
-import type { Caller } from '../auth/authenticate.js';
+import type { Caller } from '../auth/caller.js';
 import {
   mayRateSelf,
   messagesAccess,

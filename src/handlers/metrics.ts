@@ -1,6 +1,6 @@
 /** Handlers of the metrics area: a team's weekly Scorecard, its order, and the weekly values. */
 import type { Kysely } from 'kysely';
-import type { Caller } from '../auth/authenticate.js';
+import type { Caller } from '../auth/caller.js';
 import { requireChange, teamAccess, teamAllows } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
 import { loadTeamAccess } from '../auth/access.js';

@@ -5,7 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import { loadTeamAccess } from '../auth/access.js';
-import type { Caller } from '../auth/authenticate.js';
+import type { Caller } from '../auth/caller.js';
 import { membershipIn, type TeamAccess } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
 import { meetingTeamId } from '../db/queries/meetings.js';

@@ -1,6 +1,6 @@
 /** Handlers of the tasks area: the to-dos of a team. */
 import type { Kysely } from 'kysely';
-import type { Caller } from '../auth/authenticate.js';
+import type { Caller } from '../auth/caller.js';
 import { requireChange, teamAccess, teamAllows } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
 import { changeGuard, loadTeamAccess } from '../auth/access.js';

@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { JsonText } from '../api/jsonText.js';
 import type { OperationId, OperationOf, OperationRequest, SuccessResponse, Tag } from '../api/operations.js';
-import type { Caller } from '../auth/authenticate.js';
+import type { Caller } from '../auth/caller.js';
 import type { SecretBox } from '../auth/secrets.js';
 import type { Database } from '../db/database.js';
 import type { EventStamp } from '../db/queries/events.js';

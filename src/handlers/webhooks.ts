@@ -2,7 +2,7 @@
 import { locationOf } from '../api/location.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Caller } from '../auth/authenticate.js';
+import type { Caller } from '../auth/caller.js';
 import { loadOrganizationAccess } from '../auth/access.js';
 import { requireActive, webhookAccess } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';

@@ -1,4 +1,4 @@
-import type { Caller } from '../auth/authenticate.js';
+import type { Caller } from '../auth/caller.js';
 
 declare global {
   namespace Express {

@@ -2,8 +2,10 @@
  * The meeting's state machine: SCHEDULED, then IN_PROGRESS, then COMPLETED, one step forward at a
  * time; and what follows from the status: whether ratings are hidden, and how long a live meeting lasted.
  */
-import type { MeetingStatus } from '../db/database.js';
 import { minutesBetween } from '../time.js';
+
+/** A meeting's status; the rules own it, and the database's table types take it from here. */
+export type MeetingStatus = 'SCHEDULED' | 'IN_PROGRESS' | 'COMPLETED';
 
 const nextStatus: Record<MeetingStatus, MeetingStatus | null> = {
   SCHEDULED: 'IN_PROGRESS',

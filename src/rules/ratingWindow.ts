@@ -5,7 +5,7 @@
  * of its start and its creation: a meeting run live was created before it started, a recorded one
  * after. A SCHEDULED meeting is closed to everyone. The clock is passed in, never read here.
  */
-import type { MeetingStatus } from '../db/database.js';
+import type { MeetingStatus } from './meetingStatus.js';
 import { addMinutes } from '../time.js';
 
 export const RATING_WINDOW_DAYS = 7;

@@ -1,7 +1,7 @@
 /** The caller cache's own rules (src/auth/callerCache.ts), with the database's notifications and the clock played by the test. */
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { Caller } from '../../src/auth/authenticate.js';
+import type { Caller } from '../../src/auth/caller.js';
 import { callersChannel, startCallerCache } from '../../src/auth/callerCache.js';
 import type { ListenEvents } from '../../src/db/listen.js';
 

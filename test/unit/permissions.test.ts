@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Caller } from '../../src/auth/authenticate.js';
+import type { Caller } from '../../src/auth/caller.js';
 import {
   effectiveTeamRole,
   eventReader,

@@ -599,6 +599,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/teams/{teamId}/scorecard/weeks/{week}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+                /**
+                 * @description The Monday that starts the week (`YYYY-MM-DD`).
+                 * @example 2026-11-16
+                 */
+                week: components["schemas"]["Day"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the values of a Scorecard week
+         * @description Sets one week's value of several metrics of the team in one request, as the weekly meeting enters them: each item is what `PUT /metrics/{id}/values/{week}` takes for its metric, with the same rules (a value is created or replaced, trimmed, 1-50 characters; `onTrack` computed from the goal when omitted and required when the value cannot be judged; `enteredById` stays the person who first entered the week). Metrics the request does not name keep their values. This operation goes beyond the product reference; it spares clients one request per metric.
+         *
+         *     All or nothing: every item is checked before anything is written, and the values are saved in one transaction. A request with bad items changes nothing and answers 422 invalid with one issue per bad item, its `path` naming the item's index and field (`["values", "2", "metricId"]`): a metric that is not one of the team's (`invalid_value`), a metric named twice (`invalid_value`, on the second item), a value that cannot be judged without `onTrack` (`invalid_type`, on `onTrack`). As for every bound of a body, a value empty after trimming or longer than 50 characters is a rule violation whose message names the item (`values.2.value: Must be at most 50 characters.`), and a malformed item a format error with `issues`. `{week}` must be the Monday that starts the week: a malformed day is a format error and any other day a rule violation, both 422 invalid.
+         *
+         *     Each saved value sends its `metric_value.set` event, as the single PUT does. Repeating the request gives the same result; with an `Idempotency-Key` a retry answers the first answer. Allowed for team Members and above; Viewers get 403 forbidden, and others as for the team's reads (403, or 404 for an unknown team); a suspended organization 409 orgSuspended.
+         */
+        put: operations["putScorecardWeek"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics/{id}": {
         parameters: {
             query?: never;
@@ -3119,7 +3154,7 @@ export interface webhooks {
         put?: never;
         /**
          * Weekly value of a metric set
-         * @description Sent after `PUT /metrics/{id}/values/{week}` set the value of a week, for the first time or replacing it. `object` is the weekly value as that answer gave it; `metricId` names the metric and `week` the Monday of the week.
+         * @description Sent after `PUT /metrics/{id}/values/{week}` set the value of a week, for the first time or replacing it, and once for each value that `PUT /teams/{teamId}/scorecard/weeks/{week}` saved. `object` is the weekly value as that answer gave it; `metricId` names the metric and `week` the Monday of the week.
          */
         post: {
             parameters: {
@@ -4706,6 +4741,28 @@ export interface components {
             weeks: components["schemas"]["Day"][];
             /** @description Every metric of the team, in Scorecard order (`position` 1 first). */
             metrics: components["schemas"]["ScorecardMetric"][];
+        };
+        /** @description One metric's value for the week, as `PUT /metrics/{id}/values/{week}` takes it. */
+        ScorecardWeekValue: {
+            /** @description A metric of the team. */
+            metricId: components["schemas"]["Id"];
+            /** @description The week's value (trimmed, 1-50 characters); numbers are sent as strings, read as `PUT /metrics/{id}/values/{week}` reads them. */
+            value: string;
+            /** @description When omitted it is computed from the metric's goal. Required when the value cannot be judged (text, an ambiguous number, or a goal without a number). */
+            onTrack?: boolean;
+        };
+        /** @description The values of one week for several metrics of the team, each as `PUT /metrics/{id}/values/{week}` takes it. */
+        PutScorecardWeekRequest: {
+            /** @description One item per metric, each metric at most once, at most 200 items (a Scorecard rarely has more than 20 metrics). Metrics the request does not name keep their value of the week, if any. */
+            values: components["schemas"]["ScorecardWeekValue"][];
+        };
+        /** @description The values a request saved for one week of a team's Scorecard. */
+        ScorecardWeek: {
+            teamId: components["schemas"]["Id"];
+            /** @description The Monday that starts the week. */
+            week: components["schemas"]["Day"];
+            /** @description The saved value of every metric the request named, in the request's order. */
+            values: components["schemas"]["MetricValue"][];
         };
         /**
          * @description Moves a metric one place up or down in the Scorecard (lowercase, as in the reference).
@@ -6532,7 +6589,7 @@ export interface components {
          */
         IdempotencyKey: string;
         /**
-         * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+         * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
          * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
          */
         IfMatch: string;
@@ -6770,7 +6827,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -7230,7 +7287,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -7279,7 +7336,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -7694,7 +7751,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -7743,7 +7800,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -7953,7 +8010,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8002,7 +8059,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8214,7 +8271,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8263,7 +8320,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8321,7 +8378,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8609,6 +8666,68 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    putScorecardWeek: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this change safe (see "Retries and concurrent edits"): 1 to 255 printable ASCII characters, sent bare or as a structured-field string (`"…"`); a UUID is a good choice. The first request with a key runs; a repeat with the same key, path and body within 24 hours gets the stored answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. The same key with another path or body gets 422 `idempotencyKeyReused`; while the first request still runs, 409 `idempotencyKeyInUse`. Keys are scoped to the caller and the operation.
+                 * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+                /**
+                 * @description The Monday that starts the week (`YYYY-MM-DD`).
+                 * @example 2026-11-16
+                 */
+                week: components["schemas"]["Day"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutScorecardWeekRequest"];
+            };
+        };
+        responses: {
+            /** @description The saved values of the week, in the request's order. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScorecardWeek"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -8978,7 +9097,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9081,7 +9200,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9138,7 +9257,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9212,7 +9331,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9264,7 +9383,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9321,7 +9440,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9378,7 +9497,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9565,7 +9684,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9618,7 +9737,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -10264,7 +10383,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -10313,7 +10432,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -10371,7 +10490,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -10422,7 +10541,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -11081,7 +11200,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -11138,7 +11257,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -11187,7 +11306,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -11244,7 +11363,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -11301,7 +11420,7 @@ export interface operations {
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /**
-                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
                  * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];

@@ -8,7 +8,7 @@ export interface TagOperations {
   'Tasks': 'listTeamTasks' | 'createTask' | 'getTask' | 'updateTask' | 'deleteTask';
   'Issues': 'listTeamIssues' | 'createIssue' | 'getIssue' | 'updateIssue' | 'deleteIssue';
   'Goals': 'listOrganizationGoals' | 'listTeamGoals' | 'createGoal' | 'getGoal' | 'updateGoal' | 'deleteGoal' | 'createMilestone' | 'updateMilestone' | 'deleteMilestone';
-  'Metrics': 'listTeamMetrics' | 'createMetric' | 'getTeamScorecard' | 'updateMetric' | 'deleteMetric' | 'listMetricValues' | 'putMetricValue';
+  'Metrics': 'listTeamMetrics' | 'createMetric' | 'getTeamScorecard' | 'putScorecardWeek' | 'updateMetric' | 'deleteMetric' | 'listMetricValues' | 'putMetricValue';
   'Meetings': 'listTeamMeetings' | 'createMeeting' | 'getMeeting' | 'updateMeeting' | 'getMeetingRecap' | 'rateMeetingAsMe' | 'setMeetingRating' | 'revealMeetingRatings' | 'createSegue' | 'createHeadline' | 'createCascadingMessage' | 'deleteCascadingMessage' | 'acknowledgeCascadingMessages';
   'Vision': 'getTeamVision' | 'createTeamVision' | 'updateTeamVision';
   'Org chart': 'listTeamSeats' | 'createSeat' | 'updateSeat' | 'deleteSeat';
@@ -26,5 +26,5 @@ export interface MethodOperations {
   patch: 'updateOrganization' | 'updateOrganizationMember' | 'updateTeam' | 'updateTeamMember' | 'updateTask' | 'updateIssue' | 'updateGoal' | 'updateMilestone' | 'updateMetric' | 'updateMeeting' | 'updateTeamVision' | 'updateSeat' | 'updateWebhook' | 'updatePlatformOrganization' | 'updatePlatformAiProvider';
   post: 'addOrganizationMember' | 'createTeam' | 'addTeamMember' | 'createTask' | 'createIssue' | 'createGoal' | 'createMilestone' | 'createMetric' | 'createMeeting' | 'revealMeetingRatings' | 'createSegue' | 'createHeadline' | 'createCascadingMessage' | 'acknowledgeCascadingMessages' | 'createTeamVision' | 'createSeat' | 'createDocument' | 'createWebhook' | 'pingWebhook' | 'rotateWebhookSecret' | 'redeliverWebhookDelivery' | 'createPlatformOrganization';
   delete: 'removeOrganizationMember' | 'deleteTeam' | 'removeTeamMember' | 'deleteTask' | 'deleteIssue' | 'deleteGoal' | 'deleteMilestone' | 'deleteMetric' | 'deleteCascadingMessage' | 'deleteSeat' | 'deleteDocument' | 'deleteWebhook' | 'revokePlatformApiKey' | 'deletePlatformAiProvider' | 'deletePlatformAiPrompt';
-  put: 'putMetricValue' | 'rateMeetingAsMe' | 'setMeetingRating' | 'putPeopleReview' | 'putPlatformAiProvider' | 'putPlatformAiPrompt';
+  put: 'putScorecardWeek' | 'putMetricValue' | 'rateMeetingAsMe' | 'setMeetingRating' | 'putPeopleReview' | 'putPlatformAiProvider' | 'putPlatformAiPrompt';
 }

@@ -87,6 +87,7 @@ const budget: Budget = {
   deleteMetric: 8,
   listMetricValues: 2,
   putMetricValue: 5,
+  putScorecardWeek: 6,
   listTeamMeetings: 1,
   // The meeting's own read, in the create's transaction, for the ETag a GET answers (MeetingDetail, not Meeting).
   createMeeting: 6,

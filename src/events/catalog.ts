@@ -126,6 +126,15 @@ export const eventCatalog: Record<ChangingOperation, EventDeclaration> = {
   updateMetric: answered('metric.updated', 'metric', 'id'),
   deleteMetric: deleted('metric.deleted', 'metric', 'id'),
   putMetricValue: answered('metric_value.set', 'metric', 'id'),
+  putScorecardWeek: {
+    types: ['metric_value.set'],
+    before: true,
+    subject: { kind: 'metric', from: (input) => (input.body as { values: { metricId: string }[] }).values.map((value) => value.metricId) },
+    event: (_input, result, metricId) => ({
+      type: 'metric_value.set',
+      object: (result.body as Schemas['ScorecardWeek']).values.find((value) => value.metricId === metricId),
+    }),
+  },
 
   createMeeting: answered('meeting.created', 'team', 'teamId'),
   updateMeeting: {

@@ -7,10 +7,11 @@ import { loadTeamAccess } from '../auth/access.js';
 import { standingOf } from '../db/queries/access.js';
 import * as metrics from '../db/queries/metrics.js';
 import { pageLimit } from '../db/pagination.js';
-import { NotFound, RuleViolation } from '../errors.js';
+import { FormatError, NotFound, RuleViolation } from '../errors.js';
 import { metricValueJson, scorecardMetricJson, scorecardText, toMetric, toMetricValue } from '../records/metrics.js';
 import { pageText } from '../api/jsonText.js';
 import { judgeValue } from '../rules/metricValues.js';
+import { judgeWeek } from '../rules/scorecardWeek.js';
 import { SCORECARD_MAX_WEEKS, scorecardWeeks } from '../rules/scorecardWeeks.js';
 import { currentWeekMonday, isMonday } from '../time.js';
 import { clearable, requireTeamMember, zoneInTeam } from './shared.js';
@@ -123,6 +124,25 @@ export const putMetricValue: Handler<'putMetricValue'> = async ({ params, body }
   return { status: 200, body: toMetricValue(saved) };
 };
 
+/**
+ * Every item is judged against the team's metrics, read in the change's transaction, before anything
+ * is written; the values are then written in one statement, all or nothing.
+ */
+export const putScorecardWeek: Handler<'putScorecardWeek'> = async ({ params, body }, { db, caller }) => {
+  if (!isMonday(params.week)) throw new RuleViolation('The week must be given by its Monday.');
+  const { rows, standing } = await metrics.listTeamMetrics(db, params.teamId, caller.userId);
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection', standing);
+  requireChange(access, teamAllows(access, 'enterMetricValue'));
+  const judged = judgeWeek(body.values, new Map(rows.map((row) => [row.id, row.goal])));
+  if ('issues' in judged) throw new FormatError(judged.issues, 'Some values cannot be saved; nothing was saved.');
+  const saved = await inTransaction(db, (trx) => metrics.putWeekValues(trx, { teamId: params.teamId, week: params.week, enteredById: caller.userId, values: judged.values }));
+  const byMetric = new Map(saved.map((row) => [row.metric_id, row]));
+  // A metric deleted between the check and the write: the transaction is rolled back with the rest.
+  const missing = judged.values.findIndex((value) => !byMetric.has(value.metricId));
+  if (missing >= 0) throw new FormatError([{ origin: 'body', code: 'invalid_value', path: ['values', String(missing), 'metricId'], message: 'Not a metric of this team.' }]);
+  return { status: 200, body: { teamId: params.teamId, week: params.week, values: judged.values.map((value) => toMetricValue(byMetric.get(value.metricId)!)) } };
+};
+
 export const metricsHandlers: AreaHandlers<'Metrics'> = {
   listTeamMetrics,
   createMetric,
@@ -131,4 +151,5 @@ export const metricsHandlers: AreaHandlers<'Metrics'> = {
   deleteMetric,
   listMetricValues,
   putMetricValue,
+  putScorecardWeek,
 };

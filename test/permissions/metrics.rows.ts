@@ -27,4 +27,7 @@ export const metricRows: AreaRows<'Metrics'> = {
   putMetricValue: rowFor(              [401, S,       200,     200,     200,        200,      200,      200,       403,       404,      404,     404,       200,             S],
     newMetric,
     (_w, metric) => ({ path: `/v1/metrics/${metric.id}/values/2026-11-16`, body: { value: '27' } })),
+  putScorecardWeek: rowFor(            [401, S,       200,     200,     200,        200,      200,      200,       403,       403,      403,     403,       200,             S],
+    newMetric,
+    (w, metric) => ({ path: `/v1/teams/${w.team.id}/scorecard/weeks/2026-11-16`, body: { values: [{ metricId: metric.id, value: '27' }] } })),
 };

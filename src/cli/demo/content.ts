@@ -217,6 +217,7 @@ export const LEADERSHIP_METRICS: MetricPlan[] = [
     values: ['241300', '256900', '262400', '238750', '251000', '270150', '248900', '259300', '266800', '244100', '257450', '263900', '271200'],
   },
   {
+    id: SAMPLE_IDS.secondMetric,
     title: 'On-time deliveries',
     goal: '>=96',
     unit: '%',

@@ -35,6 +35,8 @@ export const SAMPLE_IDS = {
   milestone: exampleId('1a1a', 3),
   /** Its measurable "Revenue invoiced". */
   metric: exampleId('1b1b', 1),
+  /** Its measurable "On-time deliveries" (the Scorecard week's sample sets both). */
+  secondMetric: exampleId('1b1b', 2),
   /** Its last meeting, COMPLETED. */
   meeting: exampleId('1c1c', 1),
   /** Its meeting running now, IN_PROGRESS (its ratings are hidden until revealed). */

@@ -193,3 +193,25 @@ export function putMetricValue(db: Db, value: { metricId: string; week: Day; val
     .returningAll()
     .executeTakeFirst();
 }
+
+/**
+ * Creates or replaces one week's value of several metrics of the team in one statement, each as
+ * `putMetricValue` does (a replacement keeps `entered_by_id`). Only metrics of the team are written: a
+ * metric deleted meanwhile, or of another team, gives no row.
+ */
+export async function putWeekValues(
+  db: Db,
+  week: { teamId: string; week: Day; enteredById: string; values: readonly { metricId: string; value: string; onTrack: boolean }[] },
+): Promise<MetricValueRow[]> {
+  const { rows } = await sql<MetricValueRow>`
+    insert into metric_values (metric_id, week, value, on_track, entered_by_id)
+    select m.id, ${week.week}::date, sent.value, sent.on_track, ${week.enteredById}::text
+    from unnest(${week.values.map((v) => v.metricId)}::text[], ${week.values.map((v) => v.value)}::text[], ${week.values.map((v) => v.onTrack)}::boolean[])
+      as sent(metric_id, value, on_track)
+    join metrics m on m.id = sent.metric_id
+    where m.team_id = ${week.teamId}
+    on conflict (metric_id, week) do update set value = excluded.value, on_track = excluded.on_track, updated_at = now()
+    returning *
+  `.execute(db);
+  return rows;
+}

@@ -321,6 +321,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/teams/{teamId}/tasks/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export the tasks of a team as CSV
+         * @description Returns every task of the team as one CSV file, in the order of `GET /teams/{teamId}/tasks` (oldest first), with the columns of `TasksCsv`: `id`, `title`, `ownerEmail`, `dueDate`, `completed`, `completedAt`, `createdAt`. `POST` on this path imports the file. Anyone who can see the team may call it: its members, and the organization's Owners, Admins and Implementers. Others get 403 forbidden; an unknown team gives 404. The format, and how cells a spreadsheet would run as formulas are written, are described under "CSV import and export". The answer is streamed as it is read, in constant memory whatever the number of rows; it carries no ETag. This operation goes beyond the product reference.
+         */
+        get: operations["exportTeamTasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tasks/{id}": {
         parameters: {
             query?: never;
@@ -385,6 +411,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/teams/{teamId}/issues/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export the issues of a team as CSV
+         * @description Returns every issue of the team as one CSV file, in the order of `GET /teams/{teamId}/issues` (oldest first), with the columns of `IssuesCsv`: `id`, `title`, `description`, `priority`, `status`, `createdByEmail`, `resolvedAt`, `createdAt`. `POST` on this path imports the file. Anyone who can see the team may call it: its members, and the organization's Owners, Admins and Implementers. Others get 403 forbidden; an unknown team gives 404. The format, and how cells a spreadsheet would run as formulas are written, are described under "CSV import and export". The answer is streamed as it is read, in constant memory whatever the number of rows; it carries no ETag. This operation goes beyond the product reference.
+         */
+        get: operations["exportTeamIssues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/issues/{id}": {
         parameters: {
             query?: never;
@@ -443,6 +495,32 @@ export interface paths {
          * @description Creates a quarterly goal (Rock) in the team with status ON_TRACK and no milestones. Allowed for team Admins and Owners (and the organization's Owners, Admins and Implementers); team Members and Viewers get 403 forbidden. Text is trimmed first: the title must then be 1-300 characters and the description at most 5000. `ownerId` must be a member of the team. `level` defaults to DEPARTMENT; COMPANY is allowed only in a leadership team (`isLeadership` true). Breaking any of these rules gives 422 invalid without `issues`; a malformed quarter is a format error. Others who cannot see the team get 403 forbidden, an unknown team gives 404, and in a suspended organization the answer is 409 orgSuspended.
          */
         post: operations["createGoal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{teamId}/goals/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export the goals of a team with their milestones as CSV
+         * @description Returns every goal (Rock) of the team with its milestones as one CSV file, goals in the order of `GET /teams/{teamId}/goals` (oldest first): one row per milestone, in the order they were added, the goal's columns repeated on each; a goal without milestones has one row with the milestone columns empty. The columns of `GoalsCsv`: `goalId`, `title`, `description`, `ownerEmail`, `quarter`, `level`, `status`, `milestoneId`, `milestoneTitle`, `milestoneDueDate`, `milestoneCompleted`. Goals are not imported. Anyone who can see the team may call it: its members, and the organization's Owners, Admins and Implementers. Others get 403 forbidden; an unknown team gives 404. The format, and how cells a spreadsheet would run as formulas are written, are described under "CSV import and export". The answer is streamed as it is read, in constant memory whatever the number of rows; it carries no ETag. This operation goes beyond the product reference.
+         */
+        get: operations["exportTeamGoals"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -591,6 +669,32 @@ export interface paths {
          *     Anyone who can see the team may call it: its members, and the organization's Owners, Admins and Implementers. Others get 403 forbidden; an unknown team gives 404.
          */
         get: operations["getTeamScorecard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{teamId}/scorecard/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export the Scorecard of a team as CSV
+         * @description Returns the team's Scorecard as a table of weeks by metrics: the first column `week` (the Monday, `YYYY-MM-DD`), then one column per metric in Scorecard order, named by its title, holding the week's value (empty when none was entered). One row per week that has any value, oldest first, whatever its age. The on-track mark is not a column: an import judges it from the metric's goal (see `POST`). Anyone who can see the team may call it: its members, and the organization's Owners, Admins and Implementers. Others get 403 forbidden; an unknown team gives 404. The format, and how cells a spreadsheet would run as formulas are written, are described under "CSV import and export". The answer is streamed as it is read, in constant memory whatever the number of rows; it carries no ETag. This operation goes beyond the product reference.
+         */
+        get: operations["exportTeamScorecard"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4592,6 +4696,21 @@ export interface components {
             /** @description A meeting of the same team the task arises from; `null` or omitted for none. */
             meetingId?: components["schemas"]["Id"] | null;
         };
+        /**
+         * @description A team's tasks as CSV (see "CSV import and export" for the format). The header row names these columns, in this order:
+         *
+         *     - `id`: the task's id; ignored by an import (a new task gets a new id), where two rows with the same id are duplicates;
+         *     - `title`: 1-500 characters;
+         *     - `ownerEmail`: the e-mail address of the owner, a member of the team;
+         *     - `dueDate`: `YYYY-MM-DD`;
+         *     - `completed`: `true` or `false`; empty on import means `false`;
+         *     - `completedAt`: when it was completed, an instant; empty while open; on import kept when given for a completed task, else the time of the import;
+         *     - `createdAt`: when it was created, an instant; on import kept when given, else the time of the import (rows keep their order).
+         *
+         *     An import takes the same columns in any order; `title`, `ownerEmail` and `dueDate` are required.
+         *     A column the list above does not name is refused (422 `unrecognized_keys`).
+         */
+        TasksCsv: string;
         /** @description Only the fields to change; at least one. */
         UpdateTaskRequest: {
             title?: string;
@@ -4641,6 +4760,22 @@ export interface components {
             /** @description A meeting of the same team the issue was raised in; `null` or omitted for none. */
             meetingId?: components["schemas"]["Id"] | null;
         };
+        /**
+         * @description A team's issues as CSV (see "CSV import and export" for the format). The header row names these columns, in this order:
+         *
+         *     - `id`: the issue's id; ignored by an import (a new issue gets a new id), where two rows with the same id are duplicates;
+         *     - `title`: 1-500 characters;
+         *     - `description`: at most 5,000 characters; empty for none;
+         *     - `priority`: `HIGH`, `MEDIUM` or `LOW`; empty on import means `MEDIUM`;
+         *     - `status`: `OPEN`, `SOLVING` or `SOLVED`; empty on import means `OPEN`;
+         *     - `createdByEmail`: the e-mail address of who raised it, a member of the team; empty on import means the caller;
+         *     - `resolvedAt`: when it was solved, an instant; empty unless `SOLVED`; on import kept when given for a solved issue, else the time of the import;
+         *     - `createdAt`: when it was raised, an instant; on import kept when given, else the time of the import (rows keep their order).
+         *
+         *     An import takes the same columns in any order; `title` is required.
+         *     A column the list above does not name is refused (422 `unrecognized_keys`).
+         */
+        IssuesCsv: string;
         /** @description Only the fields to change; at least one. */
         UpdateIssueRequest: {
             title?: string;
@@ -4658,6 +4793,22 @@ export interface components {
             /** @default DEPARTMENT */
             level: components["schemas"]["GoalLevel"];
         };
+        /**
+         * @description A team's goals with their milestones as CSV, one row per milestone (see "CSV import and export" for the format). The header row names these columns, in this order:
+         *
+         *     - `goalId`: the goal's id;
+         *     - `title`: the goal's title;
+         *     - `description`: empty for none;
+         *     - `ownerEmail`: the e-mail address of the owner;
+         *     - `quarter`: `YYYY-Qn`;
+         *     - `level`: `COMPANY` or `DEPARTMENT`;
+         *     - `status`: `ON_TRACK`, `OFF_TRACK` or `DONE`;
+         *     - `milestoneId`: empty for a goal without milestones;
+         *     - `milestoneTitle`;
+         *     - `milestoneDueDate`: `YYYY-MM-DD`, empty for none;
+         *     - `milestoneCompleted`: `true` or `false`.
+         */
+        GoalsCsv: string;
         /** @description Only the fields to change; at least one. The goal's owner who is not a team Admin may send only `status`. */
         UpdateGoalRequest: {
             title?: string;
@@ -4742,6 +4893,18 @@ export interface components {
             /** @description Every metric of the team, in Scorecard order (`position` 1 first). */
             metrics: components["schemas"]["ScorecardMetric"][];
         };
+        /**
+         * @description A team's Scorecard as CSV, a table of weeks by metrics (see "CSV import and
+         *     export" for the format). The header row names the columns:
+         *     - `week`: the Monday that starts the week, `YYYY-MM-DD`;
+         *     - then one column per metric, named by the metric's title exactly, holding
+         *       the week's value (1-50 characters), empty when none.
+         *
+         *     An import takes `week` and any of the team's metrics, in any order; a
+         *     column that names no metric of the team, or a title two of its metrics
+         *     share, is refused (422).
+         */
+        ScorecardCsv: string;
         /** @description One metric's value for the week, as `PUT /metrics/{id}/values/{week}` takes it. */
         ScorecardWeekValue: {
             /** @description A metric of the team. */
@@ -6666,6 +6829,8 @@ export interface components {
          * @example /v1/tasks/0d0d0000-0000-4000-8000-000000000001
          */
         TaskLocation: string;
+        /** @description `attachment` with the file name a browser or `curl -OJ` saves the export under (`tasks.csv`, `issues.csv`, `goals.csv`, `scorecard.csv`). */
+        ContentDisposition: string;
         /**
          * @description The URL of the new issue's own read, `GET /issues/{id}`, under the server's `/v1`: a `GET` of it answers this record with the `ETag` of this answer.
          * @example /v1/issues/0e0e0000-0000-4000-8000-000000000001
@@ -7696,6 +7861,44 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    exportTeamTasks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, streamed. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["TasksCsv"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
     getTask: {
         parameters: {
             query?: never;
@@ -7950,6 +8153,44 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    exportTeamIssues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, streamed. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["IssuesCsv"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -8211,6 +8452,44 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    exportTeamGoals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, streamed. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["GoalsCsv"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -8662,6 +8941,44 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    exportTeamScorecard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, streamed. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ScorecardCsv"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];

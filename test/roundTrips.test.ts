@@ -129,6 +129,10 @@ const budget: Budget = {
   listTeamEvents: 2,
   // The caller's teams, the log's end; the stream then reads with every other stream of the process.
   streamEvents: 2,
+  exportTeamTasks: 1,
+  exportTeamIssues: 1,
+  exportTeamGoals: 1,
+  exportTeamScorecard: 2,
 };
 
 let statements: string[] | undefined;

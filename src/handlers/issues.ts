@@ -7,9 +7,10 @@ import { changeGuard, loadTeamAccess } from '../auth/access.js';
 import { standingOf } from '../db/queries/access.js';
 import { deleteTeamItemWithEvent } from '../db/changes.js';
 import * as issues from '../db/queries/issues.js';
-import { pageLimit } from '../db/pagination.js';
+import { EXPORT_BATCH_ROWS, pageLimit, type CreationKey } from '../db/pagination.js';
+import { attachment, csvBody, keysetBatches } from '../api/csvBody.js';
 import { NotFound } from '../errors.js';
-import { issueJson, toIssue } from '../records/issues.js';
+import { issueCsvColumns, issueCsvRow, issueJson, toIssue } from '../records/issues.js';
 import { idOf, JsonText, pageText } from '../api/jsonText.js';
 import { locationOf } from '../api/location.js';
 import type { Schemas } from '../api/operations.js';
@@ -96,10 +97,20 @@ export const deleteIssue: Handler<'deleteIssue'> = writingItsEvent(async ({ para
   return { status: 204, body: undefined };
 });
 
+/** The whole list as CSV, read in batches as the connection takes them; the first batch brings the caller's standing. */
+export const exportTeamIssues: Handler<'exportTeamIssues'> = async ({ params }, { db, caller }) => {
+  const first = await issues.issueExportBatch(db, params.teamId, caller.userId, undefined);
+  await loadTeamAccess(db, caller, params.teamId, 'collection', first.standing);
+  const read = async (after: CreationKey) => (await issues.issueExportBatch(db, params.teamId, caller.userId, after)).rows;
+  const keyOf = (row: { id: string; created_at_text: string }) => ({ at: row.created_at_text, id: row.id });
+  return { status: 200, headers: attachment('issues.csv'), body: csvBody(issueCsvColumns, keysetBatches(first.rows, EXPORT_BATCH_ROWS, read, keyOf, (batch) => batch.map(issueCsvRow))) };
+};
+
 export const issuesHandlers: AreaHandlers<'Issues'> = {
   listTeamIssues,
   createIssue,
   getIssue,
   updateIssue,
   deleteIssue,
+  exportTeamIssues,
 };

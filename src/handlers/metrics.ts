@@ -6,9 +6,11 @@ import type { Database } from '../db/database.js';
 import { loadTeamAccess } from '../auth/access.js';
 import { standingOf } from '../db/queries/access.js';
 import * as metrics from '../db/queries/metrics.js';
-import { pageLimit } from '../db/pagination.js';
+import { EXPORT_BATCH_ROWS, pageLimit } from '../db/pagination.js';
+import { attachment, csvBody, keysetBatches } from '../api/csvBody.js';
+import type { Day } from '../db/database.js';
 import { FormatError, NotFound, RuleViolation } from '../errors.js';
-import { metricValueJson, scorecardMetricJson, scorecardText, toMetric, toMetricValue } from '../records/metrics.js';
+import { metricValueJson, scorecardCsvRow, scorecardMetricJson, scorecardText, toMetric, toMetricValue } from '../records/metrics.js';
 import { pageText } from '../api/jsonText.js';
 import { judgeValue } from '../rules/metricValues.js';
 import { judgeWeek } from '../rules/scorecardWeek.js';
@@ -143,6 +145,17 @@ export const putScorecardWeek: Handler<'putScorecardWeek'> = async ({ params, bo
   return { status: 200, body: { teamId: params.teamId, week: params.week, values: judged.values.map((value) => toMetricValue(byMetric.get(value.metricId)!)) } };
 };
 
+/** The Scorecard as a table of weeks by metrics: the metrics (with the caller's standing) make the header, the weeks come in batches. */
+export const exportTeamScorecard: Handler<'exportTeamScorecard'> = async ({ params }, { db, caller }) => {
+  const { rows, standing } = await metrics.listTeamMetrics(db, params.teamId, caller.userId);
+  await loadTeamAccess(db, caller, params.teamId, 'collection', standing);
+  const ids = rows.map((row) => row.id);
+  const read = (after: Day | undefined) => metrics.scorecardExportBatch(db, params.teamId, after);
+  const first = ids.length === 0 ? [] : await read(undefined);
+  const batches = keysetBatches(first, EXPORT_BATCH_ROWS, read, (row) => row.week, (batch) => batch.map(scorecardCsvRow(ids)));
+  return { status: 200, headers: attachment('scorecard.csv'), body: csvBody(['week', ...rows.map((row) => row.title)], batches) };
+};
+
 export const metricsHandlers: AreaHandlers<'Metrics'> = {
   listTeamMetrics,
   createMetric,
@@ -152,4 +165,5 @@ export const metricsHandlers: AreaHandlers<'Metrics'> = {
   listMetricValues,
   putMetricValue,
   putScorecardWeek,
+  exportTeamScorecard,
 };

@@ -7,9 +7,10 @@ import { changeGuard, loadTeamAccess } from '../auth/access.js';
 import { standingOf } from '../db/queries/access.js';
 import { deleteTeamItemWithEvent } from '../db/changes.js';
 import * as tasks from '../db/queries/tasks.js';
-import { pageLimit } from '../db/pagination.js';
+import { EXPORT_BATCH_ROWS, pageLimit, type CreationKey } from '../db/pagination.js';
+import { attachment, csvBody, keysetBatches } from '../api/csvBody.js';
 import { NotFound } from '../errors.js';
-import { taskJson, toTask } from '../records/tasks.js';
+import { taskCsvColumns, taskCsvRow, taskJson, toTask } from '../records/tasks.js';
 import { idOf, JsonText, pageText } from '../api/jsonText.js';
 import { locationOf } from '../api/location.js';
 import type { Schemas } from '../api/operations.js';
@@ -104,10 +105,20 @@ export const deleteTask: Handler<'deleteTask'> = writingItsEvent(async ({ params
   return { status: 204, body: undefined };
 });
 
+/** The whole list as CSV, read in batches as the connection takes them; the first batch brings the caller's standing. */
+export const exportTeamTasks: Handler<'exportTeamTasks'> = async ({ params }, { db, caller }) => {
+  const first = await tasks.taskExportBatch(db, params.teamId, caller.userId, undefined);
+  await loadTeamAccess(db, caller, params.teamId, 'collection', first.standing);
+  const read = async (after: CreationKey) => (await tasks.taskExportBatch(db, params.teamId, caller.userId, after)).rows;
+  const keyOf = (row: { id: string; created_at_text: string }) => ({ at: row.created_at_text, id: row.id });
+  return { status: 200, headers: attachment('tasks.csv'), body: csvBody(taskCsvColumns, keysetBatches(first.rows, EXPORT_BATCH_ROWS, read, keyOf, (batch) => batch.map(taskCsvRow))) };
+};
+
 export const tasksHandlers: AreaHandlers<'Tasks'> = {
   listTeamTasks,
   createTask,
   getTask,
   updateTask,
   deleteTask,
+  exportTeamTasks,
 };

@@ -297,7 +297,10 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
         // The docs page (with its own headers) and the changelog: text sent as it is, in the media type the contract names.
         if (mediaType === 'text/html') return pageHeaders(req, res, () => void res.status(result.status).type('html').send(result.body));
         if (mediaType === 'text/markdown') return void res.status(result.status).type(mediaType).send(result.body);
-        if (result.body instanceof StreamBody) return result.body.open(req, res);
+        if (result.body instanceof StreamBody) {
+          for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+          return result.body.open(req, res);
+        }
         return writeRead(req, res, outcomeOf(result));
       }
 

@@ -22,4 +22,6 @@ export const issueRows: AreaRows<'Issues'> = {
   deleteIssue: rowFor(                 [401, S,       204,     204,     204,        204,      204,      403,       403,       404,      404,     404,       403,             S],
     newIssue,
     (_w, issue) => ({ path: `/v1/issues/${issue.id}` })),
+  exportTeamIssues: row(               [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
+    (w) => ({ path: `/v1/teams/${w.team.id}/issues/csv` })),
 };

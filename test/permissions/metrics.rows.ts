@@ -30,4 +30,6 @@ export const metricRows: AreaRows<'Metrics'> = {
   putScorecardWeek: rowFor(            [401, S,       200,     200,     200,        200,      200,      200,       403,       403,      403,     403,       200,             S],
     newMetric,
     (w, metric) => ({ path: `/v1/teams/${w.team.id}/scorecard/weeks/2026-11-16`, body: { values: [{ metricId: metric.id, value: '27' }] } })),
+  exportTeamScorecard: row(            [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
+    (w) => ({ path: `/v1/teams/${w.team.id}/scorecard/csv` })),
 };

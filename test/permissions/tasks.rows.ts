@@ -22,4 +22,6 @@ export const taskRows: AreaRows<'Tasks'> = {
   deleteTask: rowFor(                  [401, S,       204,     204,     204,        204,      204,      403,       403,       404,      404,     404,       403,             S],
     newTask,
     (_w, task) => ({ path: `/v1/tasks/${task.id}` })),
+  exportTeamTasks: row(                [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
+    (w) => ({ path: `/v1/teams/${w.team.id}/tasks/csv` })),
 };

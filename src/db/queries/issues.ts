@@ -2,7 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, IssuePriority, IssueRow, IssueStatus } from '../database.js';
 import type { JsonShape } from '../json.js';
-import { preparedJsonPages } from '../pagination.js';
+import { afterCreation, EXPORT_BATCH_ROWS, preparedJsonPages, type CreationKey } from '../pagination.js';
 import { prepared } from '../prepared.js';
 import { changedItem, changeGranted, isNoneOrMeetingOfTeam, teamOfChange, type ChangeGuard } from '../changes.js';
 import { callerTeamRole, standingColumnNames, standingColumns, withStanding } from './access.js';
@@ -148,4 +148,24 @@ export function updateIssueWithEvent<R>(db: Db, shape: JsonShape<IssueRow, R>, i
 
 export async function deleteIssue(db: Db, issueId: string) {
   await db.deleteFrom('issues').where('id', '=', issueId).execute();
+}
+
+/**
+ * A batch of the team's issues for its CSV export, in the list's order (oldest first) after `after`,
+ * each with the e-mail of who raised it and the caller's standing in the team (`standingColumns`).
+ */
+export async function issueExportBatch(db: Db, teamId: string, userId: string, after: CreationKey | undefined) {
+  const rows = await db
+    .selectFrom('issues')
+    .innerJoin('users', 'users.id', 'issues.created_by_id')
+    .select(['issues.id', 'issues.title', 'issues.description', 'issues.priority', 'issues.status', 'users.email as created_by_email', 'issues.resolved_at', 'issues.created_at'])
+    .select(sql<string>`issues.created_at::text`.as('created_at_text'))
+    .select(standingColumns(teamId, userId))
+    .where('issues.team_id', '=', teamId)
+    .where(afterCreation('issues', after))
+    .orderBy('issues.created_at')
+    .orderBy('issues.id')
+    .limit(EXPORT_BATCH_ROWS)
+    .execute();
+  return withStanding(teamId, { rows, facts: rows[0] });
 }

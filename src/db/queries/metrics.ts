@@ -2,7 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Day, MetricRow, MetricValueRow } from '../database.js';
 import { jsonRecord, preparedJsonList, type JsonShape } from '../json.js';
-import { preparedJsonPages } from '../pagination.js';
+import { EXPORT_BATCH_ROWS, preparedJsonPages } from '../pagination.js';
 import { prepared } from '../prepared.js';
 import { callerTeamRole, standingColumnNames, standingColumns, withStanding } from './access.js';
 
@@ -212,6 +212,22 @@ export async function putWeekValues(
     where m.team_id = ${week.teamId}
     on conflict (metric_id, week) do update set value = excluded.value, on_track = excluded.on_track, updated_at = now()
     returning *
+  `.execute(db);
+  return rows;
+}
+
+/**
+ * A batch of the team's Scorecard weeks for its CSV export, oldest first after `after`: each week that
+ * has a value, with its values by metric id. At most one row per week, whatever the number of metrics.
+ */
+export async function scorecardExportBatch(db: Db, teamId: string, after: Day | undefined) {
+  const { rows } = await sql<{ week: Day; values: Record<string, string> }>`
+    select v.week::text as week, json_object_agg(v.metric_id, v.value) as values
+    from metric_values v join metrics m on m.id = v.metric_id
+    where m.team_id = ${teamId} and (${after ?? null}::date is null or v.week > ${after ?? null}::date)
+    group by v.week
+    order by v.week
+    limit ${EXPORT_BATCH_ROWS}
   `.execute(db);
   return rows;
 }

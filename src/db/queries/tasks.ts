@@ -2,7 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, TaskRow } from '../database.js';
 import { jsonRecord, type JsonShape } from '../json.js';
-import { preparedJsonPages } from '../pagination.js';
+import { afterCreation, EXPORT_BATCH_ROWS, preparedJsonPages, type CreationKey } from '../pagination.js';
 import { prepared } from '../prepared.js';
 import { changedItem, changeGranted, isMemberOfTeam, isNoneOrMeetingOfTeam, teamOfChange, type ChangeGuard } from '../changes.js';
 import { callerTeamRole, standingColumnNames, standingColumns, withStanding } from './access.js';
@@ -157,4 +157,24 @@ export function updateTaskWithEvent<R>(db: Db, shape: JsonShape<TaskRow, R>, tas
     .$if(change.ownerId !== undefined, (query) => query.where(isMemberOfTeam(sql`x.team_id`, change.ownerId!)))
     .returning(changedItem(shape, sql`t.org_id`));
   return changeWithEvent(db, query, event);
+}
+
+/**
+ * A batch of the team's tasks for its CSV export, in the list's order (oldest first) after `after`,
+ * each with its owner's e-mail and the caller's standing in the team (`standingColumns`).
+ */
+export async function taskExportBatch(db: Db, teamId: string, userId: string, after: CreationKey | undefined) {
+  const rows = await db
+    .selectFrom('tasks')
+    .innerJoin('users', 'users.id', 'tasks.owner_id')
+    .select(['tasks.id', 'tasks.title', 'users.email as owner_email', 'tasks.due_date', 'tasks.completed', 'tasks.completed_at', 'tasks.created_at'])
+    .select(sql<string>`tasks.created_at::text`.as('created_at_text'))
+    .select(standingColumns(teamId, userId))
+    .where('tasks.team_id', '=', teamId)
+    .where(afterCreation('tasks', after))
+    .orderBy('tasks.created_at')
+    .orderBy('tasks.id')
+    .limit(EXPORT_BATCH_ROWS)
+    .execute();
+  return withStanding(teamId, { rows, facts: rows[0] });
 }

@@ -133,6 +133,9 @@ const budget: Budget = {
   exportTeamIssues: 1,
   exportTeamGoals: 1,
   exportTeamScorecard: 2,
+  importTeamTasks: 7,
+  importTeamIssues: 7,
+  importTeamScorecard: 6,
 };
 
 let statements: string[] | undefined;

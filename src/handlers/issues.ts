@@ -9,12 +9,14 @@ import { deleteTeamItemWithEvent } from '../db/changes.js';
 import * as issues from '../db/queries/issues.js';
 import { EXPORT_BATCH_ROWS, pageLimit, type CreationKey } from '../db/pagination.js';
 import { attachment, csvBody, keysetBatches } from '../api/csvBody.js';
-import { NotFound } from '../errors.js';
+import { NotFound, RuleViolation } from '../errors.js';
 import { issueCsvColumns, issueCsvRow, issueJson, toIssue } from '../records/issues.js';
 import { idOf, JsonText, pageText } from '../api/jsonText.js';
 import { locationOf } from '../api/location.js';
 import type { Schemas } from '../api/operations.js';
-import { clearable, requireMeetingOfTeam } from './shared.js';
+import { badRows, clearable, requireMeetingOfTeam, sheetOf } from './shared.js';
+import { issueCsvImport, judgeIssueRows } from '../rules/csvImport.js';
+import { memberEmails } from '../db/queries/teams.js';
 import { writingItsEvent, type AreaHandlers, type Handler } from './types.js';
 import { changedOrRefused } from '../events/outbox.js';
 import { inTransaction } from '../db/transaction.js';
@@ -106,6 +108,25 @@ export const exportTeamIssues: Handler<'exportTeamIssues'> = async ({ params }, 
   return { status: 200, headers: attachment('issues.csv'), body: csvBody(issueCsvColumns, keysetBatches(first.rows, EXPORT_BATCH_ROWS, read, keyOf, (batch) => batch.map(issueCsvRow))) };
 };
 
+/**
+ * The file is read and every row judged before anything is written (a dry run stops there); the
+ * issues are then written in one statement, all or nothing. Its one summary event is the catalog's.
+ */
+export const importTeamIssues: Handler<'importTeamIssues'> = async ({ params, query, body }, { db, caller }) => {
+  const sheet = sheetOf(body, issueCsvImport);
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
+  requireChange(access, teamAllows(access, 'writeIssue'));
+  const judged = judgeIssueRows(sheet, await memberEmails(db, params.teamId), caller.userId);
+  if ('problems' in judged) throw badRows(judged.problems);
+  const dryRun = query.dryRun === true;
+  const written = dryRun ? judged.issues.length : await inTransaction(db, async (trx) => {
+    const count = await issues.insertImportedIssues(trx, params.teamId, caller.userId, judged.issues);
+    if (count !== judged.issues.length) throw new RuleViolation('Someone named in the file left the team during the import; nothing was written. Send the file again.');
+    return count;
+  });
+  return { status: 200, body: { teamId: params.teamId, kind: 'issues', dryRun, rows: sheet.records.length, written } };
+};
+
 export const issuesHandlers: AreaHandlers<'Issues'> = {
   listTeamIssues,
   createIssue,
@@ -113,4 +134,5 @@ export const issuesHandlers: AreaHandlers<'Issues'> = {
   updateIssue,
   deleteIssue,
   exportTeamIssues,
+  importTeamIssues,
 };

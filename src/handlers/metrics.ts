@@ -16,7 +16,8 @@ import { judgeValue } from '../rules/metricValues.js';
 import { judgeWeek } from '../rules/scorecardWeek.js';
 import { SCORECARD_MAX_WEEKS, scorecardWeeks } from '../rules/scorecardWeeks.js';
 import { currentWeekMonday, isMonday } from '../time.js';
-import { clearable, requireTeamMember, zoneInTeam } from './shared.js';
+import { badRows, clearable, requireTeamMember, sheetOf, zoneInTeam } from './shared.js';
+import { judgeScorecardRows, scorecardCsvImport } from '../rules/csvImport.js';
 import type { AreaHandlers, Handler } from './types.js';
 import { inTransaction } from '../db/transaction.js';
 
@@ -156,6 +157,27 @@ export const exportTeamScorecard: Handler<'exportTeamScorecard'> = async ({ para
   return { status: 200, headers: attachment('scorecard.csv'), body: csvBody(['week', ...rows.map((row) => row.title)], batches) };
 };
 
+/**
+ * The table is read against the team's metrics and every value judged as the Scorecard week's PUT
+ * judges it (`judgeWeek`) before anything is written (a dry run stops there); the values are then
+ * written in one statement, all or nothing. Its one summary event is the catalog's.
+ */
+export const importTeamScorecard: Handler<'importTeamScorecard'> = async ({ params, query, body }, { db, caller }) => {
+  const { rows, standing } = await metrics.listTeamMetrics(db, params.teamId, caller.userId);
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection', standing);
+  requireChange(access, teamAllows(access, 'enterMetricValue'));
+  const sheet = sheetOf(body, scorecardCsvImport(rows));
+  const judged = judgeScorecardRows(sheet, rows);
+  if ('issues' in judged) throw badRows(judged.issues);
+  const dryRun = query.dryRun === true;
+  const written = dryRun ? judged.values.length : await inTransaction(db, async (trx) => {
+    const saved = await metrics.putScorecardValues(trx, { teamId: params.teamId, enteredById: caller.userId, values: judged.values });
+    if (saved.length !== judged.values.length) throw new RuleViolation('A metric was deleted during the import; nothing was written. Send the file again.');
+    return saved.length;
+  });
+  return { status: 200, body: { teamId: params.teamId, kind: 'scorecard', dryRun, rows: sheet.records.length, written } };
+};
+
 export const metricsHandlers: AreaHandlers<'Metrics'> = {
   listTeamMetrics,
   createMetric,
@@ -166,4 +188,5 @@ export const metricsHandlers: AreaHandlers<'Metrics'> = {
   putMetricValue,
   putScorecardWeek,
   exportTeamScorecard,
+  importTeamScorecard,
 };

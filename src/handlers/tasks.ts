@@ -9,12 +9,14 @@ import { deleteTeamItemWithEvent } from '../db/changes.js';
 import * as tasks from '../db/queries/tasks.js';
 import { EXPORT_BATCH_ROWS, pageLimit, type CreationKey } from '../db/pagination.js';
 import { attachment, csvBody, keysetBatches } from '../api/csvBody.js';
-import { NotFound } from '../errors.js';
+import { NotFound, RuleViolation } from '../errors.js';
 import { taskCsvColumns, taskCsvRow, taskJson, toTask } from '../records/tasks.js';
 import { idOf, JsonText, pageText } from '../api/jsonText.js';
 import { locationOf } from '../api/location.js';
 import type { Schemas } from '../api/operations.js';
-import { requireMeetingOfTeam, requireTeamMember } from './shared.js';
+import { badRows, requireMeetingOfTeam, requireTeamMember, sheetOf } from './shared.js';
+import { judgeTaskRows, taskCsvImport } from '../rules/csvImport.js';
+import { memberEmails } from '../db/queries/teams.js';
 import { writingItsEvent, type AreaHandlers, type Handler } from './types.js';
 import { changedOrRefused } from '../events/outbox.js';
 import { inTransaction } from '../db/transaction.js';
@@ -114,6 +116,25 @@ export const exportTeamTasks: Handler<'exportTeamTasks'> = async ({ params }, { 
   return { status: 200, headers: attachment('tasks.csv'), body: csvBody(taskCsvColumns, keysetBatches(first.rows, EXPORT_BATCH_ROWS, read, keyOf, (batch) => batch.map(taskCsvRow))) };
 };
 
+/**
+ * The file is read and every row judged before anything is written (a dry run stops there); the
+ * tasks are then written in one statement, all or nothing. Its one summary event is the catalog's.
+ */
+export const importTeamTasks: Handler<'importTeamTasks'> = async ({ params, query, body }, { db, caller }) => {
+  const sheet = sheetOf(body, taskCsvImport);
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
+  requireChange(access, teamAllows(access, 'writeTask'));
+  const judged = judgeTaskRows(sheet, await memberEmails(db, params.teamId));
+  if ('issues' in judged) throw badRows(judged.issues);
+  const dryRun = query.dryRun === true;
+  const written = dryRun ? judged.tasks.length : await inTransaction(db, async (trx) => {
+    const count = await tasks.insertImportedTasks(trx, params.teamId, judged.tasks);
+    if (count !== judged.tasks.length) throw new RuleViolation('An owner left the team during the import; nothing was written. Send the file again.');
+    return count;
+  });
+  return { status: 200, body: { teamId: params.teamId, kind: 'tasks', dryRun, rows: sheet.records.length, written } };
+};
+
 export const tasksHandlers: AreaHandlers<'Tasks'> = {
   listTeamTasks,
   createTask,
@@ -121,4 +142,5 @@ export const tasksHandlers: AreaHandlers<'Tasks'> = {
   updateTask,
   deleteTask,
   exportTeamTasks,
+  importTeamTasks,
 };

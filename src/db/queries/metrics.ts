@@ -199,17 +199,29 @@ export function putMetricValue(db: Db, value: { metricId: string; week: Day; val
  * `putMetricValue` does (a replacement keeps `entered_by_id`). Only metrics of the team are written: a
  * metric deleted meanwhile, or of another team, gives no row.
  */
-export async function putWeekValues(
+export function putWeekValues(
   db: Db,
   week: { teamId: string; week: Day; enteredById: string; values: readonly { metricId: string; value: string; onTrack: boolean }[] },
 ): Promise<MetricValueRow[]> {
+  return putScorecardValues(db, { teamId: week.teamId, enteredById: week.enteredById, values: week.values.map((value) => ({ ...value, week: week.week })) });
+}
+
+/**
+ * `putWeekValues` for values of any weeks (a Scorecard's CSV import): one statement whatever their
+ * number, each metric and week at most once.
+ */
+export async function putScorecardValues(
+  db: Db,
+  scorecard: { teamId: string; enteredById: string; values: readonly { metricId: string; week: Day; value: string; onTrack: boolean }[] },
+): Promise<MetricValueRow[]> {
+  const { values } = scorecard;
   const { rows } = await sql<MetricValueRow>`
     insert into metric_values (metric_id, week, value, on_track, entered_by_id)
-    select m.id, ${week.week}::date, sent.value, sent.on_track, ${week.enteredById}::text
-    from unnest(${week.values.map((v) => v.metricId)}::text[], ${week.values.map((v) => v.value)}::text[], ${week.values.map((v) => v.onTrack)}::boolean[])
-      as sent(metric_id, value, on_track)
+    select m.id, sent.week, sent.value, sent.on_track, ${scorecard.enteredById}::text
+    from unnest(${values.map((v) => v.metricId)}::text[], ${values.map((v) => v.week)}::date[], ${values.map((v) => v.value)}::text[], ${values.map((v) => v.onTrack)}::boolean[])
+      as sent(metric_id, week, value, on_track)
     join metrics m on m.id = sent.metric_id
-    where m.team_id = ${week.teamId}
+    where m.team_id = ${scorecard.teamId}
     on conflict (metric_id, week) do update set value = excluded.value, on_track = excluded.on_track, updated_at = now()
     returning *
   `.execute(db);

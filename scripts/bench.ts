@@ -59,7 +59,7 @@
  * BENCH_HEAP_SNAPSHOTS=dir, the server's heap snapshots with one and with 1,000 streams written
  * there), BENCH_ONLY=floor `/v1/me` and a task against their floors and the p99s at half rate of
  * those and of the issue page, the meeting read and the Scorecard (PostgreSQL then seeded with 10,000
- * tasks). Each pair of runs (`loadPair`) also prints where a request's CPU went: the server's
+ * tasks), BENCH_ONLY=csv the CSV export of the million tasks and a 10,000-row import (scripts/bench/csv.ts). Each pair of runs (`loadPair`) also prints where a request's CPU went: the server's
  * process, PostgreSQL's processes and the rest of the machine (the load generator, the kernel).
  * BENCH_WEBHOOK_CONCURRENCY and BENCH_WEBHOOK_POLL_MS set the worker's `concurrency` and `pollMs` for
  * the throughput figure (its defaults otherwise).
@@ -74,6 +74,7 @@ import type { Database } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { connections, seconds, type Check, type Result } from './bench/harness.js';
 import { metricCount, seedLists, seedMeeting, seedScorecard, seedTasks, seedWorld, tasksInOrder, weeksOfValues, type Stack } from './bench/seed.js';
+import { benchCsv } from './bench/csv.js';
 import { benchDeepPages, benchFeed, benchFloor, measureStack } from './bench/shapes.js';
 import { benchIdleStreams, benchStreams } from './bench/streams.js';
 import { benchTracing, type TracingStack } from './bench/tracing.js';
@@ -85,9 +86,9 @@ const pgliteTaskCount = 10_000;
 /** Events in the organization's log before the changes measured add theirs. */
 const postgresLogEvents = 100_000;
 const pgliteLogEvents = 20_000;
-/** BENCH_ONLY=webhooks, tracing, feed, streams, idle-streams or floor: only those figures (PostgreSQL then seeds 10,000 tasks instead of a million). */
+/** BENCH_ONLY=webhooks, tracing, feed, streams, idle-streams, floor or csv: only those figures (PostgreSQL then seeds 10,000 tasks instead of a million, but for csv). */
 const only = process.env.BENCH_ONLY || undefined;
-const onlyValues = ['webhooks', 'tracing', 'feed', 'streams', 'idle-streams', 'floor'];
+const onlyValues = ['webhooks', 'tracing', 'feed', 'streams', 'idle-streams', 'floor', 'csv'];
 if (only !== undefined && !onlyValues.includes(only)) throw new Error(`BENCH_ONLY=${only}: the values known are ${onlyValues.map((value) => `"${value}"`).join(', ')}`);
 const webhooksOnly = only === 'webhooks';
 const tracingOnly = only === 'tracing';
@@ -95,6 +96,8 @@ const feedOnly = only === 'feed';
 const idleStreamsOnly = only === 'idle-streams';
 const streamsOnly = only === 'streams' || idleStreamsOnly;
 const floorOnly = only === 'floor';
+/** The CSV export and import alone, on the full million tasks (scripts/bench/csv.ts). */
+const csvOnly = only === 'csv';
 
 // ---------------------------------------------------------------------------------------------------
 // PostgreSQL
@@ -116,7 +119,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
     await migrateToLatest(db);
     const world = await seedWorld(db);
     const seedingStarted = performance.now();
-    const taskCount = only ? pgliteTaskCount : postgresTaskCount;
+    const taskCount = only && !csvOnly ? pgliteTaskCount : postgresTaskCount;
     await seedTasks(db, world, taskCount);
     const seeded = performance.now();
     const scorecard = await seedScorecard(db, world);
@@ -174,6 +177,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
       console.log(`Bench: ${seconds} s per run, ${connections} connections, autocannon on loopback; Node ${process.version}`);
       if (feedOnly) return await benchFeed(stack, results);
       if (floorOnly) return await benchFloor(stack, results);
+      if (csvOnly) return await benchCsv(stack, taskCount, results);
       if (idleStreamsOnly) return await benchIdleStreams({ ...stack, databaseUrl: url.toString() });
       if (streamsOnly) return await benchStreams({ ...stack, databaseUrl: url.toString() }, results);
       return await (webhooksOnly ? benchWebhooks(webhookStack, results) : benchTracing(tracingStack, results));
@@ -185,6 +189,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
     checks.push(...(await benchTracing(tracingStack, results)));
     checks.push(...(await benchWebhooks(webhookStack, results)));
     checks.push(...(await benchStreams({ ...stack, databaseUrl: url.toString() }, results)));
+    checks.push(...(await benchCsv(stack, taskCount, results)));
     return checks;
   } finally {
     await rawPool.end();
@@ -232,6 +237,8 @@ async function benchPglite(results: Result[]): Promise<Check[]> {
     if (!only || feedOnly) checks.push(...(await benchFeed(stack, results)));
     if (feedOnly) return checks;
     if (floorOnly) return await benchFloor(stack, results);
+    if (!only || csvOnly) checks.push(...(await benchCsv(stack, pgliteTaskCount, results)));
+    if (csvOnly) return checks;
     if (!webhooksOnly) {
       // Kysely instances of their own on the same PGlite, whose destruction would close it: left to the stack's.
       const open = async (hooks: DatabaseOptions) => ({ db: new Kysely<Database>({ dialect: new PGliteDialect(pglite), ...statementLog(hooks) }), close: async () => undefined });

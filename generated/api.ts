@@ -6408,7 +6408,7 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description Invalid parameters or body; nothing was changed (`invalid`). Format errors list every problem in `issues`; rule violations carry no `issues`. On a change, also an `Idempotency-Key` used before for another path or body (`idempotencyKeyReused`). */
+        /** @description Invalid parameters (`invalid`); every problem is listed in `issues`. */
         Invalid: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -6511,9 +6511,24 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
+        /** @description Invalid parameters or body; nothing was changed (`invalid`). Format errors list every problem in `issues`; rule violations carry no `issues`. Also an `Idempotency-Key` used before for another path or body (`idempotencyKeyReused`). A rule violation is the operation's answer: under an `Idempotency-Key` it is stored and a retry gets it again, marked `Idempotent-Replayed`; a format error is not stored, so the corrected request may reuse the key. */
+        InvalidChange: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                traceresponse: components["headers"]["TraceResponse"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
         /** @description The organization is suspended (`orgSuspended`), or the meeting cannot be rated now (`ratingClosed`); or a request with the same `Idempotency-Key` is still running (`idempotencyKeyInUse`). */
         RatingConflict: {
             headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 traceresponse: components["headers"]["TraceResponse"];
                 RateLimit: components["headers"]["RateLimit"];
@@ -6870,7 +6885,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -6971,7 +6986,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7019,7 +7034,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7075,7 +7090,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7173,7 +7188,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7321,7 +7336,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7379,7 +7394,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7480,7 +7495,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7528,7 +7543,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7584,7 +7599,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7691,7 +7706,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7785,7 +7800,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7843,7 +7858,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7950,7 +7965,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8044,7 +8059,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8102,7 +8117,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8211,7 +8226,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8305,7 +8320,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8363,7 +8378,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8420,7 +8435,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8463,7 +8478,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8514,7 +8529,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8610,7 +8625,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8728,7 +8743,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8771,7 +8786,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8822,7 +8837,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8932,7 +8947,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9037,7 +9052,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9140,7 +9155,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9242,7 +9257,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9316,7 +9331,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9368,7 +9383,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9425,7 +9440,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9482,7 +9497,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9539,7 +9554,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9582,7 +9597,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9624,7 +9639,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9722,7 +9737,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9780,7 +9795,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9876,7 +9891,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9919,7 +9934,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9970,7 +9985,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10076,7 +10091,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10177,7 +10192,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10220,7 +10235,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10323,7 +10338,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10417,7 +10432,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10475,7 +10490,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10526,7 +10541,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10577,7 +10592,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10679,7 +10694,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10965,7 +10980,7 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11016,7 +11031,7 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11147,7 +11162,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11242,7 +11257,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11291,7 +11306,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11348,7 +11363,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11405,7 +11420,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11454,7 +11469,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };

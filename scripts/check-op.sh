@@ -3,8 +3,9 @@
 # (lint, generated/ fresh, the contract suite), the type check, then its rows of the matrix suites
 # (permissions, statement budget, mock, fuzzer, the client's pages), picked by name with vitest's -t,
 # for a change its events (declared in src/events/catalog.ts, written exactly so and valid against
-# the contract's webhooks), its docs samples (run as written against the mock and on the demo data),
-# and last its area's test file and its own (test/<area>.test.ts, test/<operationId>.test.ts).
+# the contract's webhooks), its code samples (run as written against the mock and on the demo data)
+# and their panel on the docs page, and last its area's test file and its own (test/<area>.test.ts,
+# test/<operationId>.test.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 op="${1:-}"
@@ -41,9 +42,13 @@ if [[ "$method" != get ]]; then
   npx vitest run test/eventLog.test.ts -t "\\b${op}\\b"
 fi
 
-# Every sample runs (on the demo in their order, each needing the ones before it); its rows are checked.
-step "$op's docs samples, run as written against the mock and on the demo data"
-npx vitest run test/codeSamples.test.ts -t "\\b${op}\\b"
+# Only this operation's samples run, on a demo of their own; `make test` runs them all in turn on one demo.
+step "$op's code samples (curl and the client), run as written against the mock and on the demo data"
+CODE_SAMPLES_OF="$op" npx vitest run test/codeSamples.test.ts
+
+# Skipped, with a message, where no Chromium is installed.
+step "$op's samples on the docs page, in a headless Chromium"
+DOCS_SAMPLES_OF="$op" npx vitest run test/docsCodeSamples.test.ts
 
 files=()
 for file in "test/${area}.test.ts" "test/${op}.test.ts"; do

@@ -4326,20 +4326,24 @@ export interface components {
             };
         };
         /**
-         * @description - `badRequest` (400): a request HTTP does not allow, such as two `Authorization` header fields.
+         * @description The error codes, each with its status. "Replayed" marks the answers a change stores under an
+         *     `Idempotency-Key`: a retry with the key gets the same answer again, with `Idempotent-Replayed: true`.
+         *     Every other error is not stored, so the corrected request may reuse the key.
+         *
+         *     - `badRequest` (400): a request HTTP does not allow, such as two `Authorization` header fields.
          *     - `unauthenticated` (401): missing, malformed, expired or revoked key.
          *     - `forbidden` (403): the caller's roles do not allow access to the organization or team, or this change.
          *     - `insufficientScope` (403): the key's scopes do not allow the operation (also a platform key whose owner is no longer a platform operator).
          *     - `notFound` (404): the item does not exist or is not visible to the caller; also an unknown path.
          *     - `methodNotAllowed` (405): the path exists but not with this method.
          *     - `orgSuspended` (409): the organization is suspended; every change is refused.
-         *     - `ratingClosed` (409): the meeting cannot be rated now.
+         *     - `ratingClosed` (409, replayed): the meeting cannot be rated now.
          *     - `idempotencyKeyInUse` (409): a request with the same `Idempotency-Key` is still running; retry when it has finished.
          *     - `eventsExpired` (410): the event log no longer holds the event the feed was asked to resume after (`after`, or the `cursor`'s position): it was removed after the retention period, or was never an event of this organization. Events may have been missed: resync in full.
          *     - `preconditionFailed` (412): the `If-Match` tag is no longer the resource's current tag; nothing was changed.
          *     - `payloadTooLarge` (413): the request body is larger than 64 KB.
          *     - `unsupportedMediaType` (415): a request body that is not `application/json`.
-         *     - `invalid` (422): invalid parameters or body; nothing was changed.
+         *     - `invalid` (422, rule violations replayed): invalid parameters or body; nothing was changed. A format error lists every problem in `issues` and is not replayed; a rule violation of the operation has no `issues`.
          *     - `idempotencyKeyReused` (422): the `Idempotency-Key` was used in the last 24 hours for a request with another path or body; nothing was changed.
          *     - `rateLimited` (429): more requests than allowed in this minute.
          *     - `internal` (500): unexpected error; no details are given.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make check-op OP=getTeamTaskSummary`: every check of one operation, fastest first — the contract
-# (lint, generated/ fresh, the contract suite), the type check, then its rows of the matrix suites
+# `make check-op OP=getTeamTaskSummary`: the checks of one operation, fastest first — the contract
+# (lint, generated/ fresh, every difference from the last release told in CHANGELOG.md, the contract
+# suite and the error codes), the type check, then its rows of the matrix suites
 # (permissions, statement budget, mock, fuzzer, the client's pages), picked by name with vitest's -t,
 # for a change its events (declared in src/events/catalog.ts, written exactly so and valid against
 # the contract's webhooks), its code samples (run as written against the mock and on the demo data)
@@ -24,10 +25,11 @@ read -r area method < <(node -e '
 
 step() { printf '\n== %s\n' "$1"; }
 
-step "contract: lint, generated/ fresh, test/contract.test.ts"
+step "contract: lint, generated/ fresh, the changelog against the last release, test/contract.test.ts and test/errorCodes.test.ts"
 npx redocly lint openapi/openapi.yaml --format=summary
 npm run --silent check:generated
-npx vitest run test/contract.test.ts
+npx tsx scripts/breakingChanges.ts
+npx vitest run test/contract.test.ts test/errorCodes.test.ts
 
 step "types"
 npm run --silent typecheck

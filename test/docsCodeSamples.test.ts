@@ -80,8 +80,11 @@ describe.skipIf(!chromium)(`the docs page shows the code samples (${databaseLabe
       .poll(switchToClient, { timeout: 240_000, interval: 1_000, message: `the client sample of ${method} ${op.path}` })
       .toContain(clientCall)
       .catch(async (error: unknown) => {
+        // What the page showed instead, for the next time this fails in a full run only.
+        const headings = (await panels.allInnerTexts().catch(() => [])).map((text) => JSON.stringify(text.slice(0, 60)));
+        const buttons = await menus.allInnerTexts().catch(() => []);
         await page.close();
-        throw error;
+        throw new Error(`${String(error)}\npanels: ${headings.join(', ')}\nlanguage buttons: ${buttons.join(', ')}`);
       });
     expect(await panelText()).toContain('createTeamOsClient');
     expect((await panelText()).startsWith(`${heading}\n${CLIENT}\n`), 'the panel shows the client sample').toBe(true);

@@ -36,6 +36,8 @@ export interface Difference extends Finding {
   heading: Heading;
   /** Named by its subject alone (an operation, an event type, an enum value such as an error code), not with a place. */
   whole: boolean;
+  /** Another name of the subject a bullet may use instead: an operation's method and path. */
+  alias?: string;
 }
 
 /** The headings under which a bullet tells a difference: its own, those of its kind, and Breaking, the stricter one. */
@@ -151,9 +153,9 @@ export function compareContracts(before: Node, after: Node): Comparison {
     const key = keyOf(operation, component, subject, message);
     if (!into.has(key)) into.set(key, { operation, component, subject, message });
   };
-  const tell = (heading: Heading, operation: string, component: string | undefined, subject: string, message: string, whole = false) => {
+  const tell = (heading: Heading, operation: string, component: string | undefined, subject: string, message: string, whole = false, alias?: string) => {
     const key = whole ? `${heading}\n${subject}` : keyOf(operation, component, subject, message);
-    if (!differences.has(key)) differences.set(key, { heading, operation, component, subject, message, whole });
+    if (!differences.has(key)) differences.set(key, { heading, operation, component, subject, message, whole, ...(alias ? { alias } : {}) });
   };
   // A component pair is judged once per direction: the event unions reach the same ones from many places.
   const seen = new Set<string>();
@@ -429,7 +431,7 @@ export function compareContracts(before: Node, after: Node): Comparison {
         continue;
       }
       record(findings, operationId, undefined, operationId, `operation ${method.toUpperCase()} ${path} removed`);
-      tell('Removed', operationId, undefined, operationId, `operation ${method.toUpperCase()} ${path} removed`, true);
+      tell('Removed', operationId, undefined, operationId, `operation ${method.toUpperCase()} ${path} removed`, true, `${method.toUpperCase()} ${path}`);
       if (!old.deprecated) removedUndeprecated.push(operationId);
     }
   }
@@ -440,7 +442,7 @@ export function compareContracts(before: Node, after: Node): Comparison {
       const now = newItem[method];
       if (!now || (oldPath !== undefined && before.paths[oldPath][method])) continue;
       const operationId = now.operationId ?? `${method.toUpperCase()} ${path}`;
-      tell('Added', operationId, undefined, operationId, `operation ${method.toUpperCase()} ${path} added`, true);
+      tell('Added', operationId, undefined, operationId, `operation ${method.toUpperCase()} ${path} added`, true, `${method.toUpperCase()} ${path}`);
     }
   }
   for (const type of Object.keys(after.webhooks ?? {})) {
@@ -465,12 +467,15 @@ const constraints = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'ma
 
 /**
  * A difference is told by a bullet under one of its headings that names, in backticks, its subject
- * and (unless it is named by its subject alone) its operationId, event type or component.
+ * (an operation by its operationId or its method and path, `POST /issues/{id}/reopen`) and, unless
+ * it is named by its subject alone, its operationId, event type or component.
  */
 export function isTold(difference: Difference, changelog: string): boolean {
   const places = [difference.operation.replace(/^webhook /, ''), difference.component].filter((place) => place !== undefined);
   return tellingHeadings[difference.heading].some((heading) =>
-    changelogBullets(changelog, heading).some((names) => names.includes(difference.subject) && (difference.whole || places.some((place) => names.includes(place)))),
+    changelogBullets(changelog, heading).some(
+      (names) => (names.includes(difference.subject) || (difference.alias !== undefined && names.includes(difference.alias))) && (difference.whole || places.some((place) => names.includes(place))),
+    ),
   );
 }
 

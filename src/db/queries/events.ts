@@ -595,6 +595,17 @@ export async function logEnd(db: Db): Promise<LogPosition> {
   return rows[0] ?? { txid: '0', position: '0' };
 }
 
+/**
+ * The log's end as a read's `Log-Position` states it (src/events/knownLogEnd.ts): the horizon with
+ * sequence number 0, a place at or after every event below the horizon and before any event at or
+ * above it. Every event up to it was written by a transaction that has ended, so any statement that
+ * starts later sees it. One statement without a table: the log's own rows are not read.
+ */
+export async function horizonPlace(db: Db): Promise<LogPosition> {
+  const { rows } = await sql<{ txid: string }>`select ${logHorizon}::text as txid`.execute(db);
+  return { txid: rows[0]!.txid, position: '0' };
+}
+
 /** The place of an event of these organizations in the log; undefined when the log keeps no such event (purged, unknown, a ping, another's). */
 export async function eventPosition(db: Db, id: string, orgIds: readonly string[]): Promise<LogPosition | undefined> {
   const { rows } = await sql<LogPosition>`

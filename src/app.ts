@@ -40,6 +40,7 @@ import type { Tracing } from './observability/tracing.js';
 import { startDeliveryWorker, type DeliveryWorker, type WorkerOptions } from './webhooks/worker.js';
 import { startLiveStreams, type LiveOptions, type LiveStreams } from './live/streams.js';
 import { startKnownLogEnd, type KnownLogEndOptions } from './events/knownLogEnd.js';
+import { logPositions } from './events/positions.js';
 
 export const contractDocument = JSON.parse(
   readFileSync(resolve(import.meta.dirname, '../generated/openapi.json'), 'utf8'),
@@ -113,7 +114,7 @@ export async function createApp(options: {
   const contract = await loadContract(options.contract ?? contractDocument);
   const rateLimiter = createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger, now: options.now, counts: metrics.rateLimit });
   const allowPrivateWebhookTargets = options.webhooks?.allowPrivateTargets ?? false;
-  const live = await startLiveStreams({ db, logger, metrics, now, ...options.live });
+  const live = await startLiveStreams({ db, logger, metrics, now, positions: logPositions(secrets), ...options.live });
   const knownLogEnd = await startKnownLogEnd({ db, logger, ...options.logPositions });
   // Called only once the app serves requests, when `worker` below is set.
   const eventsWritten = () => worker?.eventsWritten();

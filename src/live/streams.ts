@@ -58,7 +58,7 @@ import type { Listen } from '../db/listen.js';
 import { standingsOf } from '../db/queries/access.js';
 import { EVENT_MAX_BYTES, eventPosition, keptAfter, logAfter, logChannel, logEnd, type LogEvent, type LogPosition } from '../db/queries/events.js';
 import { EventsExpired, Forbidden, RateLimited } from '../errors.js';
-import type { LogPositions } from '../events/positions.js';
+import type { LogPositions, PositionSource } from '../events/positions.js';
 import { loggableError } from '../logger.js';
 import { eventView, type LoggedEvent } from '../events/views.js';
 import { instanceId } from '../observability/instance.js';
@@ -386,7 +386,7 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
    * follows (403 otherwise), after which the log deleted no event of the organizations it follows
    * (undefined otherwise: a start there would miss them).
    */
-  const placeAfter = async (access: StreamAccess, text: string, from: { origin: 'query' | 'header'; name: string }) => {
+  const placeAfter = async (access: StreamAccess, text: string, from: PositionSource) => {
     const { orgId, at } = options.positions.read(text, from);
     const followed = access.teams ? new Set([...access.teams].map((teamId) => access.reader.teams.get(teamId)?.orgId)) : new Set(access.reader.organizations.keys());
     if (!followed.has(orgId)) throw new Forbidden('The log position belongs to an organization this stream does not follow.');

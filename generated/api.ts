@@ -1451,6 +1451,8 @@ export interface paths {
          *
          *     **Retention.** Events are kept 30 days (the operator may choose another number). An `after` that names no event the organization's log still keeps — removed after that time, or never an event of this organization: the server cannot tell them apart — is answered with 410 `eventsExpired`, and so is a `cursor` whose place is no longer kept: events after it may be gone, so instead of a shorter page the answer says that a full resync is needed (read the current records with the lists, then follow the feed again from its start, without `after`).
          *
+         *     **Starting from a read.** Every read of the organization's records states the log position it reflects in its `Log-Position` header (`lp_…`). Pass it as `after` to get exactly the changes made since: none that the read did not show is missed, and a change it showed may come again. A position of another organization is refused with 403 `forbidden`, one that was changed or cut is a format error (422), and one whose following events the log no longer keeps is answered with 410 `eventsExpired`.
+         *
          *     Allowed only for organization Owners and Admins; organization Members (even team Owners and Admins), Implementers and people outside the organization get 403 forbidden. An unknown organization gives 404.
          */
         get: operations["listOrganizationEvents"];
@@ -1507,7 +1509,9 @@ export interface paths {
          *
          *     **Messages.** Each event is one message: `id:` the event's id, `event:` its type, `data:` the event as JSON on one line — exactly the `Event` that `GET /orgs/{orgId}/events` answers (see the `Event` schema: the union of every type, told apart by `type`), as the caller may see it. The stream also sends a comment line (`:`) at least every 15 seconds so that proxies keep it open, and a `retry:` field with the time to wait before reconnecting (2 seconds; 1 second when the server stops). Consumers must ignore event types they do not know.
          *
-         *     **Order and resuming.** Events come in the order of the organization feed, which never changes, each once per connection. A connection starts with the events that happen after it opens; to resume, send the id of the last event you processed as `Last-Event-ID` (browsers' `EventSource` and the typed client do this when they reconnect) or as `after`: the stream then first sends every event after it that you may read, then goes on live, with nothing missed or repeated. An id the log no longer keeps (events are kept 30 days), or one of an organization you do not belong to, is answered with 410 `eventsExpired` before the stream starts: resync in full, then open the stream without it. A `Last-Event-ID` or `after` that is no id at all (empty, longer than 100 characters) is a format error (422). When both are sent, `Last-Event-ID` wins: it is the newer one.
+         *     **Order and resuming.** Events come in the order of the organization feed, which never changes, each once per connection. A connection starts with the events that happen after it opens; to resume, send the id of the last event you processed as `Last-Event-ID` (browsers' `EventSource` and the typed client do this when they reconnect) or as `after`: the stream then first sends every event after it that you may read, then goes on live, with nothing missed or repeated. An id the log no longer keeps (events are kept 30 days), or one of an organization you do not belong to, is answered with 410 `eventsExpired` before the stream starts: resync in full, then open the stream without it. A `Last-Event-ID` or `after` that is no id at all (empty, longer than 200 characters) is a format error (422). When both are sent, `Last-Event-ID` wins: it is the newer one.
+         *
+         *     **Starting from a read.** Every read of an organization's records states the log position it reflects in its `Log-Position` header (`lp_…`). Pass it as `after` to open the stream exactly there: it first sends every event after that position you may read, so no change the read did not show is missed (one it showed may come again; its `object.revision` tells). A position of an organization you do not belong to, or not followed by this stream, is refused with 403 `forbidden`, one that was changed or cut is a format error (422), and one whose following events the log no longer keeps (events are kept 30 days) is answered with 410 `eventsExpired`.
          *
          *     **Who sees what.** An event is sent exactly when the caller may read its record through the API, as the feeds show it (`GET /teams/{teamId}/events` for a team's events). The organization's Owners and Admins receive every event of its log. Anyone else receives the events of the teams they may read (their members, Viewers included, and the organization's Implementers) and `organization.updated` of their organizations, with these exceptions: a `people_review.set` only when they are an Admin or Owner of its team (the organization's Implementers included), the person reviewed or the reviewer, as `GET /teams/{teamId}/people-reviews` lists them; a `cascading_message.acknowledged` only when they are the person who acknowledged; `organization_member.*` never (only the organization's Owners and Admins list its members); and a company goal's `goal.created` and `goal.updated` whenever they are a member of its organization. A milestone's events reach the readers of its goal's team, whatever the goal's level. This is decided for each event as it is sent, with the caller's access as it is then: a revoked or expired key, a removal from a team or the organization, or a changed role applies from the next event on, and a stream whose key no longer works, or whose caller may read none of the teams it follows (none of their organizations, without `teamId`), ends.
          *
@@ -4406,6 +4410,11 @@ export interface components {
             data: components["schemas"]["Organization"][];
             nextCursor: components["schemas"]["NoNextCursor"];
         };
+        /**
+         * @description A place in an organization's event log, sealed by the server (`lp_…`): it names no event and tells nothing of the log, differs each time it is given, and is read by every instance of the API. Every read of an organization's records states one (`Log-Position`), and a feed or a stream takes it as `after` to start exactly there. Pass it back unchanged: one that was changed or cut is a format error (422), one of another organization is refused (403), and one whose following events the log no longer keeps (events are kept 30 days) is answered with 410 `eventsExpired`.
+         * @example lp_GUZeQVKoqbW23qghr_Vp032q7R4DHQ5VXMPISdAOcDpDW1begHh-CVhp7ykxNNW_0KLx7uBgfSsb1WGklZu7TGAVTTLQXcrngvyegoSX-JA
+         */
+        LogPosition: string;
         /** @description Only the fields to change; at least one. */
         UpdateOrganizationRequest: {
             name?: string;
@@ -5268,6 +5277,12 @@ export interface components {
             data: components["schemas"]["WebhookDelivery"][];
             nextCursor: components["schemas"]["NextCursor"];
         };
+        /**
+         * @description Where to start in the event log: the id of the last event you processed (an `Id`), or a log position (a `LogPosition`, `lp_…`) that a read stated in its `Log-Position` header.
+         * @example 4c4c0000-0000-4000-8000-000000000002
+         * @example lp_GUZeQVKoqbW23qghr_Vp032q7R4DHQ5VXMPISdAOcDpDW1begHh-CVhp7ykxNNW_0KLx7uBgfSsb1WGklZu7TGAVTTLQXcrngvyegoSX-JA
+         */
+        LogStart: string;
         /**
          * @description The type of an event of the organization's log, as `GET /orgs/{orgId}/events`
          *     filters on it: every type of `WebhookEventType` but `webhook.ping`, which
@@ -6671,6 +6686,8 @@ export interface components {
         WWWAuthenticate: "Bearer";
         /** @description Seconds until the next minute begins, when the budget is renewed. */
         RetryAfter: number;
+        /** @description The place in the organization's event log this answer reflects (a `LogPosition`, `lp_…`): every change whose event is at or before it is in the answer. Pass it as `after` to the organization's or the team's feed, or to the live stream, to follow the changes from exactly there: nothing made after the answer is missed, though an event of a change the answer already shows may come again (its `object.revision` is then not newer than the record's). Each read states its own, taken as it starts; it may lag the newest changes by a moment, never run ahead of the answer. A `304 Not Modified` carries a new one for the answer already held. */
+        LogPosition: components["schemas"]["LogPosition"];
         /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`, replayed without changing anything; absent otherwise, so a first answer (and every answer of the mock, which keeps no key) has no such header. It has no example for that reason: an example would show a first answer claiming to be a replay. */
         IdempotentReplayed: "true";
         /**
@@ -6816,6 +6833,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -6924,6 +6942,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7124,6 +7143,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7231,6 +7251,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7276,6 +7297,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7433,6 +7455,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7642,6 +7665,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7740,6 +7764,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7901,6 +7926,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7999,6 +8025,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8162,6 +8189,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8260,6 +8288,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8563,6 +8592,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8670,6 +8700,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8880,6 +8911,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8988,6 +9020,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -9086,6 +9119,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -9189,6 +9223,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -9673,6 +9708,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -9829,6 +9865,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -10029,6 +10066,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -10130,6 +10168,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -10706,8 +10745,8 @@ export interface operations {
     listOrganizationEvents: {
         parameters: {
             query?: {
-                /** @description The id of the last event you processed: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. */
-                after?: components["schemas"]["Id"];
+                /** @description The id of the last event you processed, or a log position (`lp_…`) of this organization that a read stated in `Log-Position`: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. */
+                after?: components["schemas"]["LogStart"];
                 /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-45 types, at most the number of event types there are (this bound grows with the list of types). */
                 types?: components["schemas"]["EventType"][];
                 /** @description Only events of this team. Events of the organization itself (`organization.*`, `organization_member.*`) belong to no team and are left out. */
@@ -10763,8 +10802,8 @@ export interface operations {
     listTeamEvents: {
         parameters: {
             query?: {
-                /** @description The id of the last event you processed: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. An id the organization's log no longer keeps gives 410 `eventsExpired`. */
-                after?: components["schemas"]["Id"];
+                /** @description The id of the last event you processed, or a log position (`lp_…`) of the team's organization that a read stated in `Log-Position`: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. An id the organization's log no longer keeps, or a position whose following events it no longer keeps, gives 410 `eventsExpired`. */
+                after?: components["schemas"]["LogStart"];
                 /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-45 types, at most the number of event types there are (this bound grows with the list of types). Types of the organization itself (`organization.*`, `organization_member.*`) belong to no team and never appear here. */
                 types?: components["schemas"]["EventType"][];
                 /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
@@ -10822,12 +10861,12 @@ export interface operations {
                 teamId?: string[];
                 /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-45 types, at most the number of event types there are (this bound grows with the list of types). */
                 types?: components["schemas"]["EventType"][];
-                /** @description The id of the last event you processed: the stream first sends every event after it. Ignored when `Last-Event-ID` is sent. */
-                after?: components["schemas"]["Id"];
+                /** @description The id of the last event you processed, or a log position (`lp_…`) that a read stated in `Log-Position`: the stream first sends every event after it. Ignored when `Last-Event-ID` is sent. */
+                after?: components["schemas"]["LogStart"];
             };
             header?: {
-                /** @description The id of the last event received, sent by SSE clients when they reconnect: the stream resumes right after it. */
-                "Last-Event-ID"?: components["schemas"]["Id"];
+                /** @description The id of the last event received, sent by SSE clients when they reconnect: the stream resumes right after it. A log position (`lp_…`) is taken as `after` takes it. */
+                "Last-Event-ID"?: components["schemas"]["LogStart"];
             };
             path?: never;
             cookie?: never;

@@ -1487,6 +1487,8 @@ export interface paths {
          *
          *     **Retention.** Events are kept 30 days (the operator may choose another number). An `after` that names no event the organization's log still keeps — removed after that time, or never an event of this organization: the server cannot tell them apart — is answered with 410 `eventsExpired`, and so is a `cursor` whose place is no longer kept: events after it may be gone, so instead of a shorter page the answer says that a full resync is needed (read the current records with the lists, then follow the feed again from its start, without `after`).
          *
+         *     **Starting from a read.** Every read of the organization's records states the log position it reflects in its `Log-Position` header (`lp_…`). Pass it as `after` to get exactly the changes made since: none that the read did not show is missed, and a change it showed may come again. A position of another organization is refused with 403 `forbidden`, one that was changed or cut is a format error (422), and one whose following events the log no longer keeps is answered with 410 `eventsExpired`.
+         *
          *     Allowed only for organization Owners and Admins; organization Members (even team Owners and Admins), Implementers and people outside the organization get 403 forbidden. An unknown organization gives 404.
          */
         get: operations["listOrganizationEvents"];
@@ -1543,7 +1545,9 @@ export interface paths {
          *
          *     **Messages.** Each event is one message: `id:` the event's id, `event:` its type, `data:` the event as JSON on one line — exactly the `Event` that `GET /orgs/{orgId}/events` answers (see the `Event` schema: the union of every type, told apart by `type`), as the caller may see it. The stream also sends a comment line (`:`) at least every 15 seconds so that proxies keep it open, and a `retry:` field with the time to wait before reconnecting (2 seconds; 1 second when the server stops). Consumers must ignore event types they do not know.
          *
-         *     **Order and resuming.** Events come in the order of the organization feed, which never changes, each once per connection. A connection starts with the events that happen after it opens; to resume, send the id of the last event you processed as `Last-Event-ID` (browsers' `EventSource` and the typed client do this when they reconnect) or as `after`: the stream then first sends every event after it that you may read, then goes on live, with nothing missed or repeated. An id the log no longer keeps (events are kept 30 days), or one of an organization you do not belong to, is answered with 410 `eventsExpired` before the stream starts: resync in full, then open the stream without it. A `Last-Event-ID` or `after` that is no id at all (empty, longer than 100 characters) is a format error (422). When both are sent, `Last-Event-ID` wins: it is the newer one.
+         *     **Order and resuming.** Events come in the order of the organization feed, which never changes, each once per connection. A connection starts with the events that happen after it opens; to resume, send the id of the last event you processed as `Last-Event-ID` (browsers' `EventSource` and the typed client do this when they reconnect) or as `after`: the stream then first sends every event after it that you may read, then goes on live, with nothing missed or repeated. An id the log no longer keeps (events are kept 30 days), or one of an organization you do not belong to, is answered with 410 `eventsExpired` before the stream starts: resync in full, then open the stream without it. A `Last-Event-ID` or `after` that is no id at all (empty, longer than 200 characters) is a format error (422). When both are sent, `Last-Event-ID` wins: it is the newer one.
+         *
+         *     **Starting from a read.** Every read of an organization's records states the log position it reflects in its `Log-Position` header (`lp_…`). Pass it as `after` to open the stream exactly there: it first sends every event after that position you may read, so no change the read did not show is missed (one it showed may come again; its `object.revision` tells). A position of an organization you do not belong to, or not followed by this stream, is refused with 403 `forbidden`, one that was changed or cut is a format error (422), and one whose following events the log no longer keeps (events are kept 30 days) is answered with 410 `eventsExpired`.
          *
          *     **Who sees what.** An event is sent exactly when the caller may read its record through the API, as the feeds show it (`GET /teams/{teamId}/events` for a team's events). The organization's Owners and Admins receive every event of its log. Anyone else receives the events of the teams they may read (their members, Viewers included, and the organization's Implementers) and `organization.updated` of their organizations, with these exceptions: a `people_review.set` only when they are an Admin or Owner of its team (the organization's Implementers included), the person reviewed or the reviewer, as `GET /teams/{teamId}/people-reviews` lists them; a `cascading_message.acknowledged` only when they are the person who acknowledged; `organization_member.*` never (only the organization's Owners and Admins list its members); and a company goal's `goal.created` and `goal.updated` whenever they are a member of its organization. A milestone's events reach the readers of its goal's team, whatever the goal's level. This is decided for each event as it is sent, with the caller's access as it is then: a revoked or expired key, a removal from a team or the organization, or a changed role applies from the next event on, and a stream whose key no longer works, or whose caller may read none of the teams it follows (none of their organizations, without `teamId`), ends.
          *
@@ -4362,20 +4366,24 @@ export interface components {
             };
         };
         /**
-         * @description - `badRequest` (400): a request HTTP does not allow, such as two `Authorization` header fields.
+         * @description The error codes, each with its status. "Replayed" marks the answers a change stores under an
+         *     `Idempotency-Key`: a retry with the key gets the same answer again, with `Idempotent-Replayed: true`.
+         *     Every other error is not stored, so the corrected request may reuse the key.
+         *
+         *     - `badRequest` (400): a request HTTP does not allow, such as two `Authorization` header fields.
          *     - `unauthenticated` (401): missing, malformed, expired or revoked key.
          *     - `forbidden` (403): the caller's roles do not allow access to the organization or team, or this change.
          *     - `insufficientScope` (403): the key's scopes do not allow the operation (also a platform key whose owner is no longer a platform operator).
          *     - `notFound` (404): the item does not exist or is not visible to the caller; also an unknown path.
          *     - `methodNotAllowed` (405): the path exists but not with this method.
          *     - `orgSuspended` (409): the organization is suspended; every change is refused.
-         *     - `ratingClosed` (409): the meeting cannot be rated now.
+         *     - `ratingClosed` (409, replayed): the meeting cannot be rated now.
          *     - `idempotencyKeyInUse` (409): a request with the same `Idempotency-Key` is still running; retry when it has finished.
          *     - `eventsExpired` (410): the event log no longer holds the event the feed was asked to resume after (`after`, or the `cursor`'s position): it was removed after the retention period, or was never an event of this organization. Events may have been missed: resync in full.
          *     - `preconditionFailed` (412): the `If-Match` tag is no longer the resource's current tag; nothing was changed.
          *     - `payloadTooLarge` (413): the request body is larger than 64 KB.
          *     - `unsupportedMediaType` (415): a request body that is not `application/json`.
-         *     - `invalid` (422): invalid parameters or body; nothing was changed.
+         *     - `invalid` (422, rule violations replayed): invalid parameters or body; nothing was changed. A format error lists every problem in `issues` and is not replayed; a rule violation of the operation has no `issues`.
          *     - `idempotencyKeyReused` (422): the `Idempotency-Key` was used in the last 24 hours for a request with another path or body; nothing was changed.
          *     - `rateLimited` (429): more requests than allowed in this minute.
          *     - `internal` (500): unexpected error; no details are given.
@@ -4438,6 +4446,11 @@ export interface components {
             data: components["schemas"]["Organization"][];
             nextCursor: components["schemas"]["NoNextCursor"];
         };
+        /**
+         * @description A place in an organization's event log, sealed by the server (`lp_…`): it names no event and tells nothing of the log, differs each time it is given, and is read by every instance of the API. Every read of an organization's records states one (`Log-Position`), and a feed or a stream takes it as `after` to start exactly there. Pass it back unchanged: one that was changed or cut is a format error (422), one of another organization is refused (403), and one whose following events the log no longer keeps (events are kept 30 days) is answered with 410 `eventsExpired`.
+         * @example lp_GUZeQVKoqbW23qghr_Vp032q7R4DHQ5VXMPISdAOcDpDW1begHh-CVhp7ykxNNW_0KLx7uBgfSsb1WGklZu7TGAVTTLQXcrngvyegoSX-JA
+         */
+        LogPosition: string;
         /** @description Only the fields to change; at least one. */
         UpdateOrganizationRequest: {
             name?: string;
@@ -4856,11 +4869,8 @@ export interface components {
         };
         /** @description What a team's screen shows, in one answer, each record exactly as the caller's own read of it answers at `position`. The members come in this order, and each list in the order stated: `position`, `takenAt`, `team`, `members`, `vision`, `seats`, `documents`, `peopleReviews`, `goals`, `scorecard`, `meetings`, `issues`, `tasks`. */
         TeamSnapshot: {
-            /**
-             * @description The place in the organization's event log the snapshot was taken at (`lp_…`, opaque; the form a feed or a stream takes as `after`). Every change whose event is at or before it is in the snapshot, and every change the snapshot does not hold has its event after it. Following the log from here may show again a change the snapshot already holds, at the same `revision`: a copy applies an event only when its `object.revision` is greater than the one it holds.
-             * @example lp_Qm9vc3RlZC1wb3NpdGlvbi1leGFtcGxl
-             */
-            position: string;
+            /** @description The place in the organization's event log the snapshot was taken at, read in the snapshot's own transaction (the form a feed or a stream takes as `after`). Every change whose event is at or before it is in the snapshot, and every change the snapshot does not hold has its event after it. Following the log from here may show again a change the snapshot already holds, at the same `revision`: a copy applies an event only when its `object.revision` is greater than the one it holds. */
+            position: components["schemas"]["LogPosition"];
             /** @description When the snapshot was taken: the windows below (recently completed tasks, meetings, quarters, Scorecard weeks) are counted from it, in the caller's time zone (the profile's, else the organization's). */
             takenAt: components["schemas"]["Instant"];
             /** @description The team, as `GET /teams/{teamId}` answers it. */
@@ -5332,6 +5342,12 @@ export interface components {
             data: components["schemas"]["WebhookDelivery"][];
             nextCursor: components["schemas"]["NextCursor"];
         };
+        /**
+         * @description Where to start in the event log: the id of the last event you processed (an `Id`), or a log position (a `LogPosition`, `lp_…`) that a read stated in its `Log-Position` header.
+         * @example 4c4c0000-0000-4000-8000-000000000002
+         * @example lp_GUZeQVKoqbW23qghr_Vp032q7R4DHQ5VXMPISdAOcDpDW1begHh-CVhp7ykxNNW_0KLx7uBgfSsb1WGklZu7TGAVTTLQXcrngvyegoSX-JA
+         */
+        LogStart: string;
         /**
          * @description The type of an event of the organization's log, as `GET /orgs/{orgId}/events`
          *     filters on it: every type of `WebhookEventType` but `webhook.ping`, which
@@ -6476,7 +6492,7 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description Invalid parameters or body; nothing was changed (`invalid`). Format errors list every problem in `issues`; rule violations carry no `issues`. On a change, also an `Idempotency-Key` used before for another path or body (`idempotencyKeyReused`). */
+        /** @description Invalid parameters (`invalid`); every problem is listed in `issues`. */
         Invalid: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -6579,9 +6595,24 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
+        /** @description Invalid parameters or body; nothing was changed (`invalid`). Format errors list every problem in `issues`; rule violations carry no `issues`. Also an `Idempotency-Key` used before for another path or body (`idempotencyKeyReused`). A rule violation is the operation's answer: under an `Idempotency-Key` it is stored and a retry gets it again, marked `Idempotent-Replayed`; a format error is not stored, so the corrected request may reuse the key. */
+        InvalidChange: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                traceresponse: components["headers"]["TraceResponse"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
         /** @description The organization is suspended (`orgSuspended`), or the meeting cannot be rated now (`ratingClosed`); or a request with the same `Idempotency-Key` is still running (`idempotencyKeyInUse`). */
         RatingConflict: {
             headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 traceresponse: components["headers"]["TraceResponse"];
                 RateLimit: components["headers"]["RateLimit"];
@@ -6720,6 +6751,8 @@ export interface components {
         WWWAuthenticate: "Bearer";
         /** @description Seconds until the next minute begins, when the budget is renewed. */
         RetryAfter: number;
+        /** @description The place in the organization's event log this answer reflects (a `LogPosition`, `lp_…`): every change whose event is at or before it is in the answer. Pass it as `after` to the organization's or the team's feed, or to the live stream, to follow the changes from exactly there: nothing made after the answer is missed, though an event of a change the answer already shows may come again (its `object.revision` is then not newer than the record's). Each read states its own, taken as it starts; it may lag the newest changes by a moment, never run ahead of the answer. A `304 Not Modified` carries a new one for the answer already held. */
+        LogPosition: components["schemas"]["LogPosition"];
         /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`, replayed without changing anything; absent otherwise, so a first answer (and every answer of the mock, which keeps no key) has no such header. It has no example for that reason: an example would show a first answer claiming to be a replay. */
         IdempotentReplayed: "true";
         /**
@@ -6865,6 +6898,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -6938,7 +6972,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -6973,6 +7007,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7039,7 +7074,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7087,7 +7122,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7143,7 +7178,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7173,6 +7208,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7241,7 +7277,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7280,6 +7316,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7325,6 +7362,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7389,7 +7427,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7447,7 +7485,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7482,6 +7520,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7548,7 +7587,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7633,7 +7672,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7689,7 +7728,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7728,6 +7767,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7796,7 +7836,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7826,6 +7866,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7890,7 +7931,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7948,7 +7989,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7987,6 +8028,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8055,7 +8097,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8085,6 +8127,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8149,7 +8192,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8207,7 +8250,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8248,6 +8291,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8316,7 +8360,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8346,6 +8390,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8410,7 +8455,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8468,7 +8513,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8525,7 +8570,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8568,7 +8613,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8619,7 +8664,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8649,6 +8694,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8715,7 +8761,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8756,6 +8802,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8833,7 +8880,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8876,7 +8923,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8927,7 +8974,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8966,6 +9013,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -9037,7 +9085,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9074,6 +9122,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -9142,7 +9191,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9172,6 +9221,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -9245,7 +9295,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9275,6 +9325,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -9347,7 +9398,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9421,7 +9472,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9473,7 +9524,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9530,7 +9581,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9587,7 +9638,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9644,7 +9695,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9687,7 +9738,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9729,7 +9780,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9759,6 +9810,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -9827,7 +9879,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9885,7 +9937,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9915,6 +9967,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -9981,7 +10034,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10024,7 +10077,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10075,7 +10128,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10115,6 +10168,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -10181,7 +10235,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10216,6 +10270,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -10282,7 +10337,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10325,7 +10380,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10428,7 +10483,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10522,7 +10577,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10580,7 +10635,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10631,7 +10686,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10682,7 +10737,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10784,7 +10839,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10792,8 +10847,8 @@ export interface operations {
     listOrganizationEvents: {
         parameters: {
             query?: {
-                /** @description The id of the last event you processed: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. */
-                after?: components["schemas"]["Id"];
+                /** @description The id of the last event you processed, or a log position (`lp_…`) of this organization that a read stated in `Log-Position`: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. */
+                after?: components["schemas"]["LogStart"];
                 /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-45 types, at most the number of event types there are (this bound grows with the list of types). */
                 types?: components["schemas"]["EventType"][];
                 /** @description Only events of this team. Events of the organization itself (`organization.*`, `organization_member.*`) belong to no team and are left out. */
@@ -10849,8 +10904,8 @@ export interface operations {
     listTeamEvents: {
         parameters: {
             query?: {
-                /** @description The id of the last event you processed: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. An id the organization's log no longer keeps gives 410 `eventsExpired`. */
-                after?: components["schemas"]["Id"];
+                /** @description The id of the last event you processed, or a log position (`lp_…`) of the team's organization that a read stated in `Log-Position`: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. An id the organization's log no longer keeps, or a position whose following events it no longer keeps, gives 410 `eventsExpired`. */
+                after?: components["schemas"]["LogStart"];
                 /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-45 types, at most the number of event types there are (this bound grows with the list of types). Types of the organization itself (`organization.*`, `organization_member.*`) belong to no team and never appear here. */
                 types?: components["schemas"]["EventType"][];
                 /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
@@ -10908,12 +10963,12 @@ export interface operations {
                 teamId?: string[];
                 /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-45 types, at most the number of event types there are (this bound grows with the list of types). */
                 types?: components["schemas"]["EventType"][];
-                /** @description The id of the last event you processed: the stream first sends every event after it. Ignored when `Last-Event-ID` is sent. */
-                after?: components["schemas"]["Id"];
+                /** @description The id of the last event you processed, or a log position (`lp_…`) that a read stated in `Log-Position`: the stream first sends every event after it. Ignored when `Last-Event-ID` is sent. */
+                after?: components["schemas"]["LogStart"];
             };
             header?: {
-                /** @description The id of the last event received, sent by SSE clients when they reconnect: the stream resumes right after it. */
-                "Last-Event-ID"?: components["schemas"]["Id"];
+                /** @description The id of the last event received, sent by SSE clients when they reconnect: the stream resumes right after it. A log position (`lp_…`) is taken as `after` takes it. */
+                "Last-Event-ID"?: components["schemas"]["LogStart"];
             };
             path?: never;
             cookie?: never;
@@ -11070,7 +11125,7 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11121,7 +11176,7 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11252,7 +11307,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11347,7 +11402,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11396,7 +11451,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11453,7 +11508,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11510,7 +11565,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11559,7 +11614,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };

@@ -13,7 +13,6 @@ export const changingOperations = operations.filter((op) => op.method !== 'get')
 /** Which of its declared types the matrix row's request of an operation with several sends. */
 const sentByItsRow: Partial<Record<OperationId, string>> = {
   updateMeeting: 'meeting.status_changed',
-  rateMeetingAsMe: 'meeting_rating.set',
   setMeetingRating: 'meeting_rating.set',
 };
 
@@ -25,6 +24,18 @@ export function eventOf(operationId: OperationId): string | undefined {
   const sent = sentByItsRow[operationId];
   if (sent === undefined) throw new Error(`${operationId} declares several event types: say in test/support/eventLog.ts which one its matrix row's request sends`);
   return sent;
+}
+
+/** Which part of an operation's answer its matrix row's event carries as its object, when not the whole answer. */
+const objectInTheAnswer: Partial<Record<OperationId, (answer: any) => unknown>> = {
+  // A Scorecard week sends one event per value it saved (the row saves one), each the value as answered.
+  putScorecardWeek: (answer) => answer.values[0],
+};
+
+/** What the event sent by `operationId`'s matrix row carries as `data.object`, taken from the operation's answer. */
+export function eventObjectOf(operationId: OperationId, answer: unknown): unknown {
+  const part = objectInTheAnswer[operationId];
+  return part ? part(answer) : answer;
 }
 
 /** The changing operations that send events, each with a matrix row's request to drive it. */

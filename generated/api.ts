@@ -6465,6 +6465,19 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
+        /** @description Not modified: `If-None-Match` named the current tag. No body; the `ETag` is the same as before, and `Log-Position` is the log's place now: the answer the client holds is as new as it, so a stream may start there. */
+        NotModifiedAtPosition: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "Log-Position": components["headers"]["LogPosition"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                traceresponse: components["headers"]["TraceResponse"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description The item does not exist or is not visible to the caller (`notFound`). */
         NotFound: {
             headers: {
@@ -6844,7 +6857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Organization"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -6953,7 +6966,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrganizationMemberPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7154,7 +7167,7 @@ export interface operations {
                     "application/json": components["schemas"]["TeamList"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7262,7 +7275,7 @@ export interface operations {
                     "application/json": components["schemas"]["GoalPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7308,7 +7321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Team"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7466,7 +7479,7 @@ export interface operations {
                     "application/json": components["schemas"]["TeamMemberPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7676,7 +7689,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7775,7 +7788,7 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7937,7 +7950,7 @@ export interface operations {
                     "application/json": components["schemas"]["IssuePage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8036,7 +8049,7 @@ export interface operations {
                     "application/json": components["schemas"]["Issue"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8200,7 +8213,7 @@ export interface operations {
                     "application/json": components["schemas"]["GoalPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8299,7 +8312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Goal"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8603,7 +8616,7 @@ export interface operations {
                     "application/json": components["schemas"]["MetricList"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8711,7 +8724,7 @@ export interface operations {
                     "application/json": components["schemas"]["Scorecard"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8922,7 +8935,7 @@ export interface operations {
                     "application/json": components["schemas"]["MetricValuePage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -9031,7 +9044,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeetingPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -9130,7 +9143,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeetingDetail"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -9234,7 +9247,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeetingRecap"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -9719,7 +9732,7 @@ export interface operations {
                     "application/json": components["schemas"]["Vision"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -9876,7 +9889,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeatList"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -10077,7 +10090,7 @@ export interface operations {
                     "application/json": components["schemas"]["PeopleReviewPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -10179,7 +10192,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];

@@ -4326,20 +4326,24 @@ export interface components {
             };
         };
         /**
-         * @description - `badRequest` (400): a request HTTP does not allow, such as two `Authorization` header fields.
+         * @description The error codes, each with its status. "Replayed" marks the answers a change stores under an
+         *     `Idempotency-Key`: a retry with the key gets the same answer again, with `Idempotent-Replayed: true`.
+         *     Every other error is not stored, so the corrected request may reuse the key.
+         *
+         *     - `badRequest` (400): a request HTTP does not allow, such as two `Authorization` header fields.
          *     - `unauthenticated` (401): missing, malformed, expired or revoked key.
          *     - `forbidden` (403): the caller's roles do not allow access to the organization or team, or this change.
          *     - `insufficientScope` (403): the key's scopes do not allow the operation (also a platform key whose owner is no longer a platform operator).
          *     - `notFound` (404): the item does not exist or is not visible to the caller; also an unknown path.
          *     - `methodNotAllowed` (405): the path exists but not with this method.
          *     - `orgSuspended` (409): the organization is suspended; every change is refused.
-         *     - `ratingClosed` (409): the meeting cannot be rated now.
+         *     - `ratingClosed` (409, replayed): the meeting cannot be rated now.
          *     - `idempotencyKeyInUse` (409): a request with the same `Idempotency-Key` is still running; retry when it has finished.
          *     - `eventsExpired` (410): the event log no longer holds the event the feed was asked to resume after (`after`, or the `cursor`'s position): it was removed after the retention period, or was never an event of this organization. Events may have been missed: resync in full.
          *     - `preconditionFailed` (412): the `If-Match` tag is no longer the resource's current tag; nothing was changed.
          *     - `payloadTooLarge` (413): the request body is larger than 64 KB.
          *     - `unsupportedMediaType` (415): a request body that is not `application/json`.
-         *     - `invalid` (422): invalid parameters or body; nothing was changed.
+         *     - `invalid` (422, rule violations replayed): invalid parameters or body; nothing was changed. A format error lists every problem in `issues` and is not replayed; a rule violation of the operation has no `issues`.
          *     - `idempotencyKeyReused` (422): the `Idempotency-Key` was used in the last 24 hours for a request with another path or body; nothing was changed.
          *     - `rateLimited` (429): more requests than allowed in this minute.
          *     - `internal` (500): unexpected error; no details are given.
@@ -6408,7 +6412,7 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description Invalid parameters or body; nothing was changed (`invalid`). Format errors list every problem in `issues`; rule violations carry no `issues`. On a change, also an `Idempotency-Key` used before for another path or body (`idempotencyKeyReused`). */
+        /** @description Invalid parameters (`invalid`); every problem is listed in `issues`. */
         Invalid: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -6511,9 +6515,24 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
+        /** @description Invalid parameters or body; nothing was changed (`invalid`). Format errors list every problem in `issues`; rule violations carry no `issues`. Also an `Idempotency-Key` used before for another path or body (`idempotencyKeyReused`). A rule violation is the operation's answer: under an `Idempotency-Key` it is stored and a retry gets it again, marked `Idempotent-Replayed`; a format error is not stored, so the corrected request may reuse the key. */
+        InvalidChange: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                traceresponse: components["headers"]["TraceResponse"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
         /** @description The organization is suspended (`orgSuspended`), or the meeting cannot be rated now (`ratingClosed`); or a request with the same `Idempotency-Key` is still running (`idempotencyKeyInUse`). */
         RatingConflict: {
             headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 traceresponse: components["headers"]["TraceResponse"];
                 RateLimit: components["headers"]["RateLimit"];
@@ -6870,7 +6889,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -6971,7 +6990,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7019,7 +7038,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7075,7 +7094,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7173,7 +7192,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7321,7 +7340,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7379,7 +7398,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7480,7 +7499,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7528,7 +7547,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7584,7 +7603,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7691,7 +7710,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7785,7 +7804,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7843,7 +7862,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7950,7 +7969,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8044,7 +8063,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8102,7 +8121,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8211,7 +8230,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8305,7 +8324,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8363,7 +8382,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8420,7 +8439,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8463,7 +8482,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8514,7 +8533,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8610,7 +8629,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8728,7 +8747,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8771,7 +8790,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8822,7 +8841,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8932,7 +8951,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9037,7 +9056,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9140,7 +9159,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9242,7 +9261,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9316,7 +9335,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9368,7 +9387,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9425,7 +9444,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9482,7 +9501,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9539,7 +9558,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9582,7 +9601,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9624,7 +9643,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9722,7 +9741,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9780,7 +9799,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9876,7 +9895,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9919,7 +9938,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9970,7 +9989,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10076,7 +10095,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10177,7 +10196,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10220,7 +10239,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10323,7 +10342,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10417,7 +10436,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10475,7 +10494,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10526,7 +10545,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10577,7 +10596,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10679,7 +10698,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10965,7 +10984,7 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11016,7 +11035,7 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11147,7 +11166,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11242,7 +11261,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11291,7 +11310,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11348,7 +11367,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11405,7 +11424,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11454,7 +11473,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };

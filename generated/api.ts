@@ -6530,6 +6530,19 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
+        /** @description Not modified: `If-None-Match` named the current tag. No body; the `ETag` is the same as before, and `Log-Position` is the log's place now: the answer the client holds is as new as it, so a stream may start there. */
+        NotModifiedAtPosition: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "Log-Position": components["headers"]["LogPosition"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                traceresponse: components["headers"]["TraceResponse"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description The item does not exist or is not visible to the caller (`notFound`). */
         NotFound: {
             headers: {
@@ -6909,7 +6922,7 @@ export interface operations {
                     "application/json": components["schemas"]["Organization"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7018,7 +7031,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrganizationMemberPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7219,7 +7232,7 @@ export interface operations {
                     "application/json": components["schemas"]["TeamList"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7327,7 +7340,7 @@ export interface operations {
                     "application/json": components["schemas"]["GoalPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7373,7 +7386,7 @@ export interface operations {
                     "application/json": components["schemas"]["Team"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7531,7 +7544,7 @@ export interface operations {
                     "application/json": components["schemas"]["TeamMemberPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7778,7 +7791,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7877,7 +7890,7 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8039,7 +8052,7 @@ export interface operations {
                     "application/json": components["schemas"]["IssuePage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8138,7 +8151,7 @@ export interface operations {
                     "application/json": components["schemas"]["Issue"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8302,7 +8315,7 @@ export interface operations {
                     "application/json": components["schemas"]["GoalPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8401,7 +8414,7 @@ export interface operations {
                     "application/json": components["schemas"]["Goal"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8705,7 +8718,7 @@ export interface operations {
                     "application/json": components["schemas"]["MetricList"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8813,7 +8826,7 @@ export interface operations {
                     "application/json": components["schemas"]["Scorecard"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -9024,7 +9037,7 @@ export interface operations {
                     "application/json": components["schemas"]["MetricValuePage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -9133,7 +9146,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeetingPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -9232,7 +9245,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeetingDetail"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -9336,7 +9349,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeetingRecap"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -9821,7 +9834,7 @@ export interface operations {
                     "application/json": components["schemas"]["Vision"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -9978,7 +9991,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeatList"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -10179,7 +10192,7 @@ export interface operations {
                     "application/json": components["schemas"]["PeopleReviewPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -10281,7 +10294,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];

@@ -140,9 +140,11 @@ let app: TestApp;
 let world: World;
 beforeAll(async () => {
   database = await createTestDatabase({ onQuery: (sql) => statements?.push(sql) });
-  // The live streams' shared read and the refresh of the log's end that reads state (Log-Position) belong to the
-  // process, not to a request: they wait a minute here.
-  app = await startTestApp({ database, live: { pollMs: 60_000 }, logPositions: { refreshMs: 60_000 } });
+  // Nothing that belongs to the process, not to a request, may land in a counted window: the live streams'
+  // shared read, the refresh of the log's end that reads state (Log-Position), and the caller cache's fallback
+  // to reading every caller when its listening connection seems silent (on two busy cores a heartbeat can
+  // come later than 2 s).
+  app = await startTestApp({ database, live: { pollMs: 60_000 }, logPositions: { refreshMs: 60_000 }, callerCache: { silenceMs: 60_000 } });
   world = await createWorld(app.db);
   // The world has something in every list (an empty page costs one more statement, src/auth/access.ts).
   await createPeopleReview(app.db, world.team.id, world.users.teamMember.id, world.users.teamAdmin.id);

@@ -3372,7 +3372,7 @@ export interface webhooks {
         put?: never;
         /**
          * A CSV import written
-         * @description Sent once after a CSV import (`POST /teams/{teamId}/tasks/csv`, `…/issues/csv`, `…/scorecard/csv`) wrote its rows, in place of one `task.created`, `issue.created` or `metric_value.set` per row: an import of 10,000 rows is one event. `object` is the import's answer (the team, the kind of records and how many were written); read the records with the team's list or its CSV export. A dry run sends none.
+         * @description Sent once after a CSV import (`POST /teams/{teamId}/tasks/csv`, `POST /teams/{teamId}/issues/csv` or `POST /teams/{teamId}/scorecard/csv`) wrote its rows, in place of one `task.created`, `issue.created` or `metric_value.set` per row: an import of 10,000 rows is one event. `object` is the import's answer (the team, the kind of records and how many were written); read the records with the team's list or its CSV export. A dry run sends none.
          */
         post: {
             parameters: {

@@ -12,6 +12,8 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
+import type { Logger } from 'pino';
+import { loggableError } from '../logger.js';
 import { neutraliseCell } from '../rules/csvCells.js';
 import { StreamBody } from './streamBody.js';
 
@@ -35,12 +37,12 @@ async function* cellsOf(header: readonly string[], batches: CsvBatches): AsyncGe
 }
 
 /**
- * The body of an export (its file name is the handler's `Content-Disposition`): the head is sent with the first bytes, so that a refusal
- * found before (the access check, made on the first batch) still answers as an error. A failure while
- * streaming can no longer change the status: the connection is then cut, and the client sees a
- * truncated download rather than a complete-looking file.
+ * The body of an export (its file name is the handler's `Content-Disposition`): the head is sent with
+ * the first bytes, so that a refusal found before (the access check, made on the first batch) still
+ * answers as an error. A failure while streaming can no longer change the status: the connection is
+ * then cut, and the client sees a truncated download rather than a complete-looking file.
  */
-export function csvBody(header: readonly string[], batches: CsvBatches): StreamBody {
+export function csvBody(header: readonly string[], batches: CsvBatches, logger: Logger): StreamBody {
   return new StreamBody(async (req, res) => {
     res.statusCode = 200;
     res.setHeader('Content-Type', CSV_MEDIA_TYPE);
@@ -49,8 +51,11 @@ export function csvBody(header: readonly string[], batches: CsvBatches): StreamB
     const stringifier = stringify({ bom: true, delimiter: ',', record_delimiter: 'windows' });
     try {
       await pipeline(Readable.from(cellsOf(header, batches)), stringifier, res);
-    } catch {
-      // The client went away, or a read failed after the head was sent: nothing can be answered any more.
+    } catch (error) {
+      // After the head nothing can be answered any more. A client that went away is no failure; a read that failed is logged.
+      if ((error as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') {
+        logger.error({ err: loggableError(error), requestId: req.requestId }, 'a CSV export failed while streaming; its connection was cut');
+      }
       res.destroy();
     }
   });

@@ -121,12 +121,12 @@ export const deleteMilestone: Handler<'deleteMilestone'> = async ({ params }, { 
 };
 
 /** The whole list as CSV, a row per milestone, read in batches of goals as the connection takes them. */
-export const exportTeamGoals: Handler<'exportTeamGoals'> = async ({ params }, { db, caller }) => {
+export const exportTeamGoals: Handler<'exportTeamGoals'> = async ({ params }, { db, caller , logger }) => {
   const first = await goals.goalExportBatch(db, params.teamId, caller.userId, undefined);
   await loadTeamAccess(db, caller, params.teamId, 'collection', first.standing);
   const read = async (after: CreationKey) => (await goals.goalExportBatch(db, params.teamId, caller.userId, after)).rows;
   const keyOf = (row: { id: string; created_at_text: string }) => ({ at: row.created_at_text, id: row.id });
-  return { status: 200, headers: attachment('goals.csv'), body: csvBody(goalCsvColumns, keysetBatches(first.rows, EXPORT_BATCH_ROWS, read, keyOf, (batch) => batch.flatMap(goalCsvRows))) };
+  return { status: 200, headers: attachment('goals.csv'), body: csvBody(goalCsvColumns, keysetBatches(first.rows, EXPORT_BATCH_ROWS, read, keyOf, (batch) => batch.flatMap(goalCsvRows)), logger) };
 };
 
 export const goalsHandlers: AreaHandlers<'Goals'> = {

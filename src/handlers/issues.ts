@@ -100,12 +100,12 @@ export const deleteIssue: Handler<'deleteIssue'> = writingItsEvent(async ({ para
 });
 
 /** The whole list as CSV, read in batches as the connection takes them; the first batch brings the caller's standing. */
-export const exportTeamIssues: Handler<'exportTeamIssues'> = async ({ params }, { db, caller }) => {
+export const exportTeamIssues: Handler<'exportTeamIssues'> = async ({ params }, { db, caller , logger }) => {
   const first = await issues.issueExportBatch(db, params.teamId, caller.userId, undefined);
   await loadTeamAccess(db, caller, params.teamId, 'collection', first.standing);
   const read = async (after: CreationKey) => (await issues.issueExportBatch(db, params.teamId, caller.userId, after)).rows;
   const keyOf = (row: { id: string; created_at_text: string }) => ({ at: row.created_at_text, id: row.id });
-  return { status: 200, headers: attachment('issues.csv'), body: csvBody(issueCsvColumns, keysetBatches(first.rows, EXPORT_BATCH_ROWS, read, keyOf, (batch) => batch.map(issueCsvRow))) };
+  return { status: 200, headers: attachment('issues.csv'), body: csvBody(issueCsvColumns, keysetBatches(first.rows, EXPORT_BATCH_ROWS, read, keyOf, (batch) => batch.map(issueCsvRow)), logger) };
 };
 
 /**

@@ -147,14 +147,14 @@ export const putScorecardWeek: Handler<'putScorecardWeek'> = async ({ params, bo
 };
 
 /** The Scorecard as a table of weeks by metrics: the metrics (with the caller's standing) make the header, the weeks come in batches. */
-export const exportTeamScorecard: Handler<'exportTeamScorecard'> = async ({ params }, { db, caller }) => {
+export const exportTeamScorecard: Handler<'exportTeamScorecard'> = async ({ params }, { db, caller , logger }) => {
   const { rows, standing } = await metrics.listTeamMetrics(db, params.teamId, caller.userId);
   await loadTeamAccess(db, caller, params.teamId, 'collection', standing);
   const ids = rows.map((row) => row.id);
   const read = (after: Day | undefined) => metrics.scorecardExportBatch(db, params.teamId, after);
   const first = ids.length === 0 ? [] : await read(undefined);
   const batches = keysetBatches(first, EXPORT_BATCH_ROWS, read, (row) => row.week, (batch) => batch.map(scorecardCsvRow(ids)));
-  return { status: 200, headers: attachment('scorecard.csv'), body: csvBody(['week', ...rows.map((row) => row.title)], batches) };
+  return { status: 200, headers: attachment('scorecard.csv'), body: csvBody(['week', ...rows.map((row) => row.title)], batches, logger) };
 };
 
 /**

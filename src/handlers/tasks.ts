@@ -108,12 +108,12 @@ export const deleteTask: Handler<'deleteTask'> = writingItsEvent(async ({ params
 });
 
 /** The whole list as CSV, read in batches as the connection takes them; the first batch brings the caller's standing. */
-export const exportTeamTasks: Handler<'exportTeamTasks'> = async ({ params }, { db, caller }) => {
+export const exportTeamTasks: Handler<'exportTeamTasks'> = async ({ params }, { db, caller , logger }) => {
   const first = await tasks.taskExportBatch(db, params.teamId, caller.userId, undefined);
   await loadTeamAccess(db, caller, params.teamId, 'collection', first.standing);
   const read = async (after: CreationKey) => (await tasks.taskExportBatch(db, params.teamId, caller.userId, after)).rows;
   const keyOf = (row: { id: string; created_at_text: string }) => ({ at: row.created_at_text, id: row.id });
-  return { status: 200, headers: attachment('tasks.csv'), body: csvBody(taskCsvColumns, keysetBatches(first.rows, EXPORT_BATCH_ROWS, read, keyOf, (batch) => batch.map(taskCsvRow))) };
+  return { status: 200, headers: attachment('tasks.csv'), body: csvBody(taskCsvColumns, keysetBatches(first.rows, EXPORT_BATCH_ROWS, read, keyOf, (batch) => batch.map(taskCsvRow)), logger) };
 };
 
 /**

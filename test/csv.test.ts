@@ -163,6 +163,30 @@ describe(`CSV export (${databaseLabel})`, () => {
     expect((await download(`/v1/teams/${team.id}/scorecard/csv`, member.key)).text).toBe(`${BOM}week\r\n`);
   });
 
+  it('answers the next request as ever when a client goes away in the middle of an export', async () => {
+    const { team, member } = await setup();
+    await sql`
+      insert into tasks (team_id, owner_id, title, due_date, created_at)
+      select ${team.id}, ${member.user.id}, 'Task number ' || n, '2026-11-27', to_timestamp(1700000000 + n)
+      from generate_series(1, 5000) n
+    `.execute(app.db);
+
+    const firstBytes = await new Promise<number>((received, failed) => {
+      const request = get(`${app.url}/v1/teams/${team.id}/tasks/csv`, { agent: false, headers: { authorization: `Bearer ${member.key}` } }, (response) => {
+        response.once('data', (chunk: Buffer) => {
+          request.destroy();
+          received(chunk.length);
+        });
+      });
+      request.on('error', () => undefined);
+      request.on('timeout', failed);
+    });
+    const next = await app.request('GET', `/v1/teams/${team.id}/tasks?limit=1`, { key: member.key });
+
+    expect(firstBytes).toBeGreaterThan(0);
+    expect(next.status).toBe(200);
+  });
+
   it(
     'streams 50,000 tasks in batches, each once and in order, while the heap stays within a bound',
     async () => {

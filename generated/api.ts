@@ -4267,6 +4267,11 @@ export interface components {
          */
         Id: string;
         /**
+         * @description How new a record is: the position in the organization's event log of the last change that altered what a GET of the record answers, the record's own changes and those made to it as a side effect (a goal's milestones, a meeting's ratings, segues, headlines and messages). Of two revisions of one record the greater is the newer state, whatever order the changes committed in; revisions share the number space of the log's positions and are never reused. An event carries its record with the record's revision, so a local copy applies an event only when its `object.revision` is greater than the one it holds. A revision may also advance on a write that changed nothing visible; it never goes back. An integer of at most 2^53 − 1, exact in every JSON reader.
+         * @example 48213
+         */
+        Revision: number;
+        /**
          * @description ACTIVE, or SUSPENDED (reads work, every change gets 409 orgSuspended).
          * @enum {string}
          */
@@ -4284,6 +4289,7 @@ export interface components {
         /** @description An organization as seen by one of its members. `role` is the caller's organization role. The settings `name`, `timezone` and `defaultLocale` are top-level fields. */
         Organization: {
             id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             name: string;
             status: components["schemas"]["OrganizationStatus"];
             role: components["schemas"]["OrganizationRole"];
@@ -4417,6 +4423,7 @@ export interface components {
         Cursor: string;
         OrganizationMember: {
             userId: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             /** Format: email */
             email: string;
             name: string;
@@ -4451,11 +4458,6 @@ export interface components {
         UpdateOrganizationMemberRequest: {
             role: components["schemas"]["OrganizationRole"];
         };
-        /**
-         * @description How new a record is: the position in the organization's event log of the last change that altered what a GET of the record answers, the record's own changes and those made to it as a side effect (a goal's milestones, a meeting's ratings, segues, headlines and messages). Of two revisions of one record the greater is the newer state, whatever order the changes committed in; revisions share the number space of the log's positions and are never reused. An event carries its record with the record's revision, so a local copy applies an event only when its `object.revision` is greater than the one it holds. A revision may also advance on a write that changed nothing visible; it never goes back. An integer of at most 2^53 − 1, exact in every JSON reader.
-         * @example 48213
-         */
-        Revision: number;
         Team: {
             id: components["schemas"]["Id"];
             revision: components["schemas"]["Revision"];
@@ -4545,6 +4547,7 @@ export interface components {
         TeamRole: "OWNER" | "ADMIN" | "MEMBER" | "VIEWER";
         TeamMember: {
             userId: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             /** Format: email */
             email: string;
             name: string;
@@ -5165,6 +5168,7 @@ export interface components {
         /** @description A webhook subscription of an organization: the HTTPS endpoint its events are sent to and the event types it receives. The signing secret is never shown here; only the answers of `POST /orgs/{orgId}/webhooks` and `POST /webhooks/{webhookId}/rotate-secret` carry it (`WebhookWithSecret`). */
         Webhook: {
             id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             orgId: components["schemas"]["Id"];
             /**
              * @description The endpoint each event is sent to with `POST`.

@@ -133,12 +133,14 @@ const schema: SchemaFacts = {
     timezone: 'text required',
     default_locale: 'text required',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   organization_members: {
     org_id: 'text required',
     user_id: 'text required',
     role: 'text required',
     joined_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   teams: {
     id: 'text defaulted',
@@ -156,6 +158,7 @@ const schema: SchemaFacts = {
     user_id: 'text required',
     role: 'text required',
     joined_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   meetings: {
     id: 'text defaulted',
@@ -373,6 +376,7 @@ const schema: SchemaFacts = {
     created_snapshot: 'pg_snapshot defaulted',
     created_at: 'timestamptz defaulted',
     updated_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   webhook_events: {
     id: 'text defaulted',

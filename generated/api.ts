@@ -2730,7 +2730,7 @@ export interface webhooks {
         put?: never;
         /**
          * Goal changed
-         * @description Sent after `PATCH /goals/{id}` changed a goal or reported its status. `object` is the whole goal as that answer gave it, with all its milestones. Adding, changing or deleting a milestone sends a `milestone.*` event, not this one.
+         * @description Sent after `PATCH /goals/{id}` changed a goal or reported its status, and after each change of one of its milestones, which the goal shows: `POST /goals/{id}/milestones`, `PATCH /milestones/{id}` and `DELETE /milestones/{id}` send their `milestone.*` event, then this one, with the goal's new `revision`. `object` is the whole goal as `GET /goals/{id}` answers it right after the change, with all its milestones.
          */
         post: {
             parameters: {
@@ -2836,7 +2836,7 @@ export interface webhooks {
         put?: never;
         /**
          * Milestone added
-         * @description Sent after `POST /goals/{id}/milestones` added a milestone to a goal. `object` is the milestone as that answer gave it; `goalId` names its goal and `teamId` is the goal's team.
+         * @description Sent after `POST /goals/{id}/milestones` added a milestone to a goal. `object` is the milestone as that answer gave it; `goalId` names its goal and `teamId` is the goal's team. The goal shows its milestones, so `goal.updated` follows with the goal.
          */
         post: {
             parameters: {
@@ -2889,7 +2889,7 @@ export interface webhooks {
         put?: never;
         /**
          * Milestone changed, completed or reopened
-         * @description Sent after `PATCH /milestones/{id}` changed, completed or reopened a milestone. `object` is the whole milestone as that answer gave it.
+         * @description Sent after `PATCH /milestones/{id}` changed, completed or reopened a milestone. `object` is the whole milestone as that answer gave it. The goal shows its milestones, so `goal.updated` follows with the goal.
          */
         post: {
             parameters: {
@@ -2942,7 +2942,7 @@ export interface webhooks {
         put?: never;
         /**
          * Milestone deleted
-         * @description Sent after `DELETE /milestones/{id}` deleted a milestone. `object` holds only the milestone's `id`; `teamId` is its goal's team.
+         * @description Sent after `DELETE /milestones/{id}` deleted a milestone. `object` holds only the milestone's `id`; `teamId` is its goal's team. The goal shows its milestones, so `goal.updated` follows with the goal.
          */
         post: {
             parameters: {
@@ -3260,7 +3260,7 @@ export interface webhooks {
         put?: never;
         /**
          * Meeting notes or times changed
-         * @description Sent after `PATCH /meetings/{id}` wrote a meeting's notes or corrected the times of a completed meeting; a body that moves the status sends `meeting.status_changed` instead. `object` is the whole meeting as every reader of the event may see it at the moment of the change, not as the writer's own answer shows it: while the ratings of a meeting in progress are hidden (`ratingsHidden` true), `ratings` is empty (nobody's rating, not even that of the person who made the change; revealing them sends `meeting.ratings_revealed`, which carries them), and each message's `acknowledged` is false (it tells a reader their own state, which an event read by many cannot). A meeting whose JSON would make the event pass 64 KB (many long segues, headlines or messages) comes in its reduced form (`reduced: true`, its short fields only): read it with `GET /meetings/{id}`.
+         * @description Sent after `PATCH /meetings/{id}` wrote a meeting's notes or corrected the times of a completed meeting; a body that moves the status sends `meeting.status_changed` instead. Also sent after each change of what the meeting shows, after that change's own event and with the meeting's new `revision`: a segue, headline or message added (`POST /meetings/{id}/segues`, `POST /meetings/{id}/headlines`, `POST /meetings/{id}/messages`), a message deleted (`DELETE /messages/{id}`), and a rating stored or deleted (`PUT /meetings/{id}/ratings/me`, `PUT /meetings/{id}/ratings/{userId}`), which moves its rating summary. `object` is the whole meeting as every reader of the event may see it at the moment of the change, not as the writer's own answer shows it: while the ratings of a meeting in progress are hidden (`ratingsHidden` true), `ratings` is empty (nobody's rating, not even that of the person who made the change; revealing them sends `meeting.ratings_revealed`, which carries them), and each message's `acknowledged` is false (it tells a reader their own state, which an event read by many cannot). A meeting whose JSON would make the event pass 64 KB (many long segues, headlines or messages) comes in its reduced form (`reduced: true`, its short fields only): read it with `GET /meetings/{id}`.
          */
         post: {
             parameters: {
@@ -3419,7 +3419,7 @@ export interface webhooks {
         put?: never;
         /**
          * Meeting rating given or replaced
-         * @description Sent after a rating of a meeting was stored or a person marked absent: by `PUT /meetings/{id}/ratings/me`, or by `PUT /meetings/{id}/ratings/{userId}` answered 200. `object` names only the meeting and the person rated. A rating may still be hidden in a running meeting, where even the organization's Owners and Admins see only their own, so the event never carries its value: read it with `GET /meetings/{id}`, which shows it once it is visible to the caller.
+         * @description Sent after a rating of a meeting was stored or a person marked absent: by `PUT /meetings/{id}/ratings/me`, or by `PUT /meetings/{id}/ratings/{userId}` answered 200. `object` names only the meeting and the person rated. A rating may still be hidden in a running meeting, where even the organization's Owners and Admins see only their own, so the event never carries its value: read it with `GET /meetings/{id}`, which shows it once it is visible to the caller. The meeting's rating summary counts it, so `meeting.updated` follows with the meeting, without any rating while they are hidden.
          */
         post: {
             parameters: {
@@ -3472,7 +3472,7 @@ export interface webhooks {
         put?: never;
         /**
          * Meeting rating deleted
-         * @description Sent after `PUT /meetings/{id}/ratings/{userId}` with `rating: 0` deleted a person's rating (answered 204): the person now counts as present but unrated. `object` names only the meeting and the person, as in `meeting_rating.set`, and for the same reason.
+         * @description Sent after `PUT /meetings/{id}/ratings/{userId}` with `rating: 0` deleted a person's rating (answered 204): the person now counts as present but unrated. `object` names only the meeting and the person, as in `meeting_rating.set`, and for the same reason. The meeting's rating summary counts it, so `meeting.updated` follows with the meeting, without any rating while they are hidden.
          */
         post: {
             parameters: {
@@ -3525,7 +3525,7 @@ export interface webhooks {
         put?: never;
         /**
          * Segue added to a meeting
-         * @description Sent after `POST /meetings/{id}/segues` added a segue to a meeting. `object` is the segue as that answer gave it; `meetingId` names the meeting.
+         * @description Sent after `POST /meetings/{id}/segues` added a segue to a meeting. `object` is the segue as that answer gave it; `meetingId` names the meeting. The meeting shows it, so `meeting.updated` follows with the meeting.
          */
         post: {
             parameters: {
@@ -3578,7 +3578,7 @@ export interface webhooks {
         put?: never;
         /**
          * Headline added to a meeting
-         * @description Sent after `POST /meetings/{id}/headlines` added a headline to a meeting. `object` is the headline as that answer gave it; `meetingId` names the meeting.
+         * @description Sent after `POST /meetings/{id}/headlines` added a headline to a meeting. `object` is the headline as that answer gave it; `meetingId` names the meeting. The meeting shows it, so `meeting.updated` follows with the meeting.
          */
         post: {
             parameters: {
@@ -3631,7 +3631,7 @@ export interface webhooks {
         put?: never;
         /**
          * Cascading message added
-         * @description Sent after `POST /meetings/{id}/messages` added a cascading message to a meeting. `object` is the message as that answer gave it, so `acknowledged` is false: nobody has acknowledged it yet.
+         * @description Sent after `POST /meetings/{id}/messages` added a cascading message to a meeting. `object` is the message as that answer gave it, so `acknowledged` is false: nobody has acknowledged it yet. The meeting shows its messages, so `meeting.updated` follows with the meeting.
          */
         post: {
             parameters: {
@@ -3684,7 +3684,7 @@ export interface webhooks {
         put?: never;
         /**
          * Cascading message deleted
-         * @description Sent after `DELETE /messages/{id}` deleted a cascading message. `object` holds only the message's `id`.
+         * @description Sent after `DELETE /messages/{id}` deleted a cascading message. `object` holds only the message's `id`. The meeting shows its messages, so `meeting.updated` follows with the meeting.
          */
         post: {
             parameters: {

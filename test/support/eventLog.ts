@@ -27,6 +27,16 @@ export function eventOf(operationId: OperationId): string | undefined {
   return sent;
 }
 
+/**
+ * Every event the matrix row's request of `operationId` sends: its own, then one for each record it
+ * alters as a side effect (the catalog's `alsoSends`: the row's request alters one of each).
+ */
+export function eventsOf(operationId: OperationId): string[] {
+  const own = eventOf(operationId);
+  if (own === undefined) return [];
+  return [own, ...(eventSpecOf(operationId)!.alsoSends ?? []).map((effect) => effect.type)];
+}
+
 /** The changing operations that send events, each with a matrix row's request to drive it. */
 export const eventfulOperations = changingOperations.filter((operationId) => eventSpecOf(operationId) !== undefined);
 

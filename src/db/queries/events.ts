@@ -52,6 +52,8 @@ export type SubjectKind =
   | 'metric'
   | 'meeting'
   | 'message'
+  | 'goalOfMilestone'
+  | 'meetingOfMessage'
   | 'seat'
   | 'document'
   | 'unacknowledgedMessages';
@@ -79,6 +81,11 @@ function subjectsOf(kind: SubjectKind, keys: readonly string[], userId: string) 
     case 'milestone':
       return sql`select x.id, t.org_id, t.id as team_id from milestones x join goals g on g.id = x.goal_id join teams t on t.id = g.team_id
         where x.id = any${ids}`;
+    case 'goalOfMilestone':
+      return sql`select g.id, t.org_id, t.id as team_id from milestones x join goals g on g.id = x.goal_id join teams t on t.id = g.team_id
+        where x.id = any${ids}`;
+    case 'meetingOfMessage':
+      return sql`select m.id, x.org_id, m.team_id from cascading_messages x join meetings m on m.id = x.meeting_id where x.id = any${ids}`;
     case 'message':
       return sql`select x.id, x.org_id, m.team_id from cascading_messages x join meetings m on m.id = x.meeting_id where x.id = any${ids}`;
     case 'unacknowledgedMessages':
@@ -92,10 +99,21 @@ function subjectsOf(kind: SubjectKind, keys: readonly string[], userId: string) 
 
 /** The subjects of a change, looked up before it runs (a row it deletes, or what it alters), in one statement. */
 export async function subjectsBefore(db: Db, kind: SubjectKind, keys: readonly string[], userId: string): Promise<Subject[]> {
-  const { rows } = await sql<Subject>`
-    select subject.id, subject.org_id, subject.team_id from (${subjectsOf(kind, keys, userId)}) subject order by subject.id
-  `.execute(db);
-  return rows;
+  const [subjects] = await lookupsBefore(db, [{ kind, keys }], userId);
+  return subjects!;
+}
+
+/**
+ * Several lookups of subjects before a change, in one statement: the change's own subjects and the
+ * records it alters as a side effect through a row it deletes (a deleted milestone's goal). Answers
+ * each lookup's subjects, in the order asked.
+ */
+export async function lookupsBefore(db: Db, lookups: readonly { kind: SubjectKind; keys: readonly string[] }[], userId: string): Promise<Subject[][]> {
+  const parts = lookups.map(
+    ({ kind, keys }, index) => sql`(select ${sql.lit(index)} as lookup, subject.id, subject.org_id, subject.team_id from (${subjectsOf(kind, keys, userId)}) subject)`,
+  );
+  const { rows } = await sql<Subject & { lookup: number }>`select u.* from (${sql.join(parts, sql` union all `)}) u order by u.lookup, u.id`.execute(db);
+  return lookups.map((_lookup, index) => rows.filter((row) => row.lookup === index).map(({ id, org_id, team_id }) => ({ id, org_id, team_id })));
 }
 
 /**
@@ -148,13 +166,43 @@ async function writeEvents(trx: Transaction<Database>, sent: RawBuilder<unknown>
 
 /** Writes events whose organization is known (their subjects were looked up before the change). */
 export async function insertEvents(trx: Transaction<Database>, events: readonly NewEvent[], now: Date): Promise<void> {
-  if (events.length === 0) return;
-  await writeEvents(
-    trx,
-    sql`select * from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.orgId)}::text[], ${events.map((e) => e.teamId)}::text[],
-      ${events.map((e) => e.type)}::text[], ${events.map((e) => e.event)}::text[], ${events.map((e) => e.traceparent ?? null)}::text[])`,
-    now,
-  );
+  await insertChangeEvents(trx, events, [], now);
+}
+
+/** An event whose subject (its organization and team) is found from what the request names, as it is written. */
+export interface EventOf {
+  id: string;
+  kind: SubjectKind;
+  key: string;
+  userId: string;
+  type: string;
+  /** The team of a resource created outside any team's rows (a new team); else the subject's. */
+  teamId?: string | undefined;
+  /** The event's object, as JSON text. */
+  object: string;
+  at: Date;
+  traceparent?: string | null;
+}
+
+/**
+ * Writes the events of a change in one statement, in this order: those whose organization is known
+ * (`known`), then those whose subject is found from a key as they are written (`found`: a change's
+ * own event when its subject still exists after it, and the events of the records it altered as a
+ * side effect). One statement whatever their number, so a side effect costs its change no round trip
+ * of its own to write.
+ */
+export async function insertChangeEvents(trx: Transaction<Database>, known: readonly NewEvent[], found: readonly EventOf[], now: Date): Promise<void> {
+  if (known.length === 0 && found.length === 0) return;
+  const knownRows = sql`select * from unnest(${known.map((e) => e.id)}::text[], ${known.map((e) => e.orgId)}::text[], ${known.map((e) => e.teamId)}::text[],
+      ${known.map((e) => e.type)}::text[], ${known.map((e) => e.event)}::text[], ${known.map((e) => e.traceparent ?? null)}::text[])`;
+  const foundRows = found.map((event) => {
+    const teamId = event.teamId === undefined ? sql`subject.team_id` : sql`${event.teamId}::text`;
+    return sql`select ${event.id}::text, subject.org_id, ${teamId}, ${event.type}::text,
+      ${eventTextOf(event.id, event.type, event.at, sql`subject.org_id`, teamId, sql`${event.object}::text`)}, ${event.traceparent ?? null}::text
+      from (${subjectsOf(event.kind, [event.key], event.userId)}) subject`;
+  });
+  const parts = [...(known.length > 0 ? [knownRows] : []), ...foundRows].map((part) => sql`(${part})`);
+  await writeEvents(trx, sql.join(parts, sql` union all `), now);
 }
 
 /**
@@ -165,34 +213,6 @@ function eventTextOf(id: string, type: string, at: Date, orgId: RawBuilder<unkno
   const known = `{"id":${JSON.stringify(id)},"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(at.toISOString())},"data":{"orgId":`;
   return sql`${known}::text || to_json(${orgId})::text || ',"teamId":' || coalesce(to_json(${teamId})::text, 'null')
       || ',"object":' || ${object} || '}}'`;
-}
-
-/**
- * Writes the event of a change whose subject still exists after it, finding the subject's
- * organization and team in the same statement, with `object` the JSON text given.
- */
-export function insertEventOf(
-  trx: Transaction<Database>,
-  event: {
-    id: string;
-    kind: SubjectKind;
-    key: string;
-    userId: string;
-    type: string;
-    teamId?: string | undefined;
-    object: string;
-    at: Date;
-    traceparent?: string | null;
-  },
-): Promise<void> {
-  const teamId = event.teamId === undefined ? sql`subject.team_id` : sql`${event.teamId}::text`;
-  return writeEvents(
-    trx,
-    sql`select ${event.id}::text, subject.org_id, ${teamId}, ${event.type}::text,
-      ${eventTextOf(event.id, event.type, event.at, sql`subject.org_id`, teamId, sql`${event.object}::text`)}, ${event.traceparent ?? null}::text
-      from (${subjectsOf(event.kind, [event.key], event.userId)}) subject`,
-    event.at,
-  );
 }
 
 /** An event stamped before its change runs, which the change writes itself (`changeWithEvent`). */

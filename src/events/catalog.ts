@@ -15,8 +15,11 @@
  * writes exactly its event, valid against that schema (`make check-op OP=…` runs its part).
  */
 import type { ChangingOperation, OperationId, Schemas } from '../api/operations.js';
-import type { SubjectKind } from '../db/queries/events.js';
-import { meetingSeenByEveryone } from '../records/meetings.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
+import { EVENT_MAX_BYTES, type SubjectKind } from '../db/queries/events.js';
+import { findMeetingForEvent } from '../db/queries/meetings.js';
+import { meetingSeenByEveryone, toMeetingDetail } from '../records/meetings.js';
 
 export interface ChangeInput {
   params: Record<string, string>;
@@ -76,6 +79,13 @@ export interface SideEffect {
   of: ((input: ChangeInput, result: ChangeResult) => string) | { before: SubjectKind; from: (input: ChangeInput) => string };
   /** The object as every reader of the event may see it, from the GET's answer; the answer itself when absent. */
   seen?: (record: unknown) => unknown;
+  /**
+   * The altered record as its GET answers it to the caller at `at`, read for its event in one statement
+   * without what its reduced event leaves out when that alone passes `EVENT_MAX_BYTES` (`reduced`):
+   * a large meeting is then not read and written whole again for every segue added. Without it, the
+   * GET itself is run.
+   */
+  readForEvent?: (db: Kysely<Database>, id: string, input: ChangeInput, at: Date) => Promise<{ record: unknown; reduced: boolean } | undefined>;
 }
 
 const param = (name: string) => (input: ChangeInput) => input.params[name]!;
@@ -125,6 +135,10 @@ const meetingOf = (of: SideEffect['of']): SideEffect => ({
   read: '/meetings/{id}',
   of,
   seen: (record) => meetingSeenByEveryone(record as Schemas['MeetingDetail']),
+  readForEvent: async (db, id, input, at) => {
+    const row = await findMeetingForEvent(db, id, input.userId, EVENT_MAX_BYTES);
+    return row && { record: toMeetingDetail(row, input.userId, at), reduced: row.large };
+  },
 });
 
 /** The meeting named by the operation's `{id}`. */

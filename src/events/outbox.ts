@@ -94,14 +94,15 @@ async function sideEffectEvents(
   read: RecordRead | undefined,
 ): Promise<EventOf[]> {
   if (effects.length === 0) return [];
-  if (!read) throw new Error('A change with side effects needs the reads of their records');
   const events: EventOf[] = [];
   for (const [index, effect] of effects.entries()) {
     const key = typeof effect.of === 'function' ? effect.of(input, result) : before[index];
     if (key === undefined) continue;
-    const record = await read(effect.read.replace('{id}', encodeURIComponent(key)), trx);
+    if (!effect.readForEvent && !read) throw new Error('A change with side effects needs the reads of their records');
+    const own = effect.readForEvent ? await effect.readForEvent(trx, key, input, stamp.at) : undefined;
+    const record = own ? own.record : await read!(effect.read.replace('{id}', encodeURIComponent(key)), trx);
     const object = effect.seen ? effect.seen(record) : record;
-    events.push({ id: randomUUID(), kind: effect.kind, key, userId: input.userId, type: effect.type, object: bodyText(object), ...stamp });
+    events.push({ id: randomUUID(), kind: effect.kind, key, userId: input.userId, type: effect.type, object: bodyText(object), reduced: own?.reduced, ...stamp });
   }
   return events;
 }

@@ -139,8 +139,8 @@ const REDUCED_FIELDS_MAX_BYTES = 32 * 1024;
  * `json` (not `jsonb`) keeps each value's text and the members' order as written. A text within the
  * limit costs its length's lookup only.
  */
-function keptEvent(text: RawBuilder<unknown>): RawBuilder<string> {
-  const reduced = sql`(select '{"id":' || (j.v->'id')::text || ',"type":' || (j.v->'type')::text || ',"timestamp":' || (j.v->'timestamp')::text
+function keptEvent(text: RawBuilder<unknown>, reduced: RawBuilder<unknown> = sql`false`): RawBuilder<string> {
+  const reducedText = sql`(select '{"id":' || (j.v->'id')::text || ',"type":' || (j.v->'type')::text || ',"timestamp":' || (j.v->'timestamp')::text
       || ',"data":{"orgId":' || (j.v->'data'->'orgId')::text || ',"teamId":' || (j.v->'data'->'teamId')::text || ',"object":{'
       || coalesce((
         select string_agg(m.member, ',' order by m.ord) || ',' from (
@@ -152,15 +152,19 @@ function keptEvent(text: RawBuilder<unknown>): RawBuilder<string> {
       ), '')
       || '"reduced":true,"kind":' || to_json(split_part(j.v->>'type', '.', 1))::text || '}}}'
     from (select t.event::json as v) j)`;
-  return sql<string>`(select case when octet_length(t.event) <= ${sql.lit(EVENT_MAX_BYTES)} then t.event else ${reduced} end from (select (${text})::text as event) t)`;
+  return sql<string>`(select case when not ${reduced} and octet_length(t.event) <= ${sql.lit(EVENT_MAX_BYTES)} then t.event else ${reducedText} end
+    from (select (${text})::text as event) t)`;
 }
 
-/** Writes the events of `sent` (rows of id, org_id, team_id, type, event, traceparent) into the log, in one statement of the change's transaction. */
+/**
+ * Writes the events of `sent` (rows of id, org_id, team_id, type, event, traceparent, and whether to
+ * keep it reduced whatever its size) into the log, in one statement of the change's transaction.
+ */
 async function writeEvents(trx: Transaction<Database>, sent: RawBuilder<unknown>, now: Date): Promise<void> {
   await sql`
     insert into webhook_events (id, org_id, team_id, type, event, traceparent, created_at)
-    select sent.id, sent.org_id, sent.team_id, sent.type, ${keptEvent(sql`sent.event`)}, sent.traceparent, ${now}
-    from (${sent}) sent (id, org_id, team_id, type, event, traceparent)
+    select sent.id, sent.org_id, sent.team_id, sent.type, ${keptEvent(sql`sent.event`, sql`sent.reduced`)}, sent.traceparent, ${now}
+    from (${sent}) sent (id, org_id, team_id, type, event, traceparent, reduced)
   `.execute(trx);
 }
 
@@ -180,6 +184,11 @@ export interface EventOf {
   teamId?: string | undefined;
   /** The event's object, as JSON text. */
   object: string;
+  /**
+   * Whether the event is kept in its reduced form whatever the size of `object`: the object is a large
+   * record read without its lists (`findMeetingForEvent`), whose reduced form holds none of them.
+   */
+  reduced?: boolean;
   at: Date;
   traceparent?: string | null;
 }
@@ -193,12 +202,13 @@ export interface EventOf {
  */
 export async function insertChangeEvents(trx: Transaction<Database>, known: readonly NewEvent[], found: readonly EventOf[], now: Date): Promise<void> {
   if (known.length === 0 && found.length === 0) return;
-  const knownRows = sql`select * from unnest(${known.map((e) => e.id)}::text[], ${known.map((e) => e.orgId)}::text[], ${known.map((e) => e.teamId)}::text[],
+  const knownRows = sql`select *, false from unnest(${known.map((e) => e.id)}::text[], ${known.map((e) => e.orgId)}::text[], ${known.map((e) => e.teamId)}::text[],
       ${known.map((e) => e.type)}::text[], ${known.map((e) => e.event)}::text[], ${known.map((e) => e.traceparent ?? null)}::text[])`;
   const foundRows = found.map((event) => {
     const teamId = event.teamId === undefined ? sql`subject.team_id` : sql`${event.teamId}::text`;
     return sql`select ${event.id}::text, subject.org_id, ${teamId}, ${event.type}::text,
-      ${eventTextOf(event.id, event.type, event.at, sql`subject.org_id`, teamId, sql`${event.object}::text`)}, ${event.traceparent ?? null}::text
+      ${eventTextOf(event.id, event.type, event.at, sql`subject.org_id`, teamId, sql`${event.object}::text`)}, ${event.traceparent ?? null}::text,
+      ${sql.lit(event.reduced === true)}
       from (${subjectsOf(event.kind, [event.key], event.userId)}) subject`;
   });
   const parts = [...(known.length > 0 ? [knownRows] : []), ...foundRows].map((part) => sql`(${part})`);

@@ -4267,7 +4267,7 @@ export interface components {
          */
         Id: string;
         /**
-         * @description How new a record is: the position in the organization's event log of the last change that altered what a GET of the record answers, the record's own changes and those made to it as a side effect (a goal's milestones, a meeting's ratings, segues, headlines and messages). Of two revisions of one record the greater is the newer state, whatever order the changes committed in; revisions share the number space of the log's positions and are never reused. An event carries its record with the record's revision, so a local copy applies an event only when its `object.revision` is greater than the one it holds. A revision may also advance on a write that changed nothing visible; it never goes back. An integer of at most 2^53 − 1, exact in every JSON reader.
+         * @description How new a record is: the position in the organization's event log of the last change that altered what a GET of the record answers, the record's own changes and those made to it as a side effect (a goal's milestones, a meeting's rating summary, segues, headlines and messages; a member's name or e-mail changed on their account). Of two revisions of one record the greater is the newer state, whatever order the changes committed in; revisions share the number space of the log's positions and are never reused. An event carries its record with the record's revision, and a change made as a side effect sends the altered record's own event (`goal.updated`, `meeting.updated`), so a local copy applies an event only when its `object.revision` is greater than the one it holds. A revision may also advance on a write that changed nothing visible; it never goes back. What a record tells only its reader is not part of its revision, and events never carry it: a message's `acknowledged` (the reader's own `cascading_message.acknowledged` tells it), the reader's own rating while a meeting's ratings are hidden (read `GET /meetings/{id}` after their own `meeting_rating.set`), an organization's `role` (their own `organization_member.updated` tells it) and a meeting's `ratingWindow`, which follows the clock. Keep these as the reader's GET last answered them when applying an event. An integer of at most 2^53 − 1, exact in every JSON reader.
          * @example 48213
          */
         Revision: number;
@@ -4286,7 +4286,7 @@ export interface components {
          * @enum {string}
          */
         Locale: "en" | "sk";
-        /** @description An organization as seen by one of its members. `role` is the caller's organization role. The settings `name`, `timezone` and `defaultLocale` are top-level fields. */
+        /** @description An organization as seen by one of its members. `role` is the caller's organization role, which is the caller's own and so not part of `revision`. The settings `name`, `timezone` and `defaultLocale` are top-level fields. */
         Organization: {
             id: components["schemas"]["Id"];
             revision: components["schemas"]["Revision"];

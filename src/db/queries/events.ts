@@ -136,6 +136,10 @@ const REDUCED_FIELDS_MAX_BYTES = 32 * 1024;
  * reads them with the subject's GET. Every writer of the log passes through here (`writeEvents`,
  * `changeWithEvent`), so no event of any kind can silence a stream or outgrow a page.
  *
+ * `reduced` (SQL, true for a row) keeps the reduced form whatever the text's size: the object of a
+ * large record read without its lists for its event (`findMeetingForEvent`), whose reduced form is
+ * the one of the whole, since lists are never kept.
+ *
  * `json` (not `jsonb`) keeps each value's text and the members' order as written. A text within the
  * limit costs its length's lookup only.
  */

@@ -256,6 +256,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/teams/{teamId}/snapshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Load what a team's screen shows, at one log position
+         * @description Returns, in one answer, what a team's screen shows, each record exactly as the caller's own `GET` or list of it answers, and the log position it was taken at. A screen loads it once, then follows the log from `position` (`GET /teams/{teamId}/events` or `GET /events/stream` with `after` set to it). This operation goes beyond the product reference.
+         *
+         *     **What it holds, in this order:** `position` and `takenAt`; the `team`; its `members`; its `vision` (`null` while it has none); its `seats` (the accountability chart); its `documents`; the `peopleReviews` the caller may read, of every quarter, as their list answers the caller; its `goals` of the current quarter and of the quarter before, with their milestones; the `scorecard` of the 13 weeks up to the current week; its `meetings` dated from 13 weeks (91 days) before today on, every upcoming meeting included, each with its ratings (hidden ratings stay hidden: while a meeting is in progress and its ratings not revealed, only the caller's own rating shows), segues, headlines and messages (`acknowledged` is the caller's own); its open `issues` (OPEN, then SOLVING); its open `tasks`, then those completed in the 14 days before `takenAt`. "Today", the current week and the current quarter are the caller's (the profile's time zone, else the organization's). Each list keeps the order of the operation named in its description. Everything else — older meetings, SOLVED issues, tasks completed earlier, goals of other quarters, the Scorecard of other weeks — is read with the lists, which remain the way to every record.
+         *
+         *     **One moment.** Everything is read in one repeatable-read transaction, and `position` is taken in it: every change whose event is at or before `position` is in the answer, and every change the answer does not hold comes after `position` in the log. A change still committing while the snapshot was taken may be both in the answer and after `position`, with the same `revision`: apply an event only when its `object.revision` is greater than the one you hold, and it changes nothing.
+         *
+         *     **Size, compression and completeness.** The answer is written in full on the server (held in memory up to 1 MB, beyond that in a temporary file) before its first byte is sent, so a `200` is always a whole snapshot; a connection cut while it is sent leaves invalid JSON (and a body shorter than its `Content-Length`, or a gzip stream without its end), never a shorter valid answer: load again. It is compressed with gzip when the request says `Accept-Encoding: gzip` (about a tenth of the bytes). A snapshot holds at most 256 MB of JSON (several hundred thousand tasks); a team that exceeds it gets 422 invalid and is read with the lists. The answer has no `ETag`: it states a position, which moves with every change; follow the log from it instead of asking again.
+         *
+         *     **Limits.** Each server process builds at most 2 snapshots at once; a request beyond that waits its turn (in arrival order) before anything is read, and counts towards the rate limit like any other request.
+         *
+         *     Anyone who can see the team may call it: its members (Viewers included), and the organization's Owners, Admins and Implementers. Others get 403 forbidden; an unknown team gives 404.
+         */
+        get: operations["getTeamSnapshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/teams/{teamId}/members/{userId}": {
         parameters: {
             query?: never;
@@ -1451,6 +1487,8 @@ export interface paths {
          *
          *     **Retention.** Events are kept 30 days (the operator may choose another number). An `after` that names no event the organization's log still keeps — removed after that time, or never an event of this organization: the server cannot tell them apart — is answered with 410 `eventsExpired`, and so is a `cursor` whose place is no longer kept: events after it may be gone, so instead of a shorter page the answer says that a full resync is needed (read the current records with the lists, then follow the feed again from its start, without `after`).
          *
+         *     **Starting from a read.** Every read of the organization's records states the log position it reflects in its `Log-Position` header (`lp_…`). Pass it as `after` to get exactly the changes made since: none that the read did not show is missed, and a change it showed may come again. A position of another organization is refused with 403 `forbidden`, one that was changed or cut is a format error (422), and one whose following events the log no longer keeps is answered with 410 `eventsExpired`.
+         *
          *     Allowed only for organization Owners and Admins; organization Members (even team Owners and Admins), Implementers and people outside the organization get 403 forbidden. An unknown organization gives 404.
          */
         get: operations["listOrganizationEvents"];
@@ -1507,7 +1545,9 @@ export interface paths {
          *
          *     **Messages.** Each event is one message: `id:` the event's id, `event:` its type, `data:` the event as JSON on one line — exactly the `Event` that `GET /orgs/{orgId}/events` answers (see the `Event` schema: the union of every type, told apart by `type`), as the caller may see it. The stream also sends a comment line (`:`) at least every 15 seconds so that proxies keep it open, and a `retry:` field with the time to wait before reconnecting (2 seconds; 1 second when the server stops). Consumers must ignore event types they do not know.
          *
-         *     **Order and resuming.** Events come in the order of the organization feed, which never changes, each once per connection. A connection starts with the events that happen after it opens; to resume, send the id of the last event you processed as `Last-Event-ID` (browsers' `EventSource` and the typed client do this when they reconnect) or as `after`: the stream then first sends every event after it that you may read, then goes on live, with nothing missed or repeated. An id the log no longer keeps (events are kept 30 days), or one of an organization you do not belong to, is answered with 410 `eventsExpired` before the stream starts: resync in full, then open the stream without it. A `Last-Event-ID` or `after` that is no id at all (empty, longer than 100 characters) is a format error (422). When both are sent, `Last-Event-ID` wins: it is the newer one.
+         *     **Order and resuming.** Events come in the order of the organization feed, which never changes, each once per connection. A connection starts with the events that happen after it opens; to resume, send the id of the last event you processed as `Last-Event-ID` (browsers' `EventSource` and the typed client do this when they reconnect) or as `after`: the stream then first sends every event after it that you may read, then goes on live, with nothing missed or repeated. An id the log no longer keeps (events are kept 30 days), or one of an organization you do not belong to, is answered with 410 `eventsExpired` before the stream starts: resync in full, then open the stream without it. A `Last-Event-ID` or `after` that is no id at all (empty, longer than 200 characters) is a format error (422). When both are sent, `Last-Event-ID` wins: it is the newer one.
+         *
+         *     **Starting from a read.** Every read of an organization's records states the log position it reflects in its `Log-Position` header (`lp_…`). Pass it as `after` to open the stream exactly there: it first sends every event after that position you may read, so no change the read did not show is missed (one it showed may come again; its `object.revision` tells). A position of an organization you do not belong to, or not followed by this stream, is refused with 403 `forbidden`, one that was changed or cut is a format error (422), and one whose following events the log no longer keeps (events are kept 30 days) is answered with 410 `eventsExpired`.
          *
          *     **Who sees what.** An event is sent exactly when the caller may read its record through the API, as the feeds show it (`GET /teams/{teamId}/events` for a team's events). The organization's Owners and Admins receive every event of its log. Anyone else receives the events of the teams they may read (their members, Viewers included, and the organization's Implementers) and `organization.updated` of their organizations, with these exceptions: a `people_review.set` only when they are an Admin or Owner of its team (the organization's Implementers included), the person reviewed or the reviewer, as `GET /teams/{teamId}/people-reviews` lists them; a `cascading_message.acknowledged` only when they are the person who acknowledged; `organization_member.*` never (only the organization's Owners and Admins list its members); and a company goal's `goal.created` and `goal.updated` whenever they are a member of its organization. A milestone's events reach the readers of its goal's team, whatever the goal's level. This is decided for each event as it is sent, with the caller's access as it is then: a revoked or expired key, a removal from a team or the organization, or a changed role applies from the next event on, and a stream whose key no longer works, or whose caller may read none of the teams it follows (none of their organizations, without `teamId`), ends.
          *
@@ -4332,20 +4372,24 @@ export interface components {
             };
         };
         /**
-         * @description - `badRequest` (400): a request HTTP does not allow, such as two `Authorization` header fields.
+         * @description The error codes, each with its status. "Replayed" marks the answers a change stores under an
+         *     `Idempotency-Key`: a retry with the key gets the same answer again, with `Idempotent-Replayed: true`.
+         *     Every other error is not stored, so the corrected request may reuse the key.
+         *
+         *     - `badRequest` (400): a request HTTP does not allow, such as two `Authorization` header fields.
          *     - `unauthenticated` (401): missing, malformed, expired or revoked key.
          *     - `forbidden` (403): the caller's roles do not allow access to the organization or team, or this change.
          *     - `insufficientScope` (403): the key's scopes do not allow the operation (also a platform key whose owner is no longer a platform operator).
          *     - `notFound` (404): the item does not exist or is not visible to the caller; also an unknown path.
          *     - `methodNotAllowed` (405): the path exists but not with this method.
          *     - `orgSuspended` (409): the organization is suspended; every change is refused.
-         *     - `ratingClosed` (409): the meeting cannot be rated now.
+         *     - `ratingClosed` (409, replayed): the meeting cannot be rated now.
          *     - `idempotencyKeyInUse` (409): a request with the same `Idempotency-Key` is still running; retry when it has finished.
          *     - `eventsExpired` (410): the event log no longer holds the event the feed was asked to resume after (`after`, or the `cursor`'s position): it was removed after the retention period, or was never an event of this organization. Events may have been missed: resync in full.
          *     - `preconditionFailed` (412): the `If-Match` tag is no longer the resource's current tag; nothing was changed.
          *     - `payloadTooLarge` (413): the request body is larger than 64 KB.
          *     - `unsupportedMediaType` (415): a request body that is not `application/json`.
-         *     - `invalid` (422): invalid parameters or body; nothing was changed.
+         *     - `invalid` (422, rule violations replayed): invalid parameters or body; nothing was changed. A format error lists every problem in `issues` and is not replayed; a rule violation of the operation has no `issues`.
          *     - `idempotencyKeyReused` (422): the `Idempotency-Key` was used in the last 24 hours for a request with another path or body; nothing was changed.
          *     - `rateLimited` (429): more requests than allowed in this minute.
          *     - `internal` (500): unexpected error; no details are given.
@@ -4408,6 +4452,11 @@ export interface components {
             data: components["schemas"]["Organization"][];
             nextCursor: components["schemas"]["NoNextCursor"];
         };
+        /**
+         * @description A place in an organization's event log, sealed by the server (`lp_…`): it names no event and tells nothing of the log, differs each time it is given, and is read by every instance of the API. Every read of an organization's records states one (`Log-Position`), and a feed or a stream takes it as `after` to start exactly there. Pass it back unchanged: one that was changed or cut is a format error (422), one of another organization is refused (403), and one whose following events the log no longer keeps (events are kept 30 days) is answered with 410 `eventsExpired`.
+         * @example lp_GUZeQVKoqbW23qghr_Vp032q7R4DHQ5VXMPISdAOcDpDW1begHh-CVhp7ykxNNW_0KLx7uBgfSsb1WGklZu7TGAVTTLQXcrngvyegoSX-JA
+         */
+        LogPosition: string;
         /** @description Only the fields to change; at least one. */
         UpdateOrganizationRequest: {
             name?: string;
@@ -4564,125 +4613,84 @@ export interface components {
             /** @default MEMBER */
             role: components["schemas"]["TeamRole"];
         };
-        UpdateTeamMemberRequest: {
-            role: components["schemas"]["TeamRole"];
+        /** @description A list field of the vision as returned; older free text stays text; `null` until set. */
+        VisionListValue: string[] | string | null;
+        /** @description An object field of the vision as returned; older free text stays text; `null` until set. */
+        VisionObjectValue: {
+            [key: string]: string | string[];
+        } | string | null;
+        /** @description The team's vision document. Every field is `null` until it is set. List and object fields are returned parsed; a list or object field that still holds older free text from the web application (any stored text that is not JSON of the field's shape) is returned as that text. Text fields are always returned as text, even when the text looks like JSON. */
+        Vision: {
+            id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
+            teamId: components["schemas"]["Id"];
+            coreValues: components["schemas"]["VisionListValue"];
+            coreFocus: components["schemas"]["VisionObjectValue"];
+            tenYearTarget: string | null;
+            marketingStrategy: components["schemas"]["VisionObjectValue"];
+            threeYearPicture: string | null;
+            oneYearPlan: string | null;
+            quarterlyRocks: components["schemas"]["VisionListValue"];
+            issuesList: components["schemas"]["VisionListValue"];
+            updatedAt: components["schemas"]["Instant"];
         };
-        /** @description A to-do of a team. */
-        Task: {
+        /** @description A seat of the accountability chart. `parentId` links it to the seat above; top-level seats have `parentId: null`. `position` orders seats that share a parent, 1 for the first. */
+        Seat: {
             id: components["schemas"]["Id"];
             revision: components["schemas"]["Revision"];
             teamId: components["schemas"]["Id"];
             title: string;
-            ownerId: components["schemas"]["Id"];
-            dueDate: components["schemas"]["Day"];
-            completed: boolean;
-            /** @description When the task was completed; `null` while it is open. */
-            completedAt: components["schemas"]["Instant"] | null;
-            /** @description The meeting the task arose from, or `null`. */
-            meetingId: components["schemas"]["Id"] | null;
-            createdAt: components["schemas"]["Instant"];
-        };
-        /** @description A page of tasks; `nextCursor` leads to the next page and is `null` on the last one. */
-        TaskPage: {
-            data: components["schemas"]["Task"][];
-            nextCursor: components["schemas"]["NextCursor"];
-        };
-        CreateTaskRequest: {
-            title: string;
-            /** @description A member of the team. */
-            ownerId: components["schemas"]["Id"];
-            dueDate: components["schemas"]["Day"];
-            /** @description A meeting of the same team the task arises from; `null` or omitted for none. */
-            meetingId?: components["schemas"]["Id"] | null;
-        };
-        /** @description Only the fields to change; at least one. */
-        UpdateTaskRequest: {
-            title?: string;
-            /** @description A member of the team. */
-            ownerId?: components["schemas"]["Id"];
-            dueDate?: components["schemas"]["Day"];
-            /** @description true completes the task and sets completedAt; false reopens it and clears completedAt. */
-            completed?: boolean;
+            parentId: components["schemas"]["Id"] | null;
+            /** @description The person in the seat, or `null` when vacant. */
+            userId: components["schemas"]["Id"] | null;
+            responsibilities: string | null;
+            position: number;
         };
         /**
-         * @description OPEN, SOLVING or SOLVED; any step is allowed, SOLVED sets resolvedAt.
+         * @description LINK for links added through the API; FILE for files uploaded in the web application.
          * @enum {string}
          */
-        IssueStatus: "OPEN" | "SOLVING" | "SOLVED";
-        /**
-         * @description Priority of an issue.
-         * @enum {string}
-         */
-        IssuePriority: "HIGH" | "MEDIUM" | "LOW";
-        /** @description An issue of a team. */
-        Issue: {
+        DocumentType: "LINK" | "FILE";
+        Document: {
             id: components["schemas"]["Id"];
             revision: components["schemas"]["Revision"];
             teamId: components["schemas"]["Id"];
-            title: string;
-            /** @description Longer text; `null` when there is none. */
-            description: string | null;
-            priority: components["schemas"]["IssuePriority"];
-            status: components["schemas"]["IssueStatus"];
-            /** @description The meeting the issue was raised in, or `null`. */
-            meetingId: components["schemas"]["Id"] | null;
+            name: string;
+            /** @description Address of the link, or the download address of an uploaded file. */
+            url: string;
+            type: components["schemas"]["DocumentType"];
             createdById: components["schemas"]["Id"];
-            /** @description When the issue was set to SOLVED; `null` unless SOLVED. */
-            resolvedAt: components["schemas"]["Instant"] | null;
             createdAt: components["schemas"]["Instant"];
         };
-        /** @description A page of issues; `nextCursor` leads to the next page and is `null` on the last one. */
-        IssuePage: {
-            data: components["schemas"]["Issue"][];
-            nextCursor: components["schemas"]["NextCursor"];
+        /**
+         * @description Core value name (1-200 characters) to whether the person lives it; at most 50 entries.
+         * @example {
+         *       "Do the right thing": true,
+         *       "Grow or die": false
+         *     }
+         */
+        CoreValuesScores: {
+            [key: string]: boolean;
         };
-        CreateIssueRequest: {
-            title: string;
-            description?: string | null;
-            /** @default MEDIUM */
-            priority: components["schemas"]["IssuePriority"];
-            /** @description A meeting of the same team the issue was raised in; `null` or omitted for none. */
-            meetingId?: components["schemas"]["Id"] | null;
+        /** @description Gets it, wants it, capacity to do it. */
+        Gwc: {
+            getsIt: boolean;
+            wantsIt: boolean;
+            capacityToDoIt: boolean;
         };
-        /** @description Only the fields to change; at least one. */
-        UpdateIssueRequest: {
-            title?: string;
-            /** @description An empty string or `null` clears the description. */
-            description?: string | null;
-            priority?: components["schemas"]["IssuePriority"];
-            status?: components["schemas"]["IssueStatus"];
-        };
-        CreateGoalRequest: {
-            title: string;
-            description?: string | null;
-            /** @description A member of the team. */
-            ownerId: components["schemas"]["Id"];
+        /** @description One evaluator's review of one team member for one quarter. */
+        PeopleReview: {
+            id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
+            teamId: components["schemas"]["Id"];
+            /** @description The reviewed person. */
+            userId: components["schemas"]["Id"];
+            evaluatorId: components["schemas"]["Id"];
             quarter: components["schemas"]["Quarter"];
-            /** @default DEPARTMENT */
-            level: components["schemas"]["GoalLevel"];
-        };
-        /** @description Only the fields to change; at least one. The goal's owner who is not a team Admin may send only `status`. */
-        UpdateGoalRequest: {
-            title?: string;
-            /** @description An empty string or `null` clears the description. */
-            description?: string | null;
-            ownerId?: components["schemas"]["Id"];
-            quarter?: components["schemas"]["Quarter"];
-            level?: components["schemas"]["GoalLevel"];
-            status?: components["schemas"]["GoalStatus"];
-        };
-        CreateMilestoneRequest: {
-            title: string;
-            /** @description Optional; `null` or omitted for no date. */
-            dueDate?: components["schemas"]["Day"] | null;
-        };
-        /** @description Only the fields to change; at least one. */
-        UpdateMilestoneRequest: {
-            title?: string;
-            /** @description `null` removes the date. */
-            dueDate?: components["schemas"]["Day"] | null;
-            /** @description true completes the milestone, false reopens it. */
-            completed?: boolean;
+            coreValuesScores: components["schemas"]["CoreValuesScores"];
+            gwc: components["schemas"]["Gwc"];
+            notes: string | null;
+            updatedAt: components["schemas"]["Instant"];
         };
         /** @description A Scorecard measurable. */
         Metric: {
@@ -4701,20 +4709,6 @@ export interface components {
             description: string | null;
             /** @description Place in the team's Scorecard, 1 for the first row; positions are consecutive. */
             position: number;
-        };
-        /** @description All metrics at once; `nextCursor` is always `null`. */
-        MetricList: {
-            data: components["schemas"]["Metric"][];
-            nextCursor: components["schemas"]["NoNextCursor"];
-        };
-        CreateMetricRequest: {
-            title: string;
-            /** @description Target with an operator `>`, `>=`, `<`, `<=` or `=` and a number; a bare number means `>=`. Stored as sent (trimmed). */
-            goal: string;
-            /** @description A member of the team. */
-            ownerId: components["schemas"]["Id"];
-            unit?: string | null;
-            description?: string | null;
         };
         /** @description The value of a metric for one week. */
         MetricValue: {
@@ -4745,55 +4739,6 @@ export interface components {
             /** @description Every metric of the team, in Scorecard order (`position` 1 first). */
             metrics: components["schemas"]["ScorecardMetric"][];
         };
-        /** @description One metric's value for the week, as `PUT /metrics/{id}/values/{week}` takes it. */
-        ScorecardWeekValue: {
-            /** @description A metric of the team. */
-            metricId: components["schemas"]["Id"];
-            /** @description The week's value (trimmed, 1-50 characters); numbers are sent as strings, read as `PUT /metrics/{id}/values/{week}` reads them. */
-            value: string;
-            /** @description When omitted it is computed from the metric's goal. Required when the value cannot be judged (text, an ambiguous number, or a goal without a number). */
-            onTrack?: boolean;
-        };
-        /** @description The values of one week for several metrics of the team, each as `PUT /metrics/{id}/values/{week}` takes it. */
-        PutScorecardWeekRequest: {
-            /** @description One item per metric, each metric at most once, at most 200 items (a Scorecard rarely has more than 20 metrics). Metrics the request does not name keep their value of the week, if any. */
-            values: components["schemas"]["ScorecardWeekValue"][];
-        };
-        /** @description The values a request saved for one week of a team's Scorecard. */
-        ScorecardWeek: {
-            teamId: components["schemas"]["Id"];
-            /** @description The Monday that starts the week. */
-            week: components["schemas"]["Day"];
-            /** @description The saved value of every metric the request named, in the request's order. */
-            values: components["schemas"]["MetricValue"][];
-        };
-        /**
-         * @description Moves a metric one place up or down in the Scorecard (lowercase, as in the reference).
-         * @enum {string}
-         */
-        MetricDirection: "up" | "down";
-        /** @description Only the fields to change; at least one. */
-        UpdateMetricRequest: {
-            title?: string;
-            goal?: string;
-            ownerId?: components["schemas"]["Id"];
-            /** @description An empty string or `null` clears the unit. */
-            unit?: string | null;
-            /** @description An empty string or `null` clears the description. */
-            description?: string | null;
-            direction?: components["schemas"]["MetricDirection"];
-        };
-        /** @description A page of weekly values; `nextCursor` leads to the next page and is `null` on the last one. */
-        MetricValuePage: {
-            data: components["schemas"]["MetricValue"][];
-            nextCursor: components["schemas"]["NextCursor"];
-        };
-        PutMetricValueRequest: {
-            /** @description The week's value (trimmed, 1-50 characters); numbers are sent as strings. Decimal comma or dot, thousands groups, spaces and a trailing `%` are understood; a number that could be read two ways (both separators, or `1,500`) is not guessed. */
-            value: string;
-            /** @description When omitted it is computed from the metric's goal. Required when the value cannot be judged (text, an ambiguous number, or a goal without a number). */
-            onTrack?: boolean;
-        };
         /**
          * @description SCHEDULED, then IN_PROGRESS, then COMPLETED; one step forward at a time.
          * @enum {string}
@@ -4822,23 +4767,6 @@ export interface components {
             createdById: components["schemas"]["Id"];
             rating: components["schemas"]["MeetingRatingSummary"];
         };
-        /** @description A page of meetings; `nextCursor` leads to the next page and is `null` on the last one. */
-        MeetingPage: {
-            data: components["schemas"]["Meeting"][];
-            nextCursor: components["schemas"]["NextCursor"];
-        };
-        /** @description Schedules a meeting on a day; it starts SCHEDULED. */
-        ScheduleMeeting: {
-            date: components["schemas"]["Day"];
-        };
-        /** @description Records a meeting that took place; it is created COMPLETED. */
-        RecordPastMeeting: {
-            /** @description With a zone offset or `Z`; not in the future. */
-            startedAt: components["schemas"]["Instant"];
-            durationMin: number;
-        };
-        /** @description Exactly one shape: `{date}` schedules a meeting; `{startedAt, durationMin}` records a past one. No other fields are allowed. */
-        CreateMeetingRequest: components["schemas"]["ScheduleMeeting"] | components["schemas"]["RecordPastMeeting"];
         /** @description One person's rating of a meeting. */
         Rating: {
             userId: components["schemas"]["Id"];
@@ -4900,6 +4828,235 @@ export interface components {
             ratingWindow: components["schemas"]["RatingWindow"];
             ratingsHidden: boolean;
         };
+        /**
+         * @description Priority of an issue.
+         * @enum {string}
+         */
+        IssuePriority: "HIGH" | "MEDIUM" | "LOW";
+        /**
+         * @description OPEN, SOLVING or SOLVED; any step is allowed, SOLVED sets resolvedAt.
+         * @enum {string}
+         */
+        IssueStatus: "OPEN" | "SOLVING" | "SOLVED";
+        /** @description An issue of a team. */
+        Issue: {
+            id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
+            teamId: components["schemas"]["Id"];
+            title: string;
+            /** @description Longer text; `null` when there is none. */
+            description: string | null;
+            priority: components["schemas"]["IssuePriority"];
+            status: components["schemas"]["IssueStatus"];
+            /** @description The meeting the issue was raised in, or `null`. */
+            meetingId: components["schemas"]["Id"] | null;
+            createdById: components["schemas"]["Id"];
+            /** @description When the issue was set to SOLVED; `null` unless SOLVED. */
+            resolvedAt: components["schemas"]["Instant"] | null;
+            createdAt: components["schemas"]["Instant"];
+        };
+        /** @description A to-do of a team. */
+        Task: {
+            id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
+            teamId: components["schemas"]["Id"];
+            title: string;
+            ownerId: components["schemas"]["Id"];
+            dueDate: components["schemas"]["Day"];
+            completed: boolean;
+            /** @description When the task was completed; `null` while it is open. */
+            completedAt: components["schemas"]["Instant"] | null;
+            /** @description The meeting the task arose from, or `null`. */
+            meetingId: components["schemas"]["Id"] | null;
+            createdAt: components["schemas"]["Instant"];
+        };
+        /** @description What a team's screen shows, in one answer, each record exactly as the caller's own read of it answers at `position`. The members come in this order, and each list in the order stated: `position`, `takenAt`, `team`, `members`, `vision`, `seats`, `documents`, `peopleReviews`, `goals`, `scorecard`, `meetings`, `issues`, `tasks`. */
+        TeamSnapshot: {
+            /** @description The place in the organization's event log the snapshot was taken at, read in the snapshot's own transaction (the form a feed or a stream takes as `after`). Every change whose event is at or before it is in the snapshot, and every change the snapshot does not hold has its event after it. Following the log from here may show again a change the snapshot already holds, at the same `revision`: a copy applies an event only when its `object.revision` is greater than the one it holds. */
+            position: components["schemas"]["LogPosition"];
+            /** @description When the snapshot was taken: the windows below (recently completed tasks, meetings, quarters, Scorecard weeks) are counted from it, in the caller's time zone (the profile's, else the organization's). */
+            takenAt: components["schemas"]["Instant"];
+            /** @description The team, as `GET /teams/{teamId}` answers it. */
+            team: components["schemas"]["Team"];
+            /** @description Every member of the team, as `GET /teams/{teamId}/members` lists them, in its order. */
+            members: components["schemas"]["TeamMember"][];
+            /** @description The team's vision, as `GET /teams/{teamId}/vision` answers it; `null` while the team has none. */
+            vision: components["schemas"]["Vision"] | null;
+            /** @description The accountability chart, as `GET /teams/{teamId}/org-chart` lists it, in its order. */
+            seats: components["schemas"]["Seat"][];
+            /** @description Every document of the team, as `GET /teams/{teamId}/documents` lists them, in its order. */
+            documents: components["schemas"]["Document"][];
+            /** @description The people reviews the caller may read, of every quarter, as `GET /teams/{teamId}/people-reviews` lists them for the caller, in its order. */
+            peopleReviews: components["schemas"]["PeopleReview"][];
+            /** @description The team's goals of the current quarter, then those of the quarter before, each with its milestones, as `GET /teams/{teamId}/goals?quarter=…` lists them, in its order. */
+            goals: components["schemas"]["Goal"][];
+            /** @description The Scorecard of the 13 weeks up to the current week, as `GET /teams/{teamId}/scorecard` answers it without `from` and `to`. */
+            scorecard: components["schemas"]["Scorecard"];
+            /** @description The team's meetings dated from 13 weeks (91 days) before today on, every upcoming one included, newest first (day, then creation), each with its ratings, segues, headlines and messages as `GET /meetings/{id}` answers it. */
+            meetings: components["schemas"]["MeetingDetail"][];
+            /** @description The team's open issues: those OPEN, then those SOLVING, each group as `GET /teams/{teamId}/issues?status=…` lists it, in its order. SOLVED issues are left out. */
+            issues: components["schemas"]["Issue"][];
+            /** @description The team's open tasks, then the tasks completed in the 14 days before `takenAt`, each group oldest first as `GET /teams/{teamId}/tasks` lists it. Tasks completed earlier are left out. */
+            tasks: components["schemas"]["Task"][];
+        };
+        UpdateTeamMemberRequest: {
+            role: components["schemas"]["TeamRole"];
+        };
+        /** @description A page of tasks; `nextCursor` leads to the next page and is `null` on the last one. */
+        TaskPage: {
+            data: components["schemas"]["Task"][];
+            nextCursor: components["schemas"]["NextCursor"];
+        };
+        CreateTaskRequest: {
+            title: string;
+            /** @description A member of the team. */
+            ownerId: components["schemas"]["Id"];
+            dueDate: components["schemas"]["Day"];
+            /** @description A meeting of the same team the task arises from; `null` or omitted for none. */
+            meetingId?: components["schemas"]["Id"] | null;
+        };
+        /** @description Only the fields to change; at least one. */
+        UpdateTaskRequest: {
+            title?: string;
+            /** @description A member of the team. */
+            ownerId?: components["schemas"]["Id"];
+            dueDate?: components["schemas"]["Day"];
+            /** @description true completes the task and sets completedAt; false reopens it and clears completedAt. */
+            completed?: boolean;
+        };
+        /** @description A page of issues; `nextCursor` leads to the next page and is `null` on the last one. */
+        IssuePage: {
+            data: components["schemas"]["Issue"][];
+            nextCursor: components["schemas"]["NextCursor"];
+        };
+        CreateIssueRequest: {
+            title: string;
+            description?: string | null;
+            /** @default MEDIUM */
+            priority: components["schemas"]["IssuePriority"];
+            /** @description A meeting of the same team the issue was raised in; `null` or omitted for none. */
+            meetingId?: components["schemas"]["Id"] | null;
+        };
+        /** @description Only the fields to change; at least one. */
+        UpdateIssueRequest: {
+            title?: string;
+            /** @description An empty string or `null` clears the description. */
+            description?: string | null;
+            priority?: components["schemas"]["IssuePriority"];
+            status?: components["schemas"]["IssueStatus"];
+        };
+        CreateGoalRequest: {
+            title: string;
+            description?: string | null;
+            /** @description A member of the team. */
+            ownerId: components["schemas"]["Id"];
+            quarter: components["schemas"]["Quarter"];
+            /** @default DEPARTMENT */
+            level: components["schemas"]["GoalLevel"];
+        };
+        /** @description Only the fields to change; at least one. The goal's owner who is not a team Admin may send only `status`. */
+        UpdateGoalRequest: {
+            title?: string;
+            /** @description An empty string or `null` clears the description. */
+            description?: string | null;
+            ownerId?: components["schemas"]["Id"];
+            quarter?: components["schemas"]["Quarter"];
+            level?: components["schemas"]["GoalLevel"];
+            status?: components["schemas"]["GoalStatus"];
+        };
+        CreateMilestoneRequest: {
+            title: string;
+            /** @description Optional; `null` or omitted for no date. */
+            dueDate?: components["schemas"]["Day"] | null;
+        };
+        /** @description Only the fields to change; at least one. */
+        UpdateMilestoneRequest: {
+            title?: string;
+            /** @description `null` removes the date. */
+            dueDate?: components["schemas"]["Day"] | null;
+            /** @description true completes the milestone, false reopens it. */
+            completed?: boolean;
+        };
+        /** @description All metrics at once; `nextCursor` is always `null`. */
+        MetricList: {
+            data: components["schemas"]["Metric"][];
+            nextCursor: components["schemas"]["NoNextCursor"];
+        };
+        CreateMetricRequest: {
+            title: string;
+            /** @description Target with an operator `>`, `>=`, `<`, `<=` or `=` and a number; a bare number means `>=`. Stored as sent (trimmed). */
+            goal: string;
+            /** @description A member of the team. */
+            ownerId: components["schemas"]["Id"];
+            unit?: string | null;
+            description?: string | null;
+        };
+        /** @description One metric's value for the week, as `PUT /metrics/{id}/values/{week}` takes it. */
+        ScorecardWeekValue: {
+            /** @description A metric of the team. */
+            metricId: components["schemas"]["Id"];
+            /** @description The week's value (trimmed, 1-50 characters); numbers are sent as strings, read as `PUT /metrics/{id}/values/{week}` reads them. */
+            value: string;
+            /** @description When omitted it is computed from the metric's goal. Required when the value cannot be judged (text, an ambiguous number, or a goal without a number). */
+            onTrack?: boolean;
+        };
+        /** @description The values of one week for several metrics of the team, each as `PUT /metrics/{id}/values/{week}` takes it. */
+        PutScorecardWeekRequest: {
+            /** @description One item per metric, each metric at most once, at most 200 items (a Scorecard rarely has more than 20 metrics). Metrics the request does not name keep their value of the week, if any. */
+            values: components["schemas"]["ScorecardWeekValue"][];
+        };
+        /** @description The values a request saved for one week of a team's Scorecard. */
+        ScorecardWeek: {
+            teamId: components["schemas"]["Id"];
+            /** @description The Monday that starts the week. */
+            week: components["schemas"]["Day"];
+            /** @description The saved value of every metric the request named, in the request's order. */
+            values: components["schemas"]["MetricValue"][];
+        };
+        /**
+         * @description Moves a metric one place up or down in the Scorecard (lowercase, as in the reference).
+         * @enum {string}
+         */
+        MetricDirection: "up" | "down";
+        /** @description Only the fields to change; at least one. */
+        UpdateMetricRequest: {
+            title?: string;
+            goal?: string;
+            ownerId?: components["schemas"]["Id"];
+            /** @description An empty string or `null` clears the unit. */
+            unit?: string | null;
+            /** @description An empty string or `null` clears the description. */
+            description?: string | null;
+            direction?: components["schemas"]["MetricDirection"];
+        };
+        /** @description A page of weekly values; `nextCursor` leads to the next page and is `null` on the last one. */
+        MetricValuePage: {
+            data: components["schemas"]["MetricValue"][];
+            nextCursor: components["schemas"]["NextCursor"];
+        };
+        PutMetricValueRequest: {
+            /** @description The week's value (trimmed, 1-50 characters); numbers are sent as strings. Decimal comma or dot, thousands groups, spaces and a trailing `%` are understood; a number that could be read two ways (both separators, or `1,500`) is not guessed. */
+            value: string;
+            /** @description When omitted it is computed from the metric's goal. Required when the value cannot be judged (text, an ambiguous number, or a goal without a number). */
+            onTrack?: boolean;
+        };
+        /** @description A page of meetings; `nextCursor` leads to the next page and is `null` on the last one. */
+        MeetingPage: {
+            data: components["schemas"]["Meeting"][];
+            nextCursor: components["schemas"]["NextCursor"];
+        };
+        /** @description Schedules a meeting on a day; it starts SCHEDULED. */
+        ScheduleMeeting: {
+            date: components["schemas"]["Day"];
+        };
+        /** @description Records a meeting that took place; it is created COMPLETED. */
+        RecordPastMeeting: {
+            /** @description With a zone offset or `Z`; not in the future. */
+            startedAt: components["schemas"]["Instant"];
+            durationMin: number;
+        };
+        /** @description Exactly one shape: `{date}` schedules a meeting; `{startedAt, durationMin}` records a past one. No other fields are allowed. */
+        CreateMeetingRequest: components["schemas"]["ScheduleMeeting"] | components["schemas"]["RecordPastMeeting"];
         /** @description Advances the meeting's status one step forward. */
         AdvanceMeeting: {
             /**
@@ -4982,27 +5139,6 @@ export interface components {
             /** @description The ids of the messages to acknowledge, 1-500 of them. */
             ids: components["schemas"]["Id"][];
         };
-        /** @description A list field of the vision as returned; older free text stays text; `null` until set. */
-        VisionListValue: string[] | string | null;
-        /** @description An object field of the vision as returned; older free text stays text; `null` until set. */
-        VisionObjectValue: {
-            [key: string]: string | string[];
-        } | string | null;
-        /** @description The team's vision document. Every field is `null` until it is set. List and object fields are returned parsed; a list or object field that still holds older free text from the web application (any stored text that is not JSON of the field's shape) is returned as that text. Text fields are always returned as text, even when the text looks like JSON. */
-        Vision: {
-            id: components["schemas"]["Id"];
-            revision: components["schemas"]["Revision"];
-            teamId: components["schemas"]["Id"];
-            coreValues: components["schemas"]["VisionListValue"];
-            coreFocus: components["schemas"]["VisionObjectValue"];
-            tenYearTarget: string | null;
-            marketingStrategy: components["schemas"]["VisionObjectValue"];
-            threeYearPicture: string | null;
-            oneYearPlan: string | null;
-            quarterlyRocks: components["schemas"]["VisionListValue"];
-            issuesList: components["schemas"]["VisionListValue"];
-            updatedAt: components["schemas"]["Instant"];
-        };
         /**
          * @description A list of texts, at most 100 items of 1-1000 characters each (trimmed).
          * @example [
@@ -5042,18 +5178,6 @@ export interface components {
         };
         /** @description Sets one field of the vision. The shape of `value` depends on `field`: a list of texts for coreValues, quarterlyRocks and issuesList; an object for coreFocus and marketingStrategy; a text, stored as sent (not trimmed), for tenYearTarget, threeYearPicture and oneYearPlan. The stored value may be at most 20,000 characters. */
         UpdateVisionRequest: components["schemas"]["SetVisionList"] | components["schemas"]["SetVisionObject"] | components["schemas"]["SetVisionText"];
-        /** @description A seat of the accountability chart. `parentId` links it to the seat above; top-level seats have `parentId: null`. `position` orders seats that share a parent, 1 for the first. */
-        Seat: {
-            id: components["schemas"]["Id"];
-            revision: components["schemas"]["Revision"];
-            teamId: components["schemas"]["Id"];
-            title: string;
-            parentId: components["schemas"]["Id"] | null;
-            /** @description The person in the seat, or `null` when vacant. */
-            userId: components["schemas"]["Id"] | null;
-            responsibilities: string | null;
-            position: number;
-        };
         /** @description All seats at once; `nextCursor` is always `null`. */
         SeatList: {
             data: components["schemas"]["Seat"][];
@@ -5075,36 +5199,6 @@ export interface components {
             /** @description An empty string or `null` clears them. */
             responsibilities?: string | null;
         };
-        /**
-         * @description Core value name (1-200 characters) to whether the person lives it; at most 50 entries.
-         * @example {
-         *       "Do the right thing": true,
-         *       "Grow or die": false
-         *     }
-         */
-        CoreValuesScores: {
-            [key: string]: boolean;
-        };
-        /** @description Gets it, wants it, capacity to do it. */
-        Gwc: {
-            getsIt: boolean;
-            wantsIt: boolean;
-            capacityToDoIt: boolean;
-        };
-        /** @description One evaluator's review of one team member for one quarter. */
-        PeopleReview: {
-            id: components["schemas"]["Id"];
-            revision: components["schemas"]["Revision"];
-            teamId: components["schemas"]["Id"];
-            /** @description The reviewed person. */
-            userId: components["schemas"]["Id"];
-            evaluatorId: components["schemas"]["Id"];
-            quarter: components["schemas"]["Quarter"];
-            coreValuesScores: components["schemas"]["CoreValuesScores"];
-            gwc: components["schemas"]["Gwc"];
-            notes: string | null;
-            updatedAt: components["schemas"]["Instant"];
-        };
         /** @description A page of people reviews; `nextCursor` leads to the next page and is `null` on the last one. */
         PeopleReviewPage: {
             data: components["schemas"]["PeopleReview"][];
@@ -5117,22 +5211,6 @@ export interface components {
             coreValuesScores: components["schemas"]["CoreValuesScores"];
             gwc: components["schemas"]["Gwc"];
             notes?: string | null;
-        };
-        /**
-         * @description LINK for links added through the API; FILE for files uploaded in the web application.
-         * @enum {string}
-         */
-        DocumentType: "LINK" | "FILE";
-        Document: {
-            id: components["schemas"]["Id"];
-            revision: components["schemas"]["Revision"];
-            teamId: components["schemas"]["Id"];
-            name: string;
-            /** @description Address of the link, or the download address of an uploaded file. */
-            url: string;
-            type: components["schemas"]["DocumentType"];
-            createdById: components["schemas"]["Id"];
-            createdAt: components["schemas"]["Instant"];
         };
         /** @description A page of documents; `nextCursor` leads to the next page and is `null` on the last one. */
         DocumentPage: {
@@ -5268,6 +5346,12 @@ export interface components {
             data: components["schemas"]["WebhookDelivery"][];
             nextCursor: components["schemas"]["NextCursor"];
         };
+        /**
+         * @description Where to start in the event log: the id of the last event you processed (an `Id`), or a log position (a `LogPosition`, `lp_…`) that a read stated in its `Log-Position` header.
+         * @example 4c4c0000-0000-4000-8000-000000000002
+         * @example lp_GUZeQVKoqbW23qghr_Vp032q7R4DHQ5VXMPISdAOcDpDW1begHh-CVhp7ykxNNW_0KLx7uBgfSsb1WGklZu7TGAVTTLQXcrngvyegoSX-JA
+         */
+        LogStart: string;
         /**
          * @description The type of an event of the organization's log, as `GET /orgs/{orgId}/events`
          *     filters on it: every type of `WebhookEventType` but `webhook.ping`, which
@@ -6412,7 +6496,7 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description Invalid parameters or body; nothing was changed (`invalid`). Format errors list every problem in `issues`; rule violations carry no `issues`. On a change, also an `Idempotency-Key` used before for another path or body (`idempotencyKeyReused`). */
+        /** @description Invalid parameters (`invalid`); every problem is listed in `issues`. */
         Invalid: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -6449,6 +6533,19 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["ApiError"];
             };
+        };
+        /** @description Not modified: `If-None-Match` named the current tag. No body; the `ETag` is the same as before, and `Log-Position` is the log's place now: the answer the client holds is as new as it, so a stream may start there. */
+        NotModifiedAtPosition: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "Log-Position": components["headers"]["LogPosition"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                traceresponse: components["headers"]["TraceResponse"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content?: never;
         };
         /** @description The item does not exist or is not visible to the caller (`notFound`). */
         NotFound: {
@@ -6515,9 +6612,24 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
+        /** @description Invalid parameters or body; nothing was changed (`invalid`). Format errors list every problem in `issues`; rule violations carry no `issues`. Also an `Idempotency-Key` used before for another path or body (`idempotencyKeyReused`). A rule violation is the operation's answer: under an `Idempotency-Key` it is stored and a retry gets it again, marked `Idempotent-Replayed`; a format error is not stored, so the corrected request may reuse the key. */
+        InvalidChange: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                traceresponse: components["headers"]["TraceResponse"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
         /** @description The organization is suspended (`orgSuspended`), or the meeting cannot be rated now (`ratingClosed`); or a request with the same `Idempotency-Key` is still running (`idempotencyKeyInUse`). */
         RatingConflict: {
             headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 traceresponse: components["headers"]["TraceResponse"];
                 RateLimit: components["headers"]["RateLimit"];
@@ -6656,6 +6768,8 @@ export interface components {
         WWWAuthenticate: "Bearer";
         /** @description Seconds until the next minute begins, when the budget is renewed. */
         RetryAfter: number;
+        /** @description The place in the organization's event log this answer reflects (a `LogPosition`, `lp_…`): every change whose event is at or before it is in the answer. Pass it as `after` to the organization's or the team's feed, or to the live stream, to follow the changes from exactly there: nothing made after the answer is missed, though an event of a change the answer already shows may come again (its `object.revision` is then not newer than the record's). Each read states its own, taken as it starts; it may lag the newest changes by a moment, never run ahead of the answer. A `304 Not Modified` carries a new one for the answer already held. */
+        LogPosition: components["schemas"]["LogPosition"];
         /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`, replayed without changing anything; absent otherwise, so a first answer (and every answer of the mock, which keeps no key) has no such header. It has no example for that reason: an example would show a first answer claiming to be a replay. */
         IdempotentReplayed: "true";
         /**
@@ -6801,6 +6915,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -6811,7 +6926,7 @@ export interface operations {
                     "application/json": components["schemas"]["Organization"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -6874,7 +6989,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -6909,6 +7024,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -6919,7 +7035,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrganizationMemberPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -6975,7 +7091,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7023,7 +7139,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7079,7 +7195,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7109,6 +7225,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7119,7 +7236,7 @@ export interface operations {
                     "application/json": components["schemas"]["TeamList"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7177,7 +7294,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7216,6 +7333,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7226,7 +7344,7 @@ export interface operations {
                     "application/json": components["schemas"]["GoalPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7261,6 +7379,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7271,7 +7390,7 @@ export interface operations {
                     "application/json": components["schemas"]["Team"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7325,7 +7444,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7383,7 +7502,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7418,6 +7537,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7428,7 +7548,7 @@ export interface operations {
                     "application/json": components["schemas"]["TeamMemberPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7484,6 +7604,43 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidChange"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getTeamSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The team's snapshot. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamSnapshot"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -7532,7 +7689,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7588,7 +7745,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7627,6 +7784,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7637,7 +7795,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7695,7 +7853,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7725,6 +7883,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7735,7 +7894,7 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7789,7 +7948,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7847,7 +8006,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7886,6 +8045,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7896,7 +8056,7 @@ export interface operations {
                     "application/json": components["schemas"]["IssuePage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7954,7 +8114,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7984,6 +8144,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7994,7 +8155,7 @@ export interface operations {
                     "application/json": components["schemas"]["Issue"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8048,7 +8209,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8106,7 +8267,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8147,6 +8308,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8157,7 +8319,7 @@ export interface operations {
                     "application/json": components["schemas"]["GoalPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8215,7 +8377,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8245,6 +8407,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8255,7 +8418,7 @@ export interface operations {
                     "application/json": components["schemas"]["Goal"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8309,7 +8472,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8367,7 +8530,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8424,7 +8587,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8467,7 +8630,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8518,7 +8681,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8548,6 +8711,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8558,7 +8722,7 @@ export interface operations {
                     "application/json": components["schemas"]["MetricList"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8614,7 +8778,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8655,6 +8819,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8665,7 +8830,7 @@ export interface operations {
                     "application/json": components["schemas"]["Scorecard"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8732,7 +8897,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8775,7 +8940,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8826,7 +8991,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8865,6 +9030,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8875,7 +9041,7 @@ export interface operations {
                     "application/json": components["schemas"]["MetricValuePage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8936,7 +9102,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8973,6 +9139,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8983,7 +9150,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeetingPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -9041,7 +9208,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9071,6 +9238,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -9081,7 +9249,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeetingDetail"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -9144,7 +9312,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9174,6 +9342,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -9184,7 +9353,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeetingRecap"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -9246,7 +9415,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9320,7 +9489,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9372,7 +9541,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9429,7 +9598,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9486,7 +9655,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9543,7 +9712,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9586,7 +9755,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9628,7 +9797,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9658,6 +9827,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -9668,7 +9838,7 @@ export interface operations {
                     "application/json": components["schemas"]["Vision"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -9726,7 +9896,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9784,7 +9954,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9814,6 +9984,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -9824,7 +9995,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeatList"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -9880,7 +10051,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9923,7 +10094,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9974,7 +10145,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10014,6 +10185,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -10024,7 +10196,7 @@ export interface operations {
                     "application/json": components["schemas"]["PeopleReviewPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -10080,7 +10252,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10115,6 +10287,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -10125,7 +10298,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -10181,7 +10354,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10224,7 +10397,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10327,7 +10500,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10421,7 +10594,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10479,7 +10652,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10530,7 +10703,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10581,7 +10754,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10683,7 +10856,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10691,8 +10864,8 @@ export interface operations {
     listOrganizationEvents: {
         parameters: {
             query?: {
-                /** @description The id of the last event you processed: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. */
-                after?: components["schemas"]["Id"];
+                /** @description The id of the last event you processed, or a log position (`lp_…`) of this organization that a read stated in `Log-Position`: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. */
+                after?: components["schemas"]["LogStart"];
                 /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-45 types, at most the number of event types there are (this bound grows with the list of types). */
                 types?: components["schemas"]["EventType"][];
                 /** @description Only events of this team. Events of the organization itself (`organization.*`, `organization_member.*`) belong to no team and are left out. */
@@ -10748,8 +10921,8 @@ export interface operations {
     listTeamEvents: {
         parameters: {
             query?: {
-                /** @description The id of the last event you processed: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. An id the organization's log no longer keeps gives 410 `eventsExpired`. */
-                after?: components["schemas"]["Id"];
+                /** @description The id of the last event you processed, or a log position (`lp_…`) of the team's organization that a read stated in `Log-Position`: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. An id the organization's log no longer keeps, or a position whose following events it no longer keeps, gives 410 `eventsExpired`. */
+                after?: components["schemas"]["LogStart"];
                 /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-45 types, at most the number of event types there are (this bound grows with the list of types). Types of the organization itself (`organization.*`, `organization_member.*`) belong to no team and never appear here. */
                 types?: components["schemas"]["EventType"][];
                 /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
@@ -10807,12 +10980,12 @@ export interface operations {
                 teamId?: string[];
                 /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-45 types, at most the number of event types there are (this bound grows with the list of types). */
                 types?: components["schemas"]["EventType"][];
-                /** @description The id of the last event you processed: the stream first sends every event after it. Ignored when `Last-Event-ID` is sent. */
-                after?: components["schemas"]["Id"];
+                /** @description The id of the last event you processed, or a log position (`lp_…`) that a read stated in `Log-Position`: the stream first sends every event after it. Ignored when `Last-Event-ID` is sent. */
+                after?: components["schemas"]["LogStart"];
             };
             header?: {
-                /** @description The id of the last event received, sent by SSE clients when they reconnect: the stream resumes right after it. */
-                "Last-Event-ID"?: components["schemas"]["Id"];
+                /** @description The id of the last event received, sent by SSE clients when they reconnect: the stream resumes right after it. A log position (`lp_…`) is taken as `after` takes it. */
+                "Last-Event-ID"?: components["schemas"]["LogStart"];
             };
             path?: never;
             cookie?: never;
@@ -10969,7 +11142,7 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11020,7 +11193,7 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11151,7 +11324,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11246,7 +11419,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11295,7 +11468,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11352,7 +11525,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11409,7 +11582,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11458,7 +11631,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };

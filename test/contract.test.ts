@@ -5,7 +5,7 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import type { OperationId } from '../src/api/operations.js';
 import { operationOrigins } from './fixtures/operationOrigins.js';
 import { eventSpecOf } from '../src/events/catalog.js';
-import { checkResponse, contract, deref, operations, successStatuses } from './support/contract.js';
+import { checkResponse, contract, declaredHeaders, deref, operations, successStatuses } from './support/contract.js';
 import { eventfulOperations } from './support/eventLog.js';
 
 const referenceFile = 'test/fixtures/reference-operations.txt';
@@ -273,6 +273,45 @@ describe('the contract declares the headers of a created record', () => {
   });
 });
 
+// The team snapshot states a log position, which moves with every change: a client follows the log
+// from it rather than asking again, so it has no tag (its description says so).
+const untaggedReads = ['getTeamSnapshot'];
+
+describe('the contract declares every header the server sends on a success', () => {
+  const declares = (op: (typeof operations)[number], status: number, name: string) => declaredHeaders(op, status).includes(name);
+  const answersJson = (op: (typeof operations)[number], status: number) =>
+    'application/json' in (deref<OpenAPIV3_1.ResponseObject>(op.operation.responses![String(status)]!, '').value.content ?? {});
+
+  // The router tags every JSON read, and a change's answer when it is the record its read shows (its
+  // resource's, or a created one's at its Location): a tag the contract leaves out works by accident,
+  // and a client generated from the contract never learns of it.
+  it("declares ETag on exactly the answers that carry one: every JSON read's 200 and 304, and a change's answer that is its resource's or a created record's", async () => {
+    const { loadContract } = await import('../src/http/router.js');
+    const { resourceReads } = await import('../src/http/conditional.js');
+    const reads = resourceReads((await loadContract(contract as object)).operations);
+    const missing: string[] = [];
+    const extra: string[] = [];
+    for (const op of operations) {
+      const statuses = op.method === 'get' ? [200, ...('304' in op.operation.responses! ? [304] : [])] : successStatuses(op);
+      for (const status of statuses) {
+        const tagged = op.method === 'get'
+          ? answersJson(op, 200) && !untaggedReads.includes(op.operationId)
+          : answersJson(op, status) && (reads.get(op.operationId)?.sameRecord === true || declares(op, status, 'Location'));
+        if (tagged && !declares(op, status, 'ETag')) missing.push(`${op.operationId} ${status}`);
+        if (!tagged && declares(op, status, 'ETag')) extra.push(`${op.operationId} ${status}`);
+      }
+    }
+    expect(missing, 'answers the server tags whose response in the contract declares no ETag').toEqual([]);
+    expect(extra, 'answers whose response in the contract declares an ETag the server never sends').toEqual([]);
+  });
+
+  it('declares Idempotent-Replayed on every success of a change, as every one is stored under an Idempotency-Key, and on no read', () => {
+    for (const op of operations) {
+      for (const status of successStatuses(op)) expect(declares(op, status, 'Idempotent-Replayed'), `${op.operationId} ${status}`).toBe(op.method !== 'get');
+    }
+  });
+});
+
 describe('the contract declares the conditional requests the server evaluates', () => {
   const headerParameters = (op: (typeof operations)[number]) =>
     (op.operation.parameters ?? []).map((parameter) => deref<OpenAPIV3_1.ParameterObject>(parameter as OpenAPIV3_1.ParameterObject, '').value).filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name);
@@ -289,12 +328,14 @@ describe('the contract declares the conditional requests the server evaluates', 
     }
   });
 
-  it('declares If-None-Match and 304 on every JSON read', () => {
+  it('declares If-None-Match and 304 on every JSON read but the snapshot, which declares neither nor an ETag', () => {
     // The docs page (HTML) and the live stream (server-sent events) are no JSON reads.
     const answersJson = (candidate: (typeof operations)[number]) => 'application/json' in ((candidate.operation.responses?.['200'] as { content?: object } | undefined)?.content ?? {});
     for (const op of operations.filter((candidate) => candidate.method === 'get' && answersJson(candidate))) {
-      expect(headerParameters(op), op.operationId).toContain('If-None-Match');
-      expect('304' in op.operation.responses!, op.operationId).toBe(true);
+      const tagged = !untaggedReads.includes(op.operationId);
+      expect(headerParameters(op).includes('If-None-Match'), op.operationId).toBe(tagged);
+      expect('304' in op.operation.responses!, op.operationId).toBe(tagged);
+      expect('ETag' in ((op.operation.responses?.['200'] as { headers?: object }).headers ?? {}), op.operationId).toBe(tagged);
     }
   });
 });

@@ -389,6 +389,11 @@ const schema: SchemaFacts = {
     position: 'bigint required',
     traceparent: 'text nullable',
   },
+  event_log_purges: {
+    org_id: 'text required',
+    txid: 'xid8 required',
+    position: 'bigint required',
+  },
   webhook_fanout: {
     id: 'integer required',
     last_txid: 'xid8 required',
@@ -430,6 +435,7 @@ const foreignKeys = [
   'cascading_messages(user_id) -> users no action',
   'documents(created_by_id) -> users no action',
   'documents(team_id) -> teams cascade',
+  'event_log_purges(org_id) -> organizations cascade',
   'goals(org_id) -> organizations cascade',
   'goals(owner_id) -> users no action',
   'goals(team_id) -> teams cascade',
@@ -490,6 +496,7 @@ const indexes = [
   'cascading_messages(org_id)',
   'documents(id) unique',
   'documents(team_id, created_at, id)',
+  'event_log_purges(org_id) unique',
   "goals(org_id, created_at, id) where level = 'COMPANY'",
   "goals(org_id, quarter, created_at, id) where level = 'COMPANY'",
   'goals(org_id)',
@@ -1603,7 +1610,7 @@ describe.each(databases)('the member revisions migration on $name', ({ open }) =
   beforeAll(async () => {
     database = await open();
     migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
-    await migrator.migrateTo('0012_revisions');
+    await migrator.migrateTo('0013_event_log_purges');
     await sql`insert into organizations (id, name, slug, timezone, default_locale) values ('org-members', 'Members', 'members', 'UTC', 'en')`.execute(database.db);
     for (const [id, type, object] of events) {
       const event = eventText(id, type, at, { orgId: 'org-members', teamId: null, object });
@@ -1617,8 +1624,8 @@ describe.each(databases)('the member revisions migration on $name', ({ open }) =
   });
 
   it("gives the organization and members of the events kept before the event's position as revision, after their key, and down takes it out again", async () => {
-    const up = await migrator.migrateTo('0013_member_revisions');
-    expect(up.results).toEqual([{ migrationName: '0013_member_revisions', direction: 'Up', status: 'Success' }]);
+    const up = await migrator.migrateTo('0014_member_revisions');
+    expect(up.results).toEqual([{ migrationName: '0014_member_revisions', direction: 'Up', status: 'Success' }]);
     const kept = Object.fromEntries((await keptEvents()).map((row) => [row.id, { object: JSON.parse(row.event).data.object, position: Number(row.position) }]));
     expect(Object.keys(kept['event-org']!.object).slice(0, 2)).toEqual(['id', 'revision']);
     expect(kept['event-org']!.object).toEqual({ ...events[0][2], revision: kept['event-org']!.position });
@@ -1628,8 +1635,8 @@ describe.each(databases)('the member revisions migration on $name', ({ open }) =
     const { rows } = await sql<{ revision: string }>`select revision::text from organizations where id = 'org-members'`.execute(database.db);
     expect(Number(rows[0]!.revision)).toBeGreaterThan(0);
 
-    const down = await migrator.migrateTo('0012_revisions');
-    expect(down.results).toEqual([{ migrationName: '0013_member_revisions', direction: 'Down', status: 'Success' }]);
+    const down = await migrator.migrateTo('0013_event_log_purges');
+    expect(down.results).toEqual([{ migrationName: '0014_member_revisions', direction: 'Down', status: 'Success' }]);
     expect(Object.fromEntries((await keptEvents()).map((row) => [row.id, row.event]))).toEqual(before);
   });
 });

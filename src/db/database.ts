@@ -94,6 +94,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_events: WebhookEventsTable;
+  event_log_purges: EventLogPurgesTable;
   webhook_fanout: WebhookFanoutTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
@@ -153,7 +154,7 @@ export interface OrganizationsTable {
   timezone: string;
   default_locale: Locale;
   created_at: GeneratedTimestamp;
-  /** The log position of the row's last change (0013_member_revisions): set by the database on every write, never by the application. */
+  /** The log position of the row's last change (0014_member_revisions): set by the database on every write, never by the application. */
   revision: ColumnType<string, never, never>;
 }
 export type OrganizationRow = Selectable<OrganizationsTable>;
@@ -166,7 +167,7 @@ export interface OrganizationMembersTable {
   user_id: string;
   role: OrganizationRole;
   joined_at: GeneratedTimestamp;
-  /** The log position of the row's last change (0013_member_revisions): set by the database on every write, never by the application. */
+  /** The log position of the row's last change (0014_member_revisions): set by the database on every write, never by the application. */
   revision: ColumnType<string, never, never>;
 }
 export type OrganizationMemberRow = Selectable<OrganizationMembersTable>;
@@ -198,7 +199,7 @@ export interface TeamMembersTable {
   user_id: string;
   role: TeamRole;
   joined_at: GeneratedTimestamp;
-  /** The log position of the row's last change (0013_member_revisions): set by the database on every write, never by the application. */
+  /** The log position of the row's last change (0014_member_revisions): set by the database on every write, never by the application. */
   revision: ColumnType<string, never, never>;
 }
 export type TeamMemberRow = Selectable<TeamMembersTable>;
@@ -567,13 +568,23 @@ export interface WebhookSubscriptionsTable {
   created_snapshot: Generated<string>;
   created_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
-  /** The log position of the row's last change (0013_member_revisions): set by the database on every write, never by the application. */
+  /** The log position of the row's last change (0014_member_revisions): set by the database on every write, never by the application. */
   revision: ColumnType<string, never, never>;
 }
 export type WebhookSubscriptionRow = Selectable<WebhookSubscriptionsTable>;
 export type WebhookSubscriptionUpdate = Updateable<WebhookSubscriptionsTable>;
 
 /** One event of the log: the exact JSON text every delivery of it sends and signs. */
+/**
+ * How far an organization's log was cut (0013_event_log_purges): the last place of an event of it that
+ * was deleted. Written by the database alone, by a trigger on every deletion of events.
+ */
+export interface EventLogPurgesTable {
+  org_id: ColumnType<string, never, never>;
+  txid: ColumnType<string, never, never>;
+  position: ColumnType<string, never, never>;
+}
+
 export interface WebhookEventsTable {
   id: Generated<string>;
   org_id: string;

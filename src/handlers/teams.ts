@@ -12,11 +12,14 @@ import { adjustMeetingSettings } from '../rules/meetingSettings.js';
 import { nextFreeSlug, slugify } from '../rules/slug.js';
 import type { AreaHandlers, Handler } from './types.js';
 import { inTransaction } from '../db/transaction.js';
+import { StreamBody } from '../api/streamBody.js';
+import type { Schemas } from '../api/operations.js';
+import { buildSnapshot, SNAPSHOT_CONCURRENCY, Turns } from './snapshot.js';
 
 export const listOrganizationTeams: Handler<'listOrganizationTeams'> = async ({ params }, { db, caller }) => {
   const access = await loadOrganizationAccess(db, caller, params.orgId, 'collection');
   const rows = await teams.listVisibleTeams(db, params.orgId, caller.userId, seesTeam(access.role, null));
-  return { status: 200, body: { data: rows.map(toTeam), nextCursor: null } };
+  return { status: 200, body: { data: rows.map(toTeam), nextCursor: null }, logOf: access.orgId };
 };
 
 /** The organization is locked while the slug is chosen, so two teams of the same name get different slugs. */
@@ -33,8 +36,8 @@ export const createTeam: Handler<'createTeam'> = async ({ params, body }, { db, 
 };
 
 export const getTeam: Handler<'getTeam'> = async ({ params }, { db, caller }) => {
-  const { team } = await loadTeamAccess(db, caller, params.teamId, 'item');
-  return { status: 200, body: toTeam(team) };
+  const { team, access } = await loadTeamAccess(db, caller, params.teamId, 'item');
+  return { status: 200, body: toTeam(team), logOf: access.orgId };
 };
 
 export const updateTeam: Handler<'updateTeam'> = async ({ params, body }, { db, caller }) => {
@@ -66,9 +69,9 @@ export const deleteTeam: Handler<'deleteTeam'> = async ({ params }, { db, caller
 const teamMemberPages = teams.teamMemberPages(teamMemberJson);
 
 export const listTeamMembers: Handler<'listTeamMembers'> = async ({ params, query }, { db, caller }) => {
-  await loadTeamAccess(db, caller, params.teamId, 'collection');
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
   const page = await teamMemberPages(db, params.teamId, { limit: pageLimit(query.limit), cursor: query.cursor });
-  return { status: 200, body: pageText(page) };
+  return { status: 200, body: pageText(page), logOf: access.orgId };
 };
 
 export const addTeamMember: Handler<'addTeamMember'> = async ({ params, body }, { db, caller }) => {
@@ -104,6 +107,16 @@ export const removeTeamMember: Handler<'removeTeamMember'> = async ({ params }, 
   return { status: 204, body: undefined };
 };
 
+const snapshotTurns = new Turns(SNAPSHOT_CONCURRENCY);
+
+/** Built whole before it is sent (src/handlers/snapshot.ts): a refusal is still answered as any other. */
+export const getTeamSnapshot: Handler<'getTeamSnapshot'> = async ({ params }, { db, caller, now, secrets }) => ({
+  status: 200,
+  body: new StreamBody<Schemas['TeamSnapshot']>(async (req, res) =>
+    (await buildSnapshot(db, snapshotTurns, { caller, teamId: params.teamId, now, secrets })).send(req, res),
+  ),
+});
+
 export const teamsHandlers: AreaHandlers<'Teams'> = {
   listOrganizationTeams,
   createTeam,
@@ -114,4 +127,5 @@ export const teamsHandlers: AreaHandlers<'Teams'> = {
   addTeamMember,
   updateTeamMember,
   removeTeamMember,
+  getTeamSnapshot,
 };

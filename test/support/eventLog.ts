@@ -13,7 +13,6 @@ export const changingOperations = operations.filter((op) => op.method !== 'get')
 /** Which of its declared types the matrix row's request of an operation with several sends. */
 const sentByItsRow: Partial<Record<OperationId, string>> = {
   updateMeeting: 'meeting.status_changed',
-  rateMeetingAsMe: 'meeting_rating.set',
   setMeetingRating: 'meeting_rating.set',
 };
 
@@ -35,6 +34,18 @@ export function eventsOf(operationId: OperationId): string[] {
   const own = eventOf(operationId);
   if (own === undefined) return [];
   return [own, ...(eventSpecOf(operationId)!.alsoSends ?? []).map((effect) => effect.type)];
+}
+
+/** Which part of an operation's answer its matrix row's event carries as its object, when not the whole answer. */
+const objectInTheAnswer: Partial<Record<OperationId, (answer: any) => unknown>> = {
+  // A Scorecard week sends one event per value it saved (the row saves one), each the value as answered.
+  putScorecardWeek: (answer) => answer.values[0],
+};
+
+/** What the event sent by `operationId`'s matrix row carries as `data.object`, taken from the operation's answer. */
+export function eventObjectOf(operationId: OperationId, answer: unknown): unknown {
+  const part = objectInTheAnswer[operationId];
+  return part ? part(answer) : answer;
 }
 
 /** The changing operations that send events, each with a matrix row's request to drive it. */

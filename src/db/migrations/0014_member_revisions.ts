@@ -1,5 +1,5 @@
 /**
- * 0013_member_revisions: the organization, its members, a team's members and the webhook
+ * 0014_member_revisions: the organization, its members, a team's members and the webhook
  * subscriptions carry `revision` too, drawn as 0012_revisions draws it (docs/decisions.md, "Revisions").
  *
  * - Each table gets the column and 0012's `set_revision` trigger, with the columns its record does not

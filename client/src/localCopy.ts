@@ -177,6 +177,12 @@ export class LocalCopy {
     return undefined;
   }
 
+  /** The team holding a record, or undefined when none does. */
+  teamOf(kind: RecordKind, key: string): string | undefined {
+    for (const [teamId, part] of this.teams) if (part.held[kind].has(key)) return teamId;
+    return undefined;
+  }
+
   /** Every record of a kind, of one team or of all. */
   list<Kind extends RecordKind>(kind: Kind, teamId?: string): SyncRecords[Kind][] {
     const parts = teamId === undefined ? [...this.teams.values()] : [this.teams.get(teamId)].filter((part) => part !== undefined);

@@ -13,7 +13,8 @@
  * - **What the reader alone sees is kept.** An event carries a meeting as every reader may see it:
  *   without the reader's own rating while ratings are hidden, and with every message unacknowledged.
  *   Applying it keeps those two from the meeting held; an event that changes them for this reader
- *   (their own rating, their acknowledgement from another device) asks for the meeting to be read again.
+ *   asks for the meeting to be read again when it is the reader's own rating, and marks the message
+ *   when it is their own acknowledgement (which moves no revision).
  * - **Nested records** (a goal's milestones, a meeting's segues, headlines and messages) are applied to
  *   their parent as their own events come; the parent's own event, which follows with the parent's
  *   new revision, replaces the whole parent.
@@ -280,11 +281,13 @@ export class LocalCopy {
   }
 
   /**
-   * Applies a record read or answered to this reader (a `GET`, or the answer of their own change):
-   * kept only when newer than the one held. A record of a team not held is ignored.
+   * Applies a record read by or answered to this reader (a `GET`, or the answer of their own change):
+   * kept when newer than the one held, or of the same revision when it is the reader's own view
+   * (`exact`), which an event of that revision (everyone's view) may lack. A record of a team not
+   * held is ignored.
    */
-  applyRecord<Kind extends RecordKind>(kind: Kind, record: SyncRecords[Kind], teamId: string): void {
-    if (this.put(kind, record, teamId)) this.tell([teamId], [kind]);
+  applyRecord<Kind extends RecordKind>(kind: Kind, record: SyncRecords[Kind], teamId: string, exact = false): void {
+    if (this.put(kind, record, teamId, exact)) this.tell([teamId], [kind]);
   }
 
   /** Applies a deletion answered to this reader's own change (`DELETE …` answered 204). */
@@ -335,7 +338,7 @@ export class LocalCopy {
   // ---------------------------------------------------------------------------------------------
   // The rules
 
-  private put<Kind extends RecordKind>(kind: Kind, record: SyncRecords[Kind], teamId: string): boolean {
+  private put<Kind extends RecordKind>(kind: Kind, record: SyncRecords[Kind], teamId: string, exact = false): boolean {
     const part = this.teams.get(teamId);
     if (!part) return false;
     const key = keyOf(kind, record, teamId);
@@ -343,7 +346,9 @@ export class LocalCopy {
     if (dead !== undefined && dead >= (revisionOf(record) ?? FINAL)) return false;
     const map = part.held[kind] as Map<string, SyncRecords[Kind]>;
     const held = map.get(key);
-    if (!isNewer(record, held)) return false;
+    const same = exact && held !== undefined && revisionOf(held) === revisionOf(record);
+    if (!same && !isNewer(record, held)) return false;
+    if (same && JSON.stringify(held) === JSON.stringify(record)) return false;
     map.set(key, record);
     return true;
   }
@@ -464,7 +469,7 @@ export class LocalCopy {
       case 'meeting_rating.set':
       case 'meeting_rating.deleted': {
         const { meetingId, userId } = object as FeedEventOf<'meeting_rating.set'>['data']['object'];
-        // Another's rating reaches this reader with the meeting's own event; their own, while hidden, only by a read.
+        // Another's rating reaches this reader with the meeting's `meeting.updated` that follows; their own, while hidden, only by a read.
         const mine = userId === this.userId && this.teams.get(teamId)?.held.meeting.has(meetingId);
         return { changed: [], followUps: mine ? [{ action: 'refetch', kind: 'meeting', id: meetingId, teamId }] : [] };
       }
@@ -492,9 +497,9 @@ export class LocalCopy {
         if (userId !== this.userId) return none;
         const meeting = this.parentOf('meeting', teamId, (each) => each.messages.some((message) => message.id === id));
         if (!meeting) return none;
+        // The reader's own state: it moves no revision, and no other event tells it.
         this.replaceParent('meeting', teamId, { ...meeting, messages: meeting.messages.map((message) => (message.id === id ? { ...message, acknowledged: true } : message)) });
-        // The acknowledgement moved the message's and the meeting's revisions, which its event does not carry.
-        return { changed: ['meeting'], followUps: [{ action: 'refetch', kind: 'meeting', id: meeting.id, teamId }] };
+        return did('meeting', true);
       }
       case 'vision.created':
       case 'vision.updated':

@@ -254,7 +254,7 @@ export function openSync(transport: SyncTransport, options: SyncOptions): SyncSt
     const before = reading.get(key);
     const next = (before ?? Promise.resolve()).then(async () => {
       const meeting = await transport.meeting(followUp.id, signal).catch((error: unknown) => (options.onError?.(error, teamId), undefined));
-      if (typeof meeting === 'object') copy!.applyRecord('meeting', meeting, teamId);
+      if (typeof meeting === 'object') copy!.applyRecord('meeting', meeting, teamId, true);
       else if (meeting === 403 || meeting === 404) await act({ action: 'checkAccess', teamId });
     });
     reading.set(key, next);
@@ -301,7 +301,7 @@ export function openSync(transport: SyncTransport, options: SyncOptions): SyncSt
     if (!copy) return;
     for (const change of changesOfAnswer(answer, copy)) {
       if ('event' in change) for (const followUp of copy.applyEvent(change.event)) void act(followUp);
-      else if ('record' in change) copy.applyRecord(change.kind, change.record as never, change.teamId);
+      else if ('record' in change) copy.applyRecord(change.kind, change.record as never, change.teamId, true);
       else void act(change.followUp);
       store_(change.teamId);
     }

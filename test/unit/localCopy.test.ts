@@ -191,10 +191,23 @@ describe('what the reader alone sees of a meeting', () => {
     expect(copy.applyEvent(event('meeting_rating.set', { meetingId: 'm1', userId: me }))).toEqual([{ action: 'refetch', kind: 'meeting', id: 'm1', teamId }]);
   });
 
-  it('marks the reader’s own acknowledgement at once and asks for the revisions it moved', () => {
+  it('marks the reader’s own acknowledgement at once, and not another’s', () => {
     const copy = loaded({ meetings: [meeting('m1', 10, { messages: [message('c1', 8)] })] });
-    expect(copy.applyEvent(event('cascading_message.acknowledged', { id: 'c1', userId: me }))).toEqual([{ action: 'refetch', kind: 'meeting', id: 'm1', teamId }]);
+    copy.applyEvent(event('cascading_message.acknowledged', { id: 'c1', userId: other }));
+    expect(copy.get('meeting', 'm1')?.messages[0]?.acknowledged).toBe(false);
+    expect(copy.applyEvent(event('cascading_message.acknowledged', { id: 'c1', userId: me }))).toEqual([]);
     expect(copy.get('meeting', 'm1')?.messages[0]?.acknowledged).toBe(true);
+  });
+
+  it('takes the reader’s own read of a meeting over an event of the same revision, which lacks their rating', () => {
+    const mine = { userId: me, rating: 8, absent: false };
+    const copy = loaded({ meetings: [meeting('m1', 10)] });
+    copy.applyEvent(event('meeting.updated', meeting('m1', 12)));
+    copy.applyRecord('meeting', meeting('m1', 12, { ratings: [mine] }), teamId, true);
+    copy.applyEvent(event('meeting.updated', meeting('m1', 12)));
+    expect(copy.get('meeting', 'm1')?.ratings).toEqual([mine]);
+    copy.applyRecord('meeting', meeting('m1', 11), teamId, true);
+    expect(copy.get('meeting', 'm1')?.revision).toBe(12);
   });
 
   it('adds a segue to its meeting, and a repeated one changes nothing', () => {

@@ -63,8 +63,11 @@ describe.skipIf(!chromium)(`the docs page shows the code samples (${databaseLabe
       .poll(switchToClient, { timeout: 240_000, interval: 1_000, message: 'the client sample of PATCH /tasks/{id}' })
       .toContain("await client.PATCH('/tasks/{id}'")
       .catch(async (error: unknown) => {
+        // What the page showed instead, for the next time this fails in a full run only.
+        const headings = (await panels.allInnerTexts().catch(() => [])).map((text) => JSON.stringify(text.slice(0, 60)));
+        const buttons = await menus.allInnerTexts().catch(() => []);
         await page.close();
-        throw error;
+        throw new Error(`${String(error)}\npanels: ${headings.join(', ')}\nlanguage buttons: ${buttons.join(', ')}`);
       });
     expect(await panelText()).toContain('createTeamOsClient');
     expect(await panelText()).toMatch(new RegExp(`^PATCH\n/tasks/\\{id\\}\n${CLIENT}\n`));

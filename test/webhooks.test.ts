@@ -26,7 +26,7 @@ import { expectPagesAsMapped, trickyInstants, trickyTexts } from './support/json
 import { createMeetingIn, createMessage } from './support/meetingFactories.js';
 import { checkWebhookEvent, operations } from './support/contract.js';
 import { createTestDatabase, databaseLabel, type TestDatabase } from './support/database.js';
-import { eventOf, fannedOut, whereEventsAreDeclared } from './support/eventLog.js';
+import { eventObjectOf, eventOf, fannedOut, whereEventsAreDeclared } from './support/eventLog.js';
 import { waitFor } from './support/processes.js';
 import { startReceiver, type Received, type Receiver } from './support/receiver.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
@@ -134,7 +134,7 @@ describe(`every changing operation's events (${databaseLabel})`, () => {
     expect(event.data.orgId).toBe(world.org.id);
     if (organizationEvents.test(event.type)) expect(event.data.teamId).toBeNull();
     else expect(event.data.teamId).toEqual(expect.any(String));
-    if (response.status !== 204 && !event.type.startsWith('meeting_rating.')) expect(event.data.object).toEqual(response.body);
+    if (response.status !== 204 && !event.type.startsWith('meeting_rating.')) expect(event.data.object).toEqual(eventObjectOf(operationId, response.body));
   });
 
   it('a rating set to 0 sends meeting_rating.deleted with who and which meeting, never the value', async () => {

@@ -27,6 +27,18 @@ export function eventOf(operationId: OperationId): string | undefined {
   return sent;
 }
 
+/** Which part of an operation's answer its matrix row's event carries as its object, when not the whole answer. */
+const objectInTheAnswer: Partial<Record<OperationId, (answer: any) => unknown>> = {
+  // A Scorecard week sends one event per value it saved (the row saves one), each the value as answered.
+  putScorecardWeek: (answer) => answer.values[0],
+};
+
+/** What the event sent by `operationId`'s matrix row carries as `data.object`, taken from the operation's answer. */
+export function eventObjectOf(operationId: OperationId, answer: unknown): unknown {
+  const part = objectInTheAnswer[operationId];
+  return part ? part(answer) : answer;
+}
+
 /** The changing operations that send events, each with a matrix row's request to drive it. */
 export const eventfulOperations = changingOperations.filter((operationId) => eventSpecOf(operationId) !== undefined);
 

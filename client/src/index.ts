@@ -245,6 +245,7 @@ export function createTeamOsClient(options: TeamOsClientOptions): TeamOsClient {
   client.sync = (sync) =>
     openSync(
       {
+        authorization: headers.Authorization,
         userId: async (signal) => (unwrap(await inner.GET('/me', { signal })) as { user: { id: string } }).user.id,
         snapshot: async (teamId, signal) => unwrap(await (inner.GET as unknown as Call)('/teams/{teamId}/snapshot', { params: { path: { teamId } }, signal })) as SnapshotRecords,
         meeting: async (id, signal) => {

@@ -97,6 +97,8 @@ type Held = { [Kind in RecordKind]: Map<string, SyncRecords[Kind]> };
 export interface StoredTeam {
   version: 1;
   teamId: string;
+  /** The reader whose copy it is. */
+  userId: string;
   /** Where its log was followed to: an event's id, or the load's `lp_` position. */
   position: string;
   records: { [Kind in RecordKind]: SyncRecords[Kind][] };
@@ -318,7 +320,7 @@ export class LocalCopy {
     if (!part) return undefined;
     const records = Object.fromEntries(recordKinds.map((kind) => [kind, [...part.held[kind].values()]])) as StoredTeam['records'];
     const tombstones = [...this.tombstones].filter(([key]) => this.tombstoneTeams.get(key) === teamId);
-    return { version: 1, teamId, position: part.position, records, tombstones: tombstones.map(([key, revision]) => [key, Number.isFinite(revision) ? revision : null]) };
+    return { version: 1, teamId, userId: this.userId, position: part.position, records, tombstones: tombstones.map(([key, revision]) => [key, Number.isFinite(revision) ? revision : null]) };
   }
 
   /** Restores a team's part stored by `exportTeam`, in one step. */

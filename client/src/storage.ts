@@ -1,7 +1,8 @@
 /**
  * Where `client.sync` keeps its local copy between runs: a small key-value interface, with IndexedDB
  * (through `idb-keyval`) for browsers and memory for tests and short-lived processes. The copy is
- * kept per reader and team (`keyOfTeam`), so two people sharing a browser never read each other's.
+ * kept per API key and team (`keyOfTeam`, with a SHA-256 digest of the key, never the key itself),
+ * so two people sharing a browser never read each other's, and a copy names the reader it belongs to.
  */
 import { createStore, del, get, set, type UseStore } from 'idb-keyval';
 import type { StoredTeam } from './localCopy.js';
@@ -13,8 +14,14 @@ export interface SyncStorage {
   delete(key: string): Promise<void>;
 }
 
-/** The key of one reader's copy of one team. */
-export const keyOfTeam = (userId: string, teamId: string) => `team-os-sync/v1/${userId}/${teamId}`;
+/** The key of one reader's copy of one team: `reader` is a digest of their API key (`readerOf`). */
+export const keyOfTeam = (reader: string, teamId: string) => `team-os-sync/v1/${reader}/${teamId}`;
+
+/** A digest of the `Authorization` a client sends: names whose copy it is, and tells nothing of the key. */
+export async function readerOf(authorization: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(authorization));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+}
 
 /**
  * IndexedDB through `idb-keyval`: a database of its own (`team-os-sync` unless named), one entry per
@@ -48,6 +55,6 @@ export function memoryStorage(): SyncStorage & { readonly size: number } {
 export function storedTeamOf(value: unknown, teamId: string): StoredTeam | undefined {
   const stored = value as Partial<StoredTeam> | undefined;
   if (typeof stored !== 'object' || stored === null || stored.version !== 1 || stored.teamId !== teamId) return undefined;
-  if (typeof stored.position !== 'string' || typeof stored.records !== 'object' || !Array.isArray(stored.tombstones)) return undefined;
+  if (typeof stored.userId !== 'string' || typeof stored.position !== 'string' || typeof stored.records !== 'object' || !Array.isArray(stored.tombstones)) return undefined;
   return stored as StoredTeam;
 }

@@ -18,10 +18,10 @@
 import type { components } from '../../generated/api.js';
 import type { FeedEvent, FeedEventOf } from './events.js';
 import type { LiveEnd, LiveOptions, LiveReconnectOptions, LiveStream } from './live.js';
-import { LocalCopy, type CopyChange, type FollowUp, type RecordKind, type SnapshotRecords, type SyncRecords } from './localCopy.js';
+import { LocalCopy, type CopyChange, type FollowUp, type RecordKind, type SnapshotRecords, type StoredTeam, type SyncRecords } from './localCopy.js';
 import type { OwnAnswer } from './ownWrites.js';
 import { changesOfAnswer } from './ownWrites.js';
-import { keyOfTeam, storedTeamOf, type SyncStorage } from './storage.js';
+import { keyOfTeam, readerOf, storedTeamOf, type SyncStorage } from './storage.js';
 
 export interface SyncOptions {
   /** The teams to hold: each is loaded and then followed. */
@@ -80,6 +80,8 @@ export interface SyncStore {
 export interface SyncTransport {
   /** `GET /me`'s user id. */
   userId(signal: AbortSignal): Promise<string>;
+  /** The `Authorization` the client sends, whose digest names the reader's copy in storage. */
+  authorization: string | undefined;
   /** `GET /teams/{teamId}/snapshot`: the whole answer, or a throw (`TeamOsError` for a status). */
   snapshot(teamId: string, signal: AbortSignal): Promise<SnapshotRecords>;
   /** `GET /meetings/{id}`: the meeting, or the status it was refused with. */
@@ -114,7 +116,8 @@ export function openSync(transport: SyncTransport, options: SyncOptions): SyncSt
   const backoff = (attempt: number) => Math.floor(Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** attempt));
 
   let copy: LocalCopy | undefined;
-  const userIdRead = transport.userId(signal);
+  /** Whose copy it is in storage: the key's digest. */
+  let reader = '';
 
   const setState = (teamId: string, state: TeamSyncState) => {
     if (states.get(teamId) === state || states.get(teamId) === 'closed') return;
@@ -135,7 +138,7 @@ export function openSync(transport: SyncTransport, options: SyncOptions): SyncSt
       dirty.clear();
       for (const teamId of teamIds) {
         const part = copy.exportTeam(teamId);
-        await (part ? storage.set(keyOfTeam(copy.userId, teamId), part) : storage.delete(keyOfTeam(copy.userId, teamId))).catch((error: unknown) => options.onError?.(error, teamId));
+        await (part ? storage.set(keyOfTeam(reader, teamId), part) : storage.delete(keyOfTeam(reader, teamId))).catch((error: unknown) => options.onError?.(error, teamId));
       }
     }
   };
@@ -321,18 +324,25 @@ export function openSync(transport: SyncTransport, options: SyncOptions): SyncSt
   }
 
   const start = async () => {
-    const userId = await userIdRead;
+    // A copy kept in storage names its reader: a reload then asks nothing before its streams.
+    reader = storage ? await readerOf(transport.authorization ?? '') : '';
+    const stored = new Map<string, StoredTeam>();
+    for (const teamId of storage ? options.teamIds : []) {
+      const entry = storedTeamOf(await storage!.get(keyOfTeam(reader, teamId)).catch(() => undefined), teamId);
+      if (entry) stored.set(teamId, entry);
+    }
+    const userId = [...stored.values()][0]?.userId ?? (await transport.userId(signal));
     copy = new LocalCopy({ userId });
     copy.subscribe((change) => {
       options.onChange?.(change);
       for (const listener of listeners) listener(change);
     });
     for (const teamId of options.teamIds) {
-      const stored = storage ? storedTeamOf(await storage.get(keyOfTeam(userId, teamId)).catch(() => undefined), teamId) : undefined;
-      if (stored) {
-        copy.importTeam(stored);
+      const entry = stored.get(teamId);
+      if (entry && entry.userId === userId) {
+        copy.importTeam(entry);
         settle();
-        follow(teamId, stored.position, turnOf(teamId));
+        follow(teamId, entry.position, turnOf(teamId));
       } else {
         void load(teamId);
       }

@@ -53,7 +53,8 @@ function scripted(snapshots: (SnapshotRecords | Error)[]) {
   const answers = new Set<(answer: OwnAnswer) => void>();
   let teamStatus = 200;
   const transport: SyncTransport = {
-    userId: async () => me,
+    userId: vi.fn(async () => me),
+    authorization: 'Bearer ak_test',
     snapshot: vi.fn(async () => {
       const next = snapshots.shift();
       if (next === undefined) throw new Error('no snapshot scripted');
@@ -166,6 +167,7 @@ describe('client.sync over a scripted transport', () => {
     await until(() => second.open().length === 1);
     expect(second.open()[0]!.options.after).toBe('ev_3');
     expect(second.transport.snapshot).not.toHaveBeenCalled();
+    expect(second.transport.userId).not.toHaveBeenCalled();
     await after.close();
   });
 });

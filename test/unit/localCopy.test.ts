@@ -358,7 +358,7 @@ describe('convergence (property)', () => {
           expect(copy.list('task', teamId).sort((a, b) => a.id.localeCompare(b.id))).toEqual(expected);
         },
       ),
-      { seed: 44, numRuns: Number(process.env.SYNC_PROPERTY_RUNS ?? 200) },
+      { seed: Number(process.env.SYNC_PROPERTY_SEED ?? 44), numRuns: Math.max(200, Number(process.env.SYNC_PROPERTY_RUNS ?? 0) * 10) },
     );
   });
 });

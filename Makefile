@@ -55,7 +55,7 @@ docs: $(NODE_MODULES) ## Serve the API reference at http://127.0.0.1:4020/v1/doc
 typecheck: $(NODE_MODULES) ## tsc over everything; the client is rebuilt only when generated/api.ts or client/ changed
 	npm run --silent typecheck
 
-check-op: $(NODE_MODULES) ## Every check of one operation: make check-op OP=getTeamTaskSummary
+check-op: $(NODE_MODULES) ## The checks of one operation (contract, changelog, types, its matrix rows, events, samples, its tests): make check-op OP=getTeamTaskSummary
 	scripts/check-op.sh "$(OP)"
 
 test: $(NODE_MODULES) ## Freshness of generated/, lint, types, the build, then the test suite

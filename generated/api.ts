@@ -1451,6 +1451,8 @@ export interface paths {
          *
          *     **Retention.** Events are kept 30 days (the operator may choose another number). An `after` that names no event the organization's log still keeps — removed after that time, or never an event of this organization: the server cannot tell them apart — is answered with 410 `eventsExpired`, and so is a `cursor` whose place is no longer kept: events after it may be gone, so instead of a shorter page the answer says that a full resync is needed (read the current records with the lists, then follow the feed again from its start, without `after`).
          *
+         *     **Starting from a read.** Every read of the organization's records states the log position it reflects in its `Log-Position` header (`lp_…`). Pass it as `after` to get exactly the changes made since: none that the read did not show is missed, and a change it showed may come again. A position of another organization is refused with 403 `forbidden`, one that was changed or cut is a format error (422), and one whose following events the log no longer keeps is answered with 410 `eventsExpired`.
+         *
          *     Allowed only for organization Owners and Admins; organization Members (even team Owners and Admins), Implementers and people outside the organization get 403 forbidden. An unknown organization gives 404.
          */
         get: operations["listOrganizationEvents"];
@@ -1507,7 +1509,9 @@ export interface paths {
          *
          *     **Messages.** Each event is one message: `id:` the event's id, `event:` its type, `data:` the event as JSON on one line — exactly the `Event` that `GET /orgs/{orgId}/events` answers (see the `Event` schema: the union of every type, told apart by `type`), as the caller may see it. The stream also sends a comment line (`:`) at least every 15 seconds so that proxies keep it open, and a `retry:` field with the time to wait before reconnecting (2 seconds; 1 second when the server stops). Consumers must ignore event types they do not know.
          *
-         *     **Order and resuming.** Events come in the order of the organization feed, which never changes, each once per connection. A connection starts with the events that happen after it opens; to resume, send the id of the last event you processed as `Last-Event-ID` (browsers' `EventSource` and the typed client do this when they reconnect) or as `after`: the stream then first sends every event after it that you may read, then goes on live, with nothing missed or repeated. An id the log no longer keeps (events are kept 30 days), or one of an organization you do not belong to, is answered with 410 `eventsExpired` before the stream starts: resync in full, then open the stream without it. A `Last-Event-ID` or `after` that is no id at all (empty, longer than 100 characters) is a format error (422). When both are sent, `Last-Event-ID` wins: it is the newer one.
+         *     **Order and resuming.** Events come in the order of the organization feed, which never changes, each once per connection. A connection starts with the events that happen after it opens; to resume, send the id of the last event you processed as `Last-Event-ID` (browsers' `EventSource` and the typed client do this when they reconnect) or as `after`: the stream then first sends every event after it that you may read, then goes on live, with nothing missed or repeated. An id the log no longer keeps (events are kept 30 days), or one of an organization you do not belong to, is answered with 410 `eventsExpired` before the stream starts: resync in full, then open the stream without it. A `Last-Event-ID` or `after` that is no id at all (empty, longer than 200 characters) is a format error (422). When both are sent, `Last-Event-ID` wins: it is the newer one.
+         *
+         *     **Starting from a read.** Every read of an organization's records states the log position it reflects in its `Log-Position` header (`lp_…`). Pass it as `after` to open the stream exactly there: it first sends every event after that position you may read, so no change the read did not show is missed (one it showed may come again; its `object.revision` tells). A position of an organization you do not belong to, or not followed by this stream, is refused with 403 `forbidden`, one that was changed or cut is a format error (422), and one whose following events the log no longer keeps (events are kept 30 days) is answered with 410 `eventsExpired`.
          *
          *     **Who sees what.** An event is sent exactly when the caller may read its record through the API, as the feeds show it (`GET /teams/{teamId}/events` for a team's events). The organization's Owners and Admins receive every event of its log. Anyone else receives the events of the teams they may read (their members, Viewers included, and the organization's Implementers) and `organization.updated` of their organizations, with these exceptions: a `people_review.set` only when they are an Admin or Owner of its team (the organization's Implementers included), the person reviewed or the reviewer, as `GET /teams/{teamId}/people-reviews` lists them; a `cascading_message.acknowledged` only when they are the person who acknowledged; `organization_member.*` never (only the organization's Owners and Admins list its members); and a company goal's `goal.created` and `goal.updated` whenever they are a member of its organization. A milestone's events reach the readers of its goal's team, whatever the goal's level. This is decided for each event as it is sent, with the caller's access as it is then: a revoked or expired key, a removal from a team or the organization, or a changed role applies from the next event on, and a stream whose key no longer works, or whose caller may read none of the teams it follows (none of their organizations, without `teamId`), ends.
          *
@@ -4326,20 +4330,24 @@ export interface components {
             };
         };
         /**
-         * @description - `badRequest` (400): a request HTTP does not allow, such as two `Authorization` header fields.
+         * @description The error codes, each with its status. "Replayed" marks the answers a change stores under an
+         *     `Idempotency-Key`: a retry with the key gets the same answer again, with `Idempotent-Replayed: true`.
+         *     Every other error is not stored, so the corrected request may reuse the key.
+         *
+         *     - `badRequest` (400): a request HTTP does not allow, such as two `Authorization` header fields.
          *     - `unauthenticated` (401): missing, malformed, expired or revoked key.
          *     - `forbidden` (403): the caller's roles do not allow access to the organization or team, or this change.
          *     - `insufficientScope` (403): the key's scopes do not allow the operation (also a platform key whose owner is no longer a platform operator).
          *     - `notFound` (404): the item does not exist or is not visible to the caller; also an unknown path.
          *     - `methodNotAllowed` (405): the path exists but not with this method.
          *     - `orgSuspended` (409): the organization is suspended; every change is refused.
-         *     - `ratingClosed` (409): the meeting cannot be rated now.
+         *     - `ratingClosed` (409, replayed): the meeting cannot be rated now.
          *     - `idempotencyKeyInUse` (409): a request with the same `Idempotency-Key` is still running; retry when it has finished.
          *     - `eventsExpired` (410): the event log no longer holds the event the feed was asked to resume after (`after`, or the `cursor`'s position): it was removed after the retention period, or was never an event of this organization. Events may have been missed: resync in full.
          *     - `preconditionFailed` (412): the `If-Match` tag is no longer the resource's current tag; nothing was changed.
          *     - `payloadTooLarge` (413): the request body is larger than 64 KB.
          *     - `unsupportedMediaType` (415): a request body that is not `application/json`.
-         *     - `invalid` (422): invalid parameters or body; nothing was changed.
+         *     - `invalid` (422, rule violations replayed): invalid parameters or body; nothing was changed. A format error lists every problem in `issues` and is not replayed; a rule violation of the operation has no `issues`.
          *     - `idempotencyKeyReused` (422): the `Idempotency-Key` was used in the last 24 hours for a request with another path or body; nothing was changed.
          *     - `rateLimited` (429): more requests than allowed in this minute.
          *     - `internal` (500): unexpected error; no details are given.
@@ -4402,6 +4410,11 @@ export interface components {
             data: components["schemas"]["Organization"][];
             nextCursor: components["schemas"]["NoNextCursor"];
         };
+        /**
+         * @description A place in an organization's event log, sealed by the server (`lp_…`): it names no event and tells nothing of the log, differs each time it is given, and is read by every instance of the API. Every read of an organization's records states one (`Log-Position`), and a feed or a stream takes it as `after` to start exactly there. Pass it back unchanged: one that was changed or cut is a format error (422), one of another organization is refused (403), and one whose following events the log no longer keeps (events are kept 30 days) is answered with 410 `eventsExpired`.
+         * @example lp_GUZeQVKoqbW23qghr_Vp032q7R4DHQ5VXMPISdAOcDpDW1begHh-CVhp7ykxNNW_0KLx7uBgfSsb1WGklZu7TGAVTTLQXcrngvyegoSX-JA
+         */
+        LogPosition: string;
         /** @description Only the fields to change; at least one. */
         UpdateOrganizationRequest: {
             name?: string;
@@ -5264,6 +5277,12 @@ export interface components {
             data: components["schemas"]["WebhookDelivery"][];
             nextCursor: components["schemas"]["NextCursor"];
         };
+        /**
+         * @description Where to start in the event log: the id of the last event you processed (an `Id`), or a log position (a `LogPosition`, `lp_…`) that a read stated in its `Log-Position` header.
+         * @example 4c4c0000-0000-4000-8000-000000000002
+         * @example lp_GUZeQVKoqbW23qghr_Vp032q7R4DHQ5VXMPISdAOcDpDW1begHh-CVhp7ykxNNW_0KLx7uBgfSsb1WGklZu7TGAVTTLQXcrngvyegoSX-JA
+         */
+        LogStart: string;
         /**
          * @description The type of an event of the organization's log, as `GET /orgs/{orgId}/events`
          *     filters on it: every type of `WebhookEventType` but `webhook.ping`, which
@@ -6408,7 +6427,7 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
-        /** @description Invalid parameters or body; nothing was changed (`invalid`). Format errors list every problem in `issues`; rule violations carry no `issues`. On a change, also an `Idempotency-Key` used before for another path or body (`idempotencyKeyReused`). */
+        /** @description Invalid parameters (`invalid`); every problem is listed in `issues`. */
         Invalid: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -6445,6 +6464,19 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["ApiError"];
             };
+        };
+        /** @description Not modified: `If-None-Match` named the current tag. No body; the `ETag` is the same as before, and `Log-Position` is the log's place now: the answer the client holds is as new as it, so a stream may start there. */
+        NotModifiedAtPosition: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "Log-Position": components["headers"]["LogPosition"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                traceresponse: components["headers"]["TraceResponse"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content?: never;
         };
         /** @description The item does not exist or is not visible to the caller (`notFound`). */
         NotFound: {
@@ -6511,9 +6543,24 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
+        /** @description Invalid parameters or body; nothing was changed (`invalid`). Format errors list every problem in `issues`; rule violations carry no `issues`. Also an `Idempotency-Key` used before for another path or body (`idempotencyKeyReused`). A rule violation is the operation's answer: under an `Idempotency-Key` it is stored and a retry gets it again, marked `Idempotent-Replayed`; a format error is not stored, so the corrected request may reuse the key. */
+        InvalidChange: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                traceresponse: components["headers"]["TraceResponse"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
         /** @description The organization is suspended (`orgSuspended`), or the meeting cannot be rated now (`ratingClosed`); or a request with the same `Idempotency-Key` is still running (`idempotencyKeyInUse`). */
         RatingConflict: {
             headers: {
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 "X-Request-Id": components["headers"]["XRequestId"];
                 traceresponse: components["headers"]["TraceResponse"];
                 RateLimit: components["headers"]["RateLimit"];
@@ -6652,6 +6699,8 @@ export interface components {
         WWWAuthenticate: "Bearer";
         /** @description Seconds until the next minute begins, when the budget is renewed. */
         RetryAfter: number;
+        /** @description The place in the organization's event log this answer reflects (a `LogPosition`, `lp_…`): every change whose event is at or before it is in the answer. Pass it as `after` to the organization's or the team's feed, or to the live stream, to follow the changes from exactly there: nothing made after the answer is missed, though an event of a change the answer already shows may come again (its `object.revision` is then not newer than the record's). Each read states its own, taken as it starts; it may lag the newest changes by a moment, never run ahead of the answer. A `304 Not Modified` carries a new one for the answer already held. */
+        LogPosition: components["schemas"]["LogPosition"];
         /** @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`, replayed without changing anything; absent otherwise, so a first answer (and every answer of the mock, which keeps no key) has no such header. It has no example for that reason: an example would show a first answer claiming to be a replay. */
         IdempotentReplayed: "true";
         /**
@@ -6797,6 +6846,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -6807,7 +6857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Organization"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -6870,7 +6920,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -6905,6 +6955,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -6915,7 +6966,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrganizationMemberPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -6971,7 +7022,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7019,7 +7070,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7075,7 +7126,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7105,6 +7156,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7115,7 +7167,7 @@ export interface operations {
                     "application/json": components["schemas"]["TeamList"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7173,7 +7225,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7212,6 +7264,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7222,7 +7275,7 @@ export interface operations {
                     "application/json": components["schemas"]["GoalPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7257,6 +7310,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7267,7 +7321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Team"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7321,7 +7375,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7379,7 +7433,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7414,6 +7468,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7424,7 +7479,7 @@ export interface operations {
                     "application/json": components["schemas"]["TeamMemberPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7480,7 +7535,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7528,7 +7583,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7584,7 +7639,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7623,6 +7678,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7633,7 +7689,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7691,7 +7747,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7721,6 +7777,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7731,7 +7788,7 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7785,7 +7842,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7843,7 +7900,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7882,6 +7939,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7892,7 +7950,7 @@ export interface operations {
                     "application/json": components["schemas"]["IssuePage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -7950,7 +8008,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -7980,6 +8038,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7990,7 +8049,7 @@ export interface operations {
                     "application/json": components["schemas"]["Issue"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8044,7 +8103,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8102,7 +8161,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8143,6 +8202,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8153,7 +8213,7 @@ export interface operations {
                     "application/json": components["schemas"]["GoalPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8211,7 +8271,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8241,6 +8301,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8251,7 +8312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Goal"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8305,7 +8366,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8363,7 +8424,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8420,7 +8481,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8463,7 +8524,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8514,7 +8575,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8544,6 +8605,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8554,7 +8616,7 @@ export interface operations {
                     "application/json": components["schemas"]["MetricList"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8610,7 +8672,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8651,6 +8713,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8661,7 +8724,7 @@ export interface operations {
                     "application/json": components["schemas"]["Scorecard"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8728,7 +8791,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8771,7 +8834,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8822,7 +8885,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8861,6 +8924,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8871,7 +8935,7 @@ export interface operations {
                     "application/json": components["schemas"]["MetricValuePage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -8932,7 +8996,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8969,6 +9033,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -8979,7 +9044,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeetingPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -9037,7 +9102,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9067,6 +9132,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -9077,7 +9143,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeetingDetail"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -9140,7 +9206,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9170,6 +9236,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -9180,7 +9247,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeetingRecap"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -9242,7 +9309,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9316,7 +9383,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9368,7 +9435,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9425,7 +9492,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9482,7 +9549,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9539,7 +9606,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9582,7 +9649,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9624,7 +9691,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9654,6 +9721,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -9664,7 +9732,7 @@ export interface operations {
                     "application/json": components["schemas"]["Vision"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -9722,7 +9790,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9780,7 +9848,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9810,6 +9878,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -9820,7 +9889,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeatList"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -9876,7 +9945,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9919,7 +9988,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -9970,7 +10039,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10010,6 +10079,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -10020,7 +10090,7 @@ export interface operations {
                     "application/json": components["schemas"]["PeopleReviewPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -10076,7 +10146,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10111,6 +10181,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Log-Position": components["headers"]["LogPosition"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     traceresponse: components["headers"]["TraceResponse"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -10121,7 +10192,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentPage"];
                 };
             };
-            304: components["responses"]["NotModified"];
+            304: components["responses"]["NotModifiedAtPosition"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
@@ -10177,7 +10248,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10220,7 +10291,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10323,7 +10394,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10417,7 +10488,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10475,7 +10546,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10526,7 +10597,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10577,7 +10648,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10679,7 +10750,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -10687,8 +10758,8 @@ export interface operations {
     listOrganizationEvents: {
         parameters: {
             query?: {
-                /** @description The id of the last event you processed: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. */
-                after?: components["schemas"]["Id"];
+                /** @description The id of the last event you processed, or a log position (`lp_…`) of this organization that a read stated in `Log-Position`: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. */
+                after?: components["schemas"]["LogStart"];
                 /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-45 types, at most the number of event types there are (this bound grows with the list of types). */
                 types?: components["schemas"]["EventType"][];
                 /** @description Only events of this team. Events of the organization itself (`organization.*`, `organization_member.*`) belong to no team and are left out. */
@@ -10744,8 +10815,8 @@ export interface operations {
     listTeamEvents: {
         parameters: {
             query?: {
-                /** @description The id of the last event you processed: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. An id the organization's log no longer keeps gives 410 `eventsExpired`. */
-                after?: components["schemas"]["Id"];
+                /** @description The id of the last event you processed, or a log position (`lp_…`) of the team's organization that a read stated in `Log-Position`: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. An id the organization's log no longer keeps, or a position whose following events it no longer keeps, gives 410 `eventsExpired`. */
+                after?: components["schemas"]["LogStart"];
                 /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-45 types, at most the number of event types there are (this bound grows with the list of types). Types of the organization itself (`organization.*`, `organization_member.*`) belong to no team and never appear here. */
                 types?: components["schemas"]["EventType"][];
                 /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
@@ -10803,12 +10874,12 @@ export interface operations {
                 teamId?: string[];
                 /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-45 types, at most the number of event types there are (this bound grows with the list of types). */
                 types?: components["schemas"]["EventType"][];
-                /** @description The id of the last event you processed: the stream first sends every event after it. Ignored when `Last-Event-ID` is sent. */
-                after?: components["schemas"]["Id"];
+                /** @description The id of the last event you processed, or a log position (`lp_…`) that a read stated in `Log-Position`: the stream first sends every event after it. Ignored when `Last-Event-ID` is sent. */
+                after?: components["schemas"]["LogStart"];
             };
             header?: {
-                /** @description The id of the last event received, sent by SSE clients when they reconnect: the stream resumes right after it. */
-                "Last-Event-ID"?: components["schemas"]["Id"];
+                /** @description The id of the last event received, sent by SSE clients when they reconnect: the stream resumes right after it. A log position (`lp_…`) is taken as `after` takes it. */
+                "Last-Event-ID"?: components["schemas"]["LogStart"];
             };
             path?: never;
             cookie?: never;
@@ -10965,7 +11036,7 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11016,7 +11087,7 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11147,7 +11218,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11242,7 +11313,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11291,7 +11362,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11348,7 +11419,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11405,7 +11476,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -11454,7 +11525,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyInUse"];
             412: components["responses"]["PreconditionFailed"];
-            422: components["responses"]["Invalid"];
+            422: components["responses"]["InvalidChange"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };

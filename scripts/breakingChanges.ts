@@ -4,6 +4,10 @@
  * `npm run release`), each change a client written for the released one could trip over named, and
  * the run failed unless the change is declared — a new major `info.version`, or a bullet under
  * "### Breaking" of CHANGELOG.md's first section that names it — and unless the deprecation policy holds.
+ * Every other difference too (an addition as much as a break: an operation, a field, a parameter, a
+ * status, a header, an enum value such as an error code, an event type) needs a bullet of that
+ * section naming it under its heading (Added; Removed; Changed, Fixed or Security; Breaking serves
+ * for all), so that no difference reaches a release untold.
  *
  *   tsx scripts/breakingChanges.ts [--dir DIR]                       DIR's (else this repository's) contract against its last release
  *   tsx scripts/breakingChanges.ts OLD.json NEW.json [CHANGELOG.md]   two files
@@ -23,6 +27,25 @@ export interface Finding {
   subject: string;
   message: string;
 }
+
+/** The changelog's heading a difference is told under. */
+export type Heading = 'Added' | 'Removed' | 'Changed';
+
+/** Any difference between the released contract and this one, breaking or not. */
+export interface Difference extends Finding {
+  heading: Heading;
+  /** Named by its subject alone (an operation, an event type, an enum value such as an error code), not with a place. */
+  whole: boolean;
+  /** Another name of the subject a bullet may use instead: an operation's method and path. */
+  alias?: string;
+}
+
+/** The headings under which a bullet tells a difference: its own, those of its kind, and Breaking, the stricter one. */
+export const tellingHeadings: Record<Heading, string[]> = {
+  Added: ['Added', 'Breaking'],
+  Removed: ['Removed', 'Breaking'],
+  Changed: ['Changed', 'Fixed', 'Security', 'Breaking'],
+};
 
 const methods = ['get', 'put', 'post', 'delete', 'patch'];
 const releasesFolder = 'openapi/releases';
@@ -113,6 +136,8 @@ export interface Comparison {
   warnings: Finding[];
   /** Operations removed that the old contract did not deprecate. */
   removedUndeprecated: string[];
+  /** Every difference, each to be told in the changelog. */
+  differences: Difference[];
 }
 
 /** Compares two bundled contracts (only local `#/...` references, as Redocly bundles them). */
@@ -120,10 +145,17 @@ export function compareContracts(before: Node, after: Node): Comparison {
   const findings = new Map<string, Finding>();
   const warnings = new Map<string, Finding>();
   const removedUndeprecated: string[] = [];
+  const differences = new Map<string, Difference>();
+  // A component's change is told once, however many operations and event types reach it.
+  const keyOf = (operation: string, component: string | undefined, subject: string, message: string) =>
+    component === undefined ? `${operation}\n${subject}\n${message}` : `${component}\n${subject}\n${message.replace(/^[^:]*: /, '')}`;
   const record = (into: Map<string, Finding>, operation: string, component: string | undefined, subject: string, message: string) => {
-    // A component's change is told once, however many operations and event types reach it.
-    const key = component === undefined ? `${operation}\n${subject}\n${message}` : `${component}\n${subject}\n${message.replace(/^[^:]*: /, '')}`;
+    const key = keyOf(operation, component, subject, message);
     if (!into.has(key)) into.set(key, { operation, component, subject, message });
+  };
+  const tell = (heading: Heading, operation: string, component: string | undefined, subject: string, message: string, whole = false, alias?: string) => {
+    const key = whole ? `${heading}\n${subject}` : keyOf(operation, component, subject, message);
+    if (!differences.has(key)) differences.set(key, { heading, operation, component, subject, message, whole, ...(alias ? { alias } : {}) });
   };
   // A component pair is judged once per direction: the event unions reach the same ones from many places.
   const seen = new Set<string>();
@@ -148,6 +180,7 @@ export function compareContracts(before: Node, after: Node): Comparison {
     const what = subject || component || 'body';
     const add = (about: string, message: string) => record(findings, operation, component, about || what, `${label}: ${message}`);
     const warn = (about: string, message: string) => record(warnings, operation, component, about || what, `${label}: ${message}`);
+    const differ = (heading: Heading, about: string, message: string, whole = false) => tell(heading, operation, component, about || what, `${label}: ${message}`, whole);
     const at = (name: string) => (where ? `${where}.${name}` : name);
 
     const oldTypes = typesOf(before, oldRaw);
@@ -155,6 +188,7 @@ export function compareContracts(before: Node, after: Node): Comparison {
     if (oldTypes && newTypes) {
       const lost = answer ? [...newTypes].filter((type) => !oldTypes.has(type)) : [...oldTypes].filter((type) => !newTypes.has(type));
       for (const type of lost) add(what, `type ${type} ${answer ? 'may now be answered' : 'is no longer accepted'}`);
+      if (!same([...oldTypes].sort(), [...newTypes].sort())) differ('Changed', what, `type ${[...oldTypes].join('|')} changed to ${[...newTypes].join('|')}`);
     }
 
     const oldBranches = unionOf(old);
@@ -166,6 +200,9 @@ export function compareContracts(before: Node, after: Node): Comparison {
       // A union that is a component itself (the event union) is declared by the shape; a field's, by the field.
       const ownUnion = oldRef.component !== undefined && oldRef.component === newRef.component;
       for (const branch of lost) add(ownUnion ? shapeName(before, branch, property) : what, `shape ${shapeName(before, branch, property)} removed`);
+      // A union of its own (the event union) names its shapes: an event type is told by its name.
+      for (const branch of lost) differ('Removed', ownUnion ? shapeName(before, branch, property) : what, `shape ${shapeName(before, branch, property)} removed`, ownUnion);
+      for (const branch of added) differ('Added', ownUnion ? shapeName(after, branch, property) : what, `shape ${shapeName(after, branch, property)} added`, ownUnion);
       for (const [oldBranch, newBranch] of pairs) compare(operation, where, subject, oldBranch, newBranch, answer, component);
       // A new shape of an answer is unknown to the client, unless the union tells its shapes apart (a new
       // event type: clients ignore types they do not know); one of a new type was told above.
@@ -184,7 +221,11 @@ export function compareContracts(before: Node, after: Node): Comparison {
     if (oldValues && newValues) {
       if (old.const !== undefined && now.const !== undefined && !same(old.const, now.const)) {
         add(String(old.const), `value ${shown(old.const)} changed to ${shown(now.const)}`);
+        differ('Changed', String(old.const), `value ${shown(old.const)} changed to ${shown(now.const)}`, true);
       } else {
+        // An enum value (an error code, an event type, a status) is told by its name.
+        for (const value of oldValues) if (!newValues.some((next) => same(next, value))) differ('Removed', String(value), `enum value ${shown(value)} removed`, true);
+        for (const value of newValues) if (!oldValues.some((known) => same(known, value))) differ('Added', String(value), `enum value ${shown(value)} added`, true);
         for (const value of oldValues) if (!newValues.some((next) => same(next, value))) add(String(value), `enum value ${shown(value)} removed`);
         if (answer) {
           for (const value of newValues) {
@@ -195,6 +236,11 @@ export function compareContracts(before: Node, after: Node): Comparison {
     } else if (!answer && newValues) {
       add(what, `values now limited to ${newValues.map(shown).join(', ')}`);
     }
+    if ((oldValues === undefined) !== (newValues === undefined)) differ('Changed', what, newValues ? `values now limited to ${newValues.map(shown).join(', ')}` : 'values no longer limited');
+    for (const key of constraints) {
+      if (!same(old[key], now[key])) differ('Changed', what, `${key} changed from ${shown(old[key] ?? 'none')} to ${shown(now[key] ?? 'none')}`);
+    }
+    if ((old.additionalProperties === false) !== (now.additionalProperties === false)) differ('Changed', what, now.additionalProperties === false ? 'unknown fields now refused' : 'unknown fields now allowed');
     if (!answer) {
       const lowered = (key: string) => (old[key] === undefined ? now[key] !== undefined : now[key] !== undefined && now[key] < old[key]);
       const raised = (key: string) => (old[key] === undefined ? now[key] !== undefined : now[key] !== undefined && now[key] > old[key]);
@@ -213,11 +259,14 @@ export function compareContracts(before: Node, after: Node): Comparison {
     const newProperties: Node = now.properties ?? {};
     const oldRequired = new Set<string>(old.required ?? []);
     const newRequired = new Set<string>(now.required ?? []);
+    for (const name of Object.keys(newProperties)) if (!(name in oldProperties)) tell('Added', operation, component, name, `${at(name)}: field added`);
     for (const name of Object.keys(oldProperties)) {
       if (!(name in newProperties)) {
         record(findings, operation, component, name, `${at(name)}: ${answer ? 'field removed' : 'field no longer accepted'}`);
+        tell('Removed', operation, component, name, `${at(name)}: field removed`);
         continue;
       }
+      if (oldRequired.has(name) !== newRequired.has(name)) tell('Changed', operation, component, name, `${at(name)}: field now ${newRequired.has(name) ? 'required' : 'optional'}`);
       if (answer && oldRequired.has(name) && !newRequired.has(name)) record(findings, operation, component, name, `${at(name)}: field may now be missing`);
       compare(operation, at(name), name, oldProperties[name], newProperties[name], answer, component);
     }
@@ -292,6 +341,7 @@ export function compareContracts(before: Node, after: Node): Comparison {
   const contentOf = (document: Node, node: Node | undefined): Node => resolveIn(document, node).node?.content ?? {};
 
   const compareSecurity = (operation: string, oldRequirements: Node[], newRequirements: Node[]) => {
+    if (!same(oldRequirements, newRequirements)) tell('Changed', operation, undefined, 'security', `security: ${shown(oldRequirements)} changed to ${shown(newRequirements)}`);
     const scopesOf = (requirement: Node) => Object.values<string[]>(requirement).flat();
     const format = (requirements: Node[]) =>
       requirements.length === 0 ? 'nothing' : requirements.map((requirement) => Object.entries<string[]>(requirement).map(([scheme, scopes]) => `${scheme}(${scopes.join(', ')})`).join(' and ') || 'nothing').join(' or ');
@@ -312,36 +362,54 @@ export function compareContracts(before: Node, after: Node): Comparison {
     for (const [key, { parameter, component }] of newParameters) {
       const previous = oldParameters.get(key)?.parameter;
       if (parameter.required && !previous?.required) record(findings, operationId, component, parameter.name, `${key} parameter ${previous ? 'now required' : 'added as required'}`);
+      if (!previous) tell('Added', operationId, component, parameter.name, `${key} parameter added`);
+      else if (Boolean(parameter.required) !== Boolean(previous.required)) tell('Changed', operationId, component, parameter.name, `${key} parameter now ${parameter.required ? 'required' : 'optional'}`);
     }
     for (const [key, { parameter, component }] of oldParameters) {
       const next = newParameters.get(key);
       const label = `${parameter.in} ${parameter.name}`;
       // Unknown query parameters are refused: a removed one fails the requests that send it.
       if (!next) record(findings, operationId, component, parameter.name, `${label} parameter removed`);
+      if (!next) tell('Removed', operationId, component, parameter.name, `${label} parameter removed`);
       else compare(operationId, label, parameter.name, parameter.schema, next.parameter.schema, false, next.component ?? component);
     }
     const oldBody = resolveIn(before, old.requestBody).node;
     const newBody = resolveIn(after, now.requestBody).node;
     if (newBody?.required && !oldBody?.required) record(findings, operationId, undefined, 'requestBody', 'request body now required');
+    if (Boolean(newBody?.required) !== Boolean(oldBody?.required)) tell('Changed', operationId, undefined, 'requestBody', `request body now ${newBody?.required ? 'required' : 'optional'}`);
+    for (const type of Object.keys(contentOf(after, now.requestBody))) {
+      if (!(type in contentOf(before, old.requestBody))) tell('Added', operationId, undefined, type, `request body ${type} accepted`);
+    }
     for (const [type, media] of Object.entries<Node>(contentOf(before, old.requestBody))) {
       const next = contentOf(after, now.requestBody)[type];
       if (!next) record(findings, operationId, undefined, type, `request body ${type} no longer accepted`);
+      if (!next) tell('Removed', operationId, undefined, type, `request body ${type} no longer accepted`);
       else compare(operationId, '', '', media.schema, next.schema, false, undefined);
     }
+    for (const status of Object.keys(now.responses ?? {})) if (!(status in (old.responses ?? {}))) tell('Added', operationId, undefined, status, `status ${status} added`);
     for (const [status, response] of Object.entries<Node>(old.responses ?? {})) {
       const next = now.responses?.[status];
+      if (!next) tell('Removed', operationId, undefined, status, `status ${status} removed`);
       if (!next) {
         if (status.startsWith('2')) record(findings, operationId, undefined, status, `success status ${status} removed`);
         // A client may still branch on it; the server may still send it undocumented.
         else if (status.startsWith('4')) record(warnings, operationId, undefined, status, `${status} no longer documented: a client that handles it keeps working, check that it is no longer answered`);
         continue;
       }
-      for (const header of Object.keys(resolveIn(before, response).node?.headers ?? {})) {
-        if (!(header in (resolveIn(after, next).node?.headers ?? {}))) record(findings, operationId, undefined, header, `${status}: response header ${header} removed`);
+      const [oldAnswer, newAnswer] = [resolveIn(before, response), resolveIn(after, next)];
+      const oldHeaders = oldAnswer.node?.headers ?? {};
+      const newHeaders = newAnswer.node?.headers ?? {};
+      for (const header of Object.keys(oldHeaders)) {
+        if (!(header in newHeaders)) record(findings, operationId, undefined, header, `${status}: response header ${header} removed`);
+        if (!(header in newHeaders)) tell('Removed', operationId, oldAnswer.component, header, `${status}: response header ${header} removed`);
       }
+      // A header added to a shared response (every change's 422) is told once, by the response's name.
+      for (const header of Object.keys(newHeaders)) if (!(header in oldHeaders)) tell('Added', operationId, newAnswer.component, header, `${status}: response header ${header} added`);
+      for (const type of Object.keys(contentOf(after, next))) if (!(type in contentOf(before, response))) tell('Added', operationId, undefined, type, `${status}: response ${type} added`);
       for (const [type, media] of Object.entries<Node>(contentOf(before, response))) {
         const nextMedia = contentOf(after, next)[type];
         if (!nextMedia) record(findings, operationId, undefined, type, `${status}: response ${type} removed`);
+        if (!nextMedia) tell('Removed', operationId, undefined, type, `${status}: response ${type} removed`);
         else compare(operationId, '', '', media.schema, nextMedia.schema, true, undefined);
       }
     }
@@ -363,20 +431,59 @@ export function compareContracts(before: Node, after: Node): Comparison {
         continue;
       }
       record(findings, operationId, undefined, operationId, `operation ${method.toUpperCase()} ${path} removed`);
+      tell('Removed', operationId, undefined, operationId, `operation ${method.toUpperCase()} ${path} removed`, true, `${method.toUpperCase()} ${path}`);
       if (!old.deprecated) removedUndeprecated.push(operationId);
     }
+  }
+  const oldPaths = new Map(Object.keys(before.paths ?? {}).map((path) => [template(path), path]));
+  for (const [path, newItem] of Object.entries<Node>(after.paths ?? {})) {
+    const oldPath = before.paths?.[path] ? path : oldPaths.get(template(path));
+    for (const method of methods) {
+      const now = newItem[method];
+      if (!now || (oldPath !== undefined && before.paths[oldPath][method])) continue;
+      const operationId = now.operationId ?? `${method.toUpperCase()} ${path}`;
+      tell('Added', operationId, undefined, operationId, `operation ${method.toUpperCase()} ${path} added`, true, `${method.toUpperCase()} ${path}`);
+    }
+  }
+  for (const type of Object.keys(after.webhooks ?? {})) {
+    if (!before.webhooks?.[type]?.post) tell('Added', `webhook ${type}`, undefined, type, `webhook event ${type} added`, true);
   }
   for (const [type, oldItem] of Object.entries<Node>(before.webhooks ?? {})) {
     const newItem = after.webhooks?.[type];
     const name = `webhook ${type}`;
     if (!newItem?.post) {
       record(findings, name, undefined, type, `webhook event ${type} removed`);
+      tell('Removed', name, undefined, type, `webhook event ${type} removed`, true);
       continue;
     }
     const body = (item: Node) => item.post?.requestBody?.content?.['application/json']?.schema;
     compare(name, '', '', body(oldItem), body(newItem), true, undefined);
   }
-  return { findings: [...findings.values()], warnings: [...warnings.values()], removedUndeprecated };
+  return { findings: [...findings.values()], warnings: [...warnings.values()], removedUndeprecated, differences: [...differences.values()] };
+}
+
+/** The constraints of a schema whose change a client may notice, either way. */
+const constraints = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties', 'minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties', 'pattern', 'format', 'default'];
+
+/**
+ * A difference is told by a bullet under one of its headings that names, in backticks, its subject
+ * (an operation by its operationId or its method and path, `POST /issues/{id}/reopen`) and, unless
+ * it is named by its subject alone, its operationId, event type or component.
+ */
+export function isTold(difference: Difference, changelog: string): boolean {
+  const places = [difference.operation.replace(/^webhook /, ''), difference.component].filter((place) => place !== undefined);
+  return tellingHeadings[difference.heading].some((heading) =>
+    changelogBullets(changelog, heading).some(
+      (names) => (names.includes(difference.subject) || (difference.alias !== undefined && names.includes(difference.alias))) && (difference.whole || places.some((place) => names.includes(place))),
+    ),
+  );
+}
+
+/** The bullet a difference lacks, as the gate asks for it. */
+export function missingBullet(difference: Difference): string {
+  const place = difference.component ?? difference.operation.replace(/^webhook /, '');
+  const names = difference.whole || place === difference.subject ? `\`${difference.subject}\`` : `\`${place}\` and \`${difference.subject}\``;
+  return `a bullet under "### ${difference.heading}" naming ${names}`;
 }
 
 /** A change is declared by a bullet naming, in backticks, its operationId, component or event type, and its subject. */
@@ -441,6 +548,10 @@ const majorOf = (document: Node) => Number(String(document.info?.version ?? '0')
 export interface Verdict {
   findings: Finding[];
   undeclared: Finding[];
+  /** Every difference from the release, breaking or not. */
+  differences: Difference[];
+  /** The differences no bullet of the changelog's first section tells. */
+  untold: Difference[];
   warnings: Finding[];
   /** Broken deprecation policy: fails the gate, whatever the changelog or the version says. */
   violations: string[];
@@ -448,14 +559,15 @@ export interface Verdict {
 }
 
 export function judge(before: Node, after: Node, changelog: string): Verdict {
-  const { findings, warnings, removedUndeprecated } = compareContracts(before, after);
+  const { findings, warnings, removedUndeprecated, differences } = compareContracts(before, after);
   const newMajor = majorOf(after) > majorOf(before);
   const bullets = declaredBreakingChanges(changelog);
   const undeclared = newMajor ? [] : findings.filter((finding) => !isDeclared(finding, bullets));
-  return { findings, undeclared, warnings, violations: deprecationViolations(before, after, changelog, removedUndeprecated), newMajor };
+  const untold = differences.filter((difference) => !isTold(difference, changelog));
+  return { findings, undeclared, differences, untold, warnings, violations: deprecationViolations(before, after, changelog, removedUndeprecated), newMajor };
 }
 
-export const passes = (verdict: Verdict) => verdict.undeclared.length === 0 && verdict.violations.length === 0;
+export const passes = (verdict: Verdict) => verdict.undeclared.length === 0 && verdict.violations.length === 0 && verdict.untold.length === 0;
 
 const semver = (version: string) => version.split('.').map(Number);
 const newerFirst = (a: string, b: string) => {
@@ -476,7 +588,7 @@ export const releasedContractPath = (dir: string, version: string) => join(dir, 
 
 /** Prints the verdict; true when the gate passes. */
 export function report(verdict: Verdict): boolean {
-  const { findings, undeclared, warnings, violations, newMajor } = verdict;
+  const { findings, undeclared, differences, untold, warnings, violations, newMajor } = verdict;
   const place = (finding: Finding) => `${finding.operation}${finding.component ? ` (${finding.component})` : ''}`;
   for (const finding of findings) {
     const name = finding.component ?? finding.operation.replace(/^webhook /, '');
@@ -485,9 +597,17 @@ export function report(verdict: Verdict): boolean {
   }
   for (const warning of warnings) console.log(`  warning: ${place(warning)}: ${warning.message}`);
   for (const violation of violations) console.log(`  deprecation policy: ${violation}`);
-  if (undeclared.length === 0 && violations.length === 0) {
-    console.log(`${findings.length === 0 ? 'Breaking changes: none' : `Breaking changes: ${findings.length}, each declared`}${warnings.length ? `; ${warnings.length} warning(s) above` : ''}.`);
+  for (const difference of untold) console.log(`  ${place(difference)}: ${difference.message} — NOT IN THE CHANGELOG (${missingBullet(difference)})`);
+  const told = `Differences from the release: ${differences.length}${untold.length === 0 ? ', each told in CHANGELOG.md' : `, ${untold.length} not told`}`;
+  if (undeclared.length === 0 && violations.length === 0 && untold.length === 0) {
+    console.log(`${findings.length === 0 ? 'Breaking changes: none' : `Breaking changes: ${findings.length}, each declared`}${warnings.length ? `; ${warnings.length} warning(s) above` : ''}. ${told}.`);
     return true;
+  }
+  if (untold.length > 0) {
+    console.log(
+      `${told}. Tell each in CHANGELOG.md's first section, under the heading named above (Added; Removed; Changed, Fixed or Security; or Breaking), ` +
+        'with a bullet that names, in backticks, what is named above (docs/adding-an-operation.md, "The checklist").',
+    );
   }
   if (undeclared.length > 0) {
     console.log(

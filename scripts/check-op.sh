@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# `make check-op OP=getTeamTaskSummary`: every check of one operation, fastest first — the contract
-# (lint, generated/ fresh, the contract suite), the type check, then its rows of the matrix suites
+# `make check-op OP=getTeamTaskSummary`: the checks of one operation, fastest first — the contract
+# (lint, generated/ fresh, every difference from the last release told in CHANGELOG.md, the contract
+# suite and the error codes), the type check, then its rows of the matrix suites
 # (permissions, statement budget, mock, fuzzer, the client's pages), picked by name with vitest's -t,
 # for a change its events (declared in src/events/catalog.ts, written exactly so and valid against
-# the contract's webhooks), its docs samples (run as written against the mock and on the demo data),
-# and last its area's test file and its own (test/<area>.test.ts, test/<operationId>.test.ts).
+# the contract's webhooks), its code samples (run as written against the mock and on the demo data)
+# and their panel on the docs page, and last its area's test file and its own (test/<area>.test.ts,
+# test/<operationId>.test.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 op="${1:-}"
@@ -23,10 +25,11 @@ read -r area method < <(node -e '
 
 step() { printf '\n== %s\n' "$1"; }
 
-step "contract: lint, generated/ fresh, test/contract.test.ts"
+step "contract: lint, generated/ fresh, the changelog against the last release, test/contract.test.ts and test/errorCodes.test.ts"
 npx redocly lint openapi/openapi.yaml --format=summary
 npm run --silent check:generated
-npx vitest run test/contract.test.ts
+npx tsx scripts/breakingChanges.ts
+npx vitest run test/contract.test.ts test/errorCodes.test.ts
 
 step "types"
 npm run --silent typecheck
@@ -41,9 +44,13 @@ if [[ "$method" != get ]]; then
   npx vitest run test/eventLog.test.ts -t "\\b${op}\\b"
 fi
 
-# Every sample runs (on the demo in their order, each needing the ones before it); its rows are checked.
-step "$op's docs samples, run as written against the mock and on the demo data"
-npx vitest run test/codeSamples.test.ts -t "\\b${op}\\b"
+# Only this operation's samples run, on a demo of their own; `make test` runs them all in turn on one demo.
+step "$op's code samples (curl and the client), run as written against the mock and on the demo data"
+CODE_SAMPLES_OF="$op" npx vitest run test/codeSamples.test.ts
+
+# Skipped, with a message, where no Chromium is installed.
+step "$op's samples on the docs page, in a headless Chromium"
+DOCS_SAMPLES_OF="$op" npx vitest run test/docsCodeSamples.test.ts
 
 files=()
 for file in "test/${area}.test.ts" "test/${op}.test.ts"; do

@@ -39,6 +39,8 @@ import { traceContext } from './observability/traceContext.js';
 import type { Tracing } from './observability/tracing.js';
 import { startDeliveryWorker, type DeliveryWorker, type WorkerOptions } from './webhooks/worker.js';
 import { startLiveStreams, type LiveOptions, type LiveStreams } from './live/streams.js';
+import { startKnownLogEnd, type KnownLogEndOptions } from './events/knownLogEnd.js';
+import { logPositions } from './events/positions.js';
 
 export const contractDocument = JSON.parse(
   readFileSync(resolve(import.meta.dirname, '../generated/openapi.json'), 'utf8'),
@@ -98,6 +100,11 @@ export async function createApp(options: {
    * each read that brings events. Tests give smaller limits.
    */
   live?: Pick<LiveOptions, 'subscribe' | 'maxPerKey' | 'bufferBytes' | 'pollMs' | 'keepAliveMs'>;
+  /**
+   * The log's end an organization's read states (`Log-Position`, src/events/knownLogEnd.ts): `subscribe`
+   * is the database's notifications, which tell when the log grew; it is also read every `refreshMs`.
+   */
+  logPositions?: Pick<KnownLogEndOptions, 'subscribe' | 'refreshMs'>;
   /** The bundled contract the app routes and validates by; generated/openapi.json unless given (tests mark operations deprecated). */
   contract?: object;
 }): Promise<App> {
@@ -107,10 +114,11 @@ export async function createApp(options: {
   const contract = await loadContract(options.contract ?? contractDocument);
   const rateLimiter = createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger, now: options.now, counts: metrics.rateLimit });
   const allowPrivateWebhookTargets = options.webhooks?.allowPrivateTargets ?? false;
-  const live = await startLiveStreams({ db, logger, metrics, now, ...options.live });
+  const live = await startLiveStreams({ db, logger, metrics, now, positions: logPositions(secrets), ...options.live });
+  const knownLogEnd = await startKnownLogEnd({ db, logger, ...options.logPositions });
   // Called only once the app serves requests, when `worker` below is set.
   const eventsWritten = () => worker?.eventsWritten();
-  const routes = { contract, handlers: { ...handlers, ...options.handlers } as HandlerMap, db, logger, secrets, now: options.now, allowPrivateWebhookTargets, metrics, live, eventsWritten };
+  const routes = { contract, handlers: { ...handlers, ...options.handlers } as HandlerMap, db, logger, secrets, now: options.now, allowPrivateWebhookTargets, metrics, live, eventsWritten, knownLogEnd };
   const probe = probes(db);
   const callers = options.callerCache ? await startCallerCache({ ...options.callerCache, logger }) : undefined;
   observeWebhookBacklog(metrics, () => dueBacklog(db, now()), now);
@@ -174,6 +182,7 @@ export async function createApp(options: {
     close: async () => {
       clearInterval(purge);
       await live.close();
+      await knownLogEnd.close();
       await callers?.stop();
       await worker?.close();
       await rateLimiter.close();

@@ -158,24 +158,45 @@ export class NotImplemented extends ApiError {
 
 export { ApiError };
 
-/** Each error class's HTTP status. `internal` (500) is the answer to anything else. */
-export const errorTable: Record<AnyErrorCode, number> = {
-  badRequest: 400,
-  unauthenticated: 401,
-  forbidden: 403,
-  insufficientScope: 403,
-  notFound: 404,
-  methodNotAllowed: 405,
-  orgSuspended: 409,
-  ratingClosed: 409,
-  idempotencyKeyInUse: 409,
-  eventsExpired: 410,
-  preconditionFailed: 412,
-  payloadTooLarge: 413,
-  unsupportedMediaType: 415,
-  invalid: 422,
-  idempotencyKeyReused: 422,
-  rateLimited: 429,
-  internal: 500,
-  notImplemented: 501,
+/**
+ * Whether an error's answer is stored under an `Idempotency-Key` and replayed to a retry
+ * (src/http/idempotency.ts): `stored` always (the change ran and decided it), `rule answers` only
+ * when it is a rule of the operation (a `RuleViolation`, not a `FormatError` of the same code),
+ * `not stored` when decided before the change runs or by the server's failure, so the client may
+ * fix what was wrong, or wait, and retry with the same key.
+ */
+export type Replay = 'stored' | 'rule answers' | 'not stored';
+
+/**
+ * Each error code's HTTP status and replay: the one declaration of an error besides its line in the
+ * contract's `ErrorCode` (its value and, in the overview, its description); test/errorCodes.test.ts
+ * holds the two, the documented error responses and docs/architecture.md's stored answers alike.
+ * `internal` (500) is the answer to anything else.
+ */
+export const errorTable: Record<AnyErrorCode, { status: number; replay: Replay }> = {
+  badRequest: { status: 400, replay: 'not stored' },
+  unauthenticated: { status: 401, replay: 'not stored' },
+  forbidden: { status: 403, replay: 'not stored' },
+  insufficientScope: { status: 403, replay: 'not stored' },
+  notFound: { status: 404, replay: 'not stored' },
+  methodNotAllowed: { status: 405, replay: 'not stored' },
+  orgSuspended: { status: 409, replay: 'not stored' },
+  ratingClosed: { status: 409, replay: 'stored' },
+  idempotencyKeyInUse: { status: 409, replay: 'not stored' },
+  eventsExpired: { status: 410, replay: 'not stored' },
+  preconditionFailed: { status: 412, replay: 'not stored' },
+  payloadTooLarge: { status: 413, replay: 'not stored' },
+  unsupportedMediaType: { status: 415, replay: 'not stored' },
+  invalid: { status: 422, replay: 'rule answers' },
+  idempotencyKeyReused: { status: 422, replay: 'not stored' },
+  rateLimited: { status: 429, replay: 'not stored' },
+  internal: { status: 500, replay: 'not stored' },
+  notImplemented: { status: 501, replay: 'not stored' },
 };
+
+/** Whether the answer of `error`, thrown by a change run under an `Idempotency-Key`, is stored and replayed. */
+export function isReplayed(error: unknown): error is ApiError {
+  if (!(error instanceof ApiError)) return false;
+  const { replay } = errorTable[error.code];
+  return replay === 'stored' || (replay === 'rule answers' && error instanceof RuleViolation);
+}

@@ -51,6 +51,7 @@ async function main() {
     tracing,
     callerCache: config.authCache ? { subscribe: database.subscribe } : undefined,
     live: { subscribe: database.subscribe },
+    logPositions: { subscribe: database.subscribe },
     webhooks: { allowPrivateTargets: config.webhooksAllowPrivateTargets, deliver: {
         listen: database.listen,
         leaseMs: config.webhooksLeaseMs,

@@ -8,7 +8,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { judge, passes, releasedContractPath, releasedVersions, type Verdict } from '../scripts/breakingChanges.js';
+import { judge, missingBullet, passes, releasedContractPath, releasedVersions, type Verdict } from '../scripts/breakingChanges.js';
 import { nextVersion, releasedChangelog, releasedContract, withInfoVersion } from '../scripts/release.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -81,6 +81,16 @@ const cases: Case[] = [
     verdict: 'fails',
     message: 'object: shape object may now be answered',
   },
+  // Any difference, an addition as much as a break, is told in the changelog under its heading.
+  { name: 'a new optional response field without a bullet', change: (c) => (schemas(c).Task.properties.priority = { type: 'string' }), verdict: 'fails', message: 'priority: field added — a bullet under "### Added" naming `Task` and `priority`' },
+  { name: 'a new operation without a bullet', change: (c) => (c.paths['/teams/{teamId}/labels'] = { get: { operationId: 'listTeamLabels', responses: { '200': { description: 'The labels.' } } } }), verdict: 'fails', message: 'operation GET /teams/{teamId}/labels added — a bullet under "### Added" naming `listTeamLabels`' },
+  { name: 'a new error code without a bullet', change: (c) => schemas(c).ErrorCode.enum.push('issueClosed'), verdict: 'fails', message: 'enum value "issueClosed" added — a bullet under "### Added" naming `issueClosed`' },
+  { name: 'a new webhook event without a bullet', change: (c) => (c.webhooks['label.created'] = c.webhooks['task.created']), verdict: 'fails', message: 'webhook event label.created added — a bullet under "### Added" naming `label.created`' },
+  { name: 'a new optional query parameter without a bullet', change: (c) => c.paths['/teams/{teamId}/tasks'].get.parameters.push({ name: 'label', in: 'query', schema: { type: 'string' } }), verdict: 'fails', message: 'query label parameter added — a bullet under "### Added" naming `listTeamTasks` and `label`' },
+  { name: 'a new documented status without a bullet', change: (c) => (c.paths['/tasks/{id}'].get.responses['409'] = c.paths['/tasks/{id}'].patch.responses['409']), verdict: 'fails', message: 'status 409 added — a bullet under "### Added" naming `getTask` and `409`' },
+  { name: "a request field's limit raised without a bullet", change: (c) => (schemas(c).RateMeetingRequest.properties.rating.maximum = 100), verdict: 'fails', message: 'maximum changed from 10 to 100 — a bullet under "### Changed" naming `RateMeetingRequest` and `rating`' },
+  { name: 'a new field told under another heading than Added', change: (c) => (schemas(c).Task.properties.priority = { type: 'string' }), changelog: unreleased('### Fixed\n\n- `Task`: `priority`.'), verdict: 'fails', message: 'priority: field added' },
+  { name: 'a new field told without the schema it is in', change: (c) => (schemas(c).Task.properties.priority = { type: 'string' }), changelog: unreleased('### Added\n\n- `priority`.'), verdict: 'fails', message: 'priority: field added' },
   { name: 'a middle shape of a union removed, found once', change: (c) => schemas(c).Event.oneOf.splice(20, 1), verdict: 'fails', message: 'shape ', count: 1 },
   // The deprecation policy.
   { name: 'an operation removed that the release did not deprecate, though declared', change: (c) => delete c.paths['/tasks/{id}'].delete, changelog: unreleased('### Breaking\n\n- `deleteTask` removed.'), verdict: 'fails', message: 'deleteTask: removed, but the last release did not deprecate it' },
@@ -90,9 +100,12 @@ const cases: Case[] = [
   { name: 'a shared parameter newly deprecated without a changelog bullet', change: (c) => Object.assign(c.components.parameters.Limit, dated('2026-12-01')), verdict: 'fails', message: 'the parameter Limit (query limit): newly deprecated' },
   // No false alarms.
   { name: 'the contract unchanged', change: () => {}, verdict: 'passes', message: '' },
-  { name: 'a new optional response field', change: (c) => (schemas(c).Task.properties.priority = { type: 'string' }), verdict: 'passes', message: '' },
-  { name: 'a new operation', change: (c) => (c.paths['/teams/{teamId}/labels'] = { get: { operationId: 'listTeamLabels', responses: { '200': { description: 'The labels.' } } } }), verdict: 'passes', message: '' },
-  { name: 'a new enum value in a request', base: meetingStatusInline, change: (c) => parameter(c, '/teams/{teamId}/meetings', 'status').schema.enum.push('CANCELLED'), verdict: 'passes', message: '' },
+  { name: 'a new optional response field, told', change: (c) => (schemas(c).Task.properties.priority = { type: 'string' }), changelog: unreleased('### Added\n\n- `Task`: `priority`.'), verdict: 'passes', message: '' },
+  { name: 'a new operation, told', change: (c) => (c.paths['/teams/{teamId}/labels'] = { get: { operationId: 'listTeamLabels', responses: { '200': { description: 'The labels.' } } } }), changelog: unreleased('### Added\n\n- `GET /teams/{teamId}/labels` (`listTeamLabels`).'), verdict: 'passes', message: '' },
+  { name: 'a new operation, told by its method and path', change: (c) => (c.paths['/teams/{teamId}/labels'] = { get: { operationId: 'listTeamLabels', responses: { '200': { description: 'The labels.' } } } }), changelog: unreleased('### Added\n\n- `GET /teams/{teamId}/labels`: the labels of a team.'), verdict: 'passes', message: '' },
+  { name: 'a new error code, told', change: (c) => schemas(c).ErrorCode.enum.push('issueClosed'), changelog: unreleased('### Added\n\n- `issueClosed` (409).'), verdict: 'warns', message: 'enum value "issueClosed" added' },
+  { name: "a request field's limit raised, told as a fix", change: (c) => (schemas(c).RateMeetingRequest.properties.rating.maximum = 100), changelog: unreleased('### Fixed\n\n- `RateMeetingRequest`: `rating` up to 100.'), verdict: 'passes', message: '' },
+  { name: 'a new enum value in a request, told', base: meetingStatusInline, change: (c) => parameter(c, '/teams/{teamId}/meetings', 'status').schema.enum.push('CANCELLED'), changelog: unreleased('### Added\n\n- `CANCELLED` meetings.'), verdict: 'passes', message: '' },
   { name: "a nullable field's two shapes swapped", change: (c) => schemas(c).Task.properties.completedAt.oneOf.reverse(), verdict: 'passes', message: '', count: 0 },
   { name: "a request field's shapes in another order", change: (c) => schemas(c).CreateTaskRequest.properties.meetingId.oneOf.reverse(), verdict: 'passes', message: '', count: 0 },
   {
@@ -109,6 +122,7 @@ const cases: Case[] = [
   {
     name: 'a new event type in the event union',
     change: (c) => schemas(c).Event.oneOf.push({ title: 'label.created', allOf: [{ type: 'object', required: ['type'], properties: { type: { type: 'string', const: 'label.created' } } }, { $ref: '#/components/schemas/EventIdentity' }] }),
+    changelog: unreleased('### Added\n\n- `label.created`.'),
     verdict: 'passes',
     message: '',
     count: 0,
@@ -148,18 +162,19 @@ const cases: Case[] = [
       delete schemas(c).Task.properties.title;
       c.info.version = '2.0.0';
     },
+    changelog: unreleased('### Removed\n\n- `Task`: `title`.'),
     verdict: 'passes',
     message: 'title: field removed',
   },
   // Told, not refused.
-  { name: 'a value added to a response enum', change: (c) => schemas(c).WebhookDeliveryState.enum.push('RETRYING'), verdict: 'warns', message: 'enum value "RETRYING" added' },
-  { name: 'a documented 4xx removed', change: (c) => delete c.paths['/tasks/{id}'].get.responses['422'], verdict: 'warns', message: '422 no longer documented' },
+  { name: 'a value added to a response enum', change: (c) => schemas(c).WebhookDeliveryState.enum.push('RETRYING'), changelog: unreleased('### Added\n\n- `RETRYING`.'), verdict: 'warns', message: 'enum value "RETRYING" added' },
+  { name: 'a documented 4xx removed', change: (c) => delete c.paths['/tasks/{id}'].get.responses['422'], changelog: unreleased('### Removed\n\n- `getTask`: `422`.'), verdict: 'warns', message: '422 no longer documented' },
 ];
 
 const verdictOf = (verdict: Verdict): Case['verdict'] => (!passes(verdict) ? 'fails' : verdict.warnings.length > 0 ? 'warns' : 'passes');
 const messagesOf = (verdict: Verdict, expected: Case['verdict']) =>
   expected === 'fails'
-    ? [...verdict.undeclared.map((finding) => finding.message), ...verdict.violations]
+    ? [...verdict.undeclared.map((finding) => finding.message), ...verdict.violations, ...verdict.untold.map((difference) => `${difference.message} — ${missingBullet(difference)}`)]
     : expected === 'warns'
       ? verdict.warnings.map((warning) => warning.message)
       : verdict.findings.map((finding) => finding.message);
@@ -211,6 +226,19 @@ describe('the breaking-change gate', () => {
       const declared = gate(join(scratch, 'old.json'), join(scratch, 'new.json'), join(scratch, 'CHANGELOG.md'));
       expect(declared.status, declared.output).toBe(0);
       expect(declared.output).toContain('declared in CHANGELOG.md');
+    });
+
+    it('exits 1 naming the bullet an addition lacks, and 0 once it is there', () => {
+      writeFileSync(join(scratch, 'old.json'), contractText);
+      writeFileSync(join(scratch, 'new.json'), JSON.stringify(copyOf((c) => (schemas(c).Task.properties.priority = { type: 'string' }))));
+      writeFileSync(join(scratch, 'CHANGELOG.md'), unreleased(''));
+      const refused = gate(join(scratch, 'old.json'), join(scratch, 'new.json'), join(scratch, 'CHANGELOG.md'));
+      expect(refused.status).toBe(1);
+      expect(refused.output).toContain('priority: field added — NOT IN THE CHANGELOG (a bullet under "### Added" naming `Task` and `priority`)');
+      writeFileSync(join(scratch, 'CHANGELOG.md'), unreleased('### Added\n\n- `Task`: `priority`, how urgent it is.'));
+      const told = gate(join(scratch, 'old.json'), join(scratch, 'new.json'), join(scratch, 'CHANGELOG.md'));
+      expect(told.status, told.output).toBe(0);
+      expect(told.output).toContain('Differences from the release: 1, each told in CHANGELOG.md');
     });
 
     it('fails on a break made two commits before HEAD: it compares with the release, not with a commit', () => {

@@ -21,7 +21,8 @@ let database: TestDatabase;
 let app: TestApp;
 beforeAll(async () => {
   database = await createTestDatabase({ onQuery: (text) => statements?.push(text) });
-  app = await startTestApp({ database });
+  // The refresh of the log's end that reads state (Log-Position) belongs to the process, not to a request: it waits a minute here.
+  app = await startTestApp({ database, logPositions: { refreshMs: 60_000 } });
 });
 afterAll(async () => {
   await app.close();

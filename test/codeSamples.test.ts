@@ -3,7 +3,9 @@
  * scripts/codeSamples.ts) work: every operation has a `curl` sample and a `@team-os/client` sample,
  * and each one, run as its text stands, gets the operation's documented success and an answer the
  * contract accepts — from the mock for every operation, and from the server on the demo data for
- * every operation that can run there (see `cannotRunOnDemo`).
+ * every operation that can run there (see `cannotRunOnDemo`). CODE_SAMPLES_OF=<operationId> runs only
+ * that operation's samples, on a demo of their own (`make check-op` does so); the full run runs all
+ * of them in turn on one demo each.
  */
 import { randomBytes } from 'node:crypto';
 import type { OpenAPIV3_1 } from 'openapi-types';
@@ -20,6 +22,15 @@ import { freePort } from './support/ports.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
 const MOCK_KEY = 'ak_mock_client_developer_key';
+
+/** The operations whose samples run: every one, or the one CODE_SAMPLES_OF names. */
+const sampled = (() => {
+  const only = process.env.CODE_SAMPLES_OF;
+  if (!only) return operations;
+  const found = operations.filter((op) => op.operationId === only);
+  if (found.length === 0) throw new Error(`CODE_SAMPLES_OF=${only} is not an operationId of generated/openapi.json`);
+  return found;
+})();
 
 function sampleOf(op: ContractOperation, label: string): string {
   const samples = (op.operation as OpenAPIV3_1.OperationObject & { 'x-codeSamples'?: CodeSample[] })['x-codeSamples'] ?? [];
@@ -55,12 +66,12 @@ describe('the code samples against the mock', () => {
   beforeAll(async () => {
     mock = await startMock(await freePort(), await freePort());
     const env = { TEAM_OS_URL: mock.url, TEAM_OS_API_KEY: MOCK_KEY };
-    const runs = (label: string): SampleRun[] => operations.map((op) => ({ name: op.operationId, source: sampleOf(op, label), env }));
+    const runs = (label: string): SampleRun[] => sampled.map((op) => ({ name: op.operationId, source: sampleOf(op, label), env }));
     [outcomes.curl, outcomes.client] = await Promise.all([runCurlSamples(runs(CURL)), runClientSamples(runs(CLIENT))]);
   }, 300_000);
   afterAll(() => mock?.stop());
 
-  it.each(operations.map((op) => [op.operationId, op] as const))('%s: both samples get its documented success, valid against the contract', (_, op) => {
+  it.each(sampled.map((op) => [op.operationId, op] as const))('%s: both samples get its documented success, valid against the contract', (_, op) => {
     expect({ curl: problemsOf(op, outcomes.curl.get(op.operationId)), client: problemsOf(op, outcomes.client.get(op.operationId)) }).toEqual({ curl: [], client: [] });
   });
 });
@@ -144,7 +155,7 @@ function demoOrder(ops: ContractOperation[], changes: 'forward' | 'reversed'): C
 }
 
 describe(`the code samples on the demo data, run as they stand (${databaseLabel})`, () => {
-  const runnable = operations.filter((op) => !(op.operationId in cannotRunOnDemo));
+  const runnable = sampled.filter((op) => !(op.operationId in cannotRunOnDemo));
   const servers: { app: TestApp; database: TestDatabase }[] = [];
   const outcomes = { curl: new Map<string, SampleOutcome>(), client: new Map<string, SampleOutcome>() };
   const unknown = { curl: [] as string[], client: [] as string[] };

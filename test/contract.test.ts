@@ -5,7 +5,7 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import type { OperationId } from '../src/api/operations.js';
 import { operationOrigins } from './fixtures/operationOrigins.js';
 import { eventSpecOf } from '../src/events/catalog.js';
-import { checkResponse, contract, deref, operations, successStatuses } from './support/contract.js';
+import { checkResponse, contract, declaredHeaders, deref, operations, successStatuses } from './support/contract.js';
 import { eventfulOperations } from './support/eventLog.js';
 
 const referenceFile = 'test/fixtures/reference-operations.txt';
@@ -270,6 +270,41 @@ describe('the contract declares the headers of a created record', () => {
       expect(header(answer, 'ETag'), op.operationId).toBeUndefined();
     }
     expect(creates.filter((op) => header(answerOf(op, '201'), 'Location')).length).toBeGreaterThan(0);
+  });
+});
+
+describe('the contract declares every header the server sends on a success', () => {
+  const declares = (op: (typeof operations)[number], status: number, name: string) => declaredHeaders(op, status).includes(name);
+  const answersJson = (op: (typeof operations)[number], status: number) =>
+    'application/json' in (deref<OpenAPIV3_1.ResponseObject>(op.operation.responses![String(status)]!, '').value.content ?? {});
+
+  // The router tags every JSON read, and a change's answer when it is the record its read shows (its
+  // resource's, or a created one's at its Location): a tag the contract leaves out works by accident,
+  // and a client generated from the contract never learns of it.
+  it("declares ETag on exactly the answers that carry one: every JSON read's 200 and 304, and a change's answer that is its resource's or a created record's", async () => {
+    const { loadContract } = await import('../src/http/router.js');
+    const { resourceReads } = await import('../src/http/conditional.js');
+    const reads = resourceReads((await loadContract(contract as object)).operations);
+    const missing: string[] = [];
+    const extra: string[] = [];
+    for (const op of operations) {
+      const statuses = op.method === 'get' ? [200, ...('304' in op.operation.responses! ? [304] : [])] : successStatuses(op);
+      for (const status of statuses) {
+        const tagged = op.method === 'get'
+          ? answersJson(op, 200)
+          : answersJson(op, status) && (reads.get(op.operationId)?.sameRecord === true || declares(op, status, 'Location'));
+        if (tagged && !declares(op, status, 'ETag')) missing.push(`${op.operationId} ${status}`);
+        if (!tagged && declares(op, status, 'ETag')) extra.push(`${op.operationId} ${status}`);
+      }
+    }
+    expect(missing, 'answers the server tags whose response in the contract declares no ETag').toEqual([]);
+    expect(extra, 'answers whose response in the contract declares an ETag the server never sends').toEqual([]);
+  });
+
+  it('declares Idempotent-Replayed on every success of a change, as every one is stored under an Idempotency-Key, and on no read', () => {
+    for (const op of operations) {
+      for (const status of successStatuses(op)) expect(declares(op, status, 'Idempotent-Replayed'), `${op.operationId} ${status}`).toBe(op.method !== 'get');
+    }
   });
 });
 

@@ -2,13 +2,16 @@
  * The event catalog (src/events/catalog.ts) against the contract, without a database: every changing
  * operation declares its events or why it sends none, every type declared is one of the contract's
  * `webhooks` and every one of those is sent by some operation, and each operation that sends events has
- * a matrix row to drive it in test/eventLog.test.ts and test/webhooks.test.ts. `make check-op` runs it
- * whole (it takes a second); a failure says which files to change.
+ * a matrix row to drive it in test/eventLog.test.ts and test/webhooks.test.ts, and each event's
+ * description in openapi/webhooks/ names every operation that sends it (an event reused by a new
+ * operation keeps no description of the first one alone). `make check-op` runs it whole (it takes a
+ * second); a failure says which files to change.
  */
 import { describe, expect, it } from 'vitest';
 import { eventCatalog, eventSpecOf } from '../src/events/catalog.js';
 import { matrixRows } from './permissions/rows.js';
-import { contract } from './support/contract.js';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { contract, operations } from './support/contract.js';
 import { changingOperations, contractPlacesOf, eventfulOperations, whereEventsAreDeclared } from './support/eventLog.js';
 
 const declaredTypes = new Set(eventfulOperations.flatMap((operationId) => eventSpecOf(operationId)!.types));
@@ -33,5 +36,18 @@ describe('the event catalog', () => {
   it('has a row of the authorization matrix for every operation that sends events, to drive it', () => {
     const driven = new Set(matrixRows.filter((row) => row.variant === undefined).map((row) => row.operationId));
     expect(eventfulOperations.filter((operationId) => !driven.has(operationId)), 'add its row to test/permissions/<area>.rows.ts').toEqual([]);
+  });
+
+  it("names in each event's description (openapi/webhooks/<type>.yaml) every operation that sends it, by its method and path or its operationId", () => {
+    const unnamed: string[] = [];
+    for (const type of contractTypes) {
+      const description = (contract.webhooks![type] as OpenAPIV3_1.PathItemObject).post?.description ?? '';
+      for (const operationId of eventfulOperations.filter((candidate) => eventSpecOf(candidate)!.types.includes(type))) {
+        const op = operations.find((candidate) => candidate.operationId === operationId)!;
+        const names = [`\`${op.method.toUpperCase()} ${op.path}\``, `\`${operationId}\``];
+        if (!names.some((name) => description.includes(name))) unnamed.push(`openapi/webhooks/${type}.yaml: ${names[0]} (${operationId})`);
+      }
+    }
+    expect(unnamed, 'name each in the description ("Sent after `PATCH /issues/{id}` …, and after …")').toEqual([]);
   });
 });

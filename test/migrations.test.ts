@@ -385,6 +385,11 @@ const schema: SchemaFacts = {
     position: 'bigint required',
     traceparent: 'text nullable',
   },
+  event_log_purges: {
+    org_id: 'text required',
+    txid: 'xid8 required',
+    position: 'bigint required',
+  },
   webhook_fanout: {
     id: 'integer required',
     last_txid: 'xid8 required',
@@ -426,6 +431,7 @@ const foreignKeys = [
   'cascading_messages(user_id) -> users no action',
   'documents(created_by_id) -> users no action',
   'documents(team_id) -> teams cascade',
+  'event_log_purges(org_id) -> organizations cascade',
   'goals(org_id) -> organizations cascade',
   'goals(owner_id) -> users no action',
   'goals(team_id) -> teams cascade',
@@ -486,6 +492,7 @@ const indexes = [
   'cascading_messages(org_id)',
   'documents(id) unique',
   'documents(team_id, created_at, id)',
+  'event_log_purges(org_id) unique',
   "goals(org_id, created_at, id) where level = 'COMPANY'",
   "goals(org_id, quarter, created_at, id) where level = 'COMPANY'",
   'goals(org_id)',

@@ -137,8 +137,9 @@ let app: TestApp;
 let world: World;
 beforeAll(async () => {
   database = await createTestDatabase({ onQuery: (sql) => statements?.push(sql) });
-  // The live streams' shared read belongs to the process, not to the request that opened a stream: it waits a minute here.
-  app = await startTestApp({ database, live: { pollMs: 60_000 } });
+  // The live streams' shared read and the refresh of the log's end that reads state (Log-Position) belong to the
+  // process, not to a request: they wait a minute here.
+  app = await startTestApp({ database, live: { pollMs: 60_000 }, logPositions: { refreshMs: 60_000 } });
   world = await createWorld(app.db);
   // The world has something in every list (an empty page costs one more statement, src/auth/access.ts).
   await createPeopleReview(app.db, world.team.id, world.users.teamMember.id, world.users.teamAdmin.id);

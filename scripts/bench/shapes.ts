@@ -437,7 +437,7 @@ export async function benchDeepPages(db: Kysely<Database>, world: World, databas
     next();
   });
   const constant: HandlerMap['getMe'] = async () => ({ status: 200, body: answer });
-  routed.use('/v1', operationRoutes({ contract, handlers: { ...handlers, getMe: constant }, db, logger, secrets: createSecretBox(randomBytes(32)), now: () => new Date() }, []).authenticated);
+  routed.use('/v1', operationRoutes({ contract, handlers: { ...handlers, getMe: constant }, db, logger, secrets: createSecretBox(randomBytes(32)), now: () => new Date(), knownLogEnd: { at: () => ({ txid: '0', position: '0' }) } }, []).authenticated);
   const routedServer = await listen(routed);
 
   const checks: Check[] = [];

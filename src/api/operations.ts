@@ -59,7 +59,8 @@ export type PipelineHeader =
   | 'RateLimit'
   | 'RateLimit-Policy'
   | 'Retry-After'
-  | 'WWW-Authenticate';
+  | 'WWW-Authenticate'
+  | 'Log-Position';
 
 /**
  * The headers the contract declares on a response that only the handler knows (`Location` of a
@@ -73,9 +74,20 @@ export type HandlerHeaders<R> = R extends { headers: infer H }
 /** `headers` when the response declares some of the handler's, and no `headers` at all otherwise. */
 type HeadersOf<R> = keyof HandlerHeaders<R> extends never ? { headers?: never } : { headers: HandlerHeaders<R> };
 
-/** Every response the contract declares for an operation, as `{ status, body }` and the handler's `headers`. */
+/**
+ * An answer that states the log position it reflects (its response declares `Log-Position`, which the
+ * router writes: src/http/router.ts) names the organization whose log that is, `logOf`, as its handler
+ * decided the caller's access to it; any other answer names none.
+ */
+type LogOf<R> = R extends { headers: infer H }
+  ? 'Log-Position' extends keyof { [Name in keyof H as string extends Name ? never : Name]: H[Name] }
+    ? { logOf: string }
+    : { logOf?: never }
+  : { logOf?: never };
+
+/** Every response the contract declares for an operation, as `{ status, body }`, the handler's `headers` and `logOf`. */
 export type OperationResponse<K extends OperationId> = {
-  [S in keyof Responses<K>]: { status: S; body: BodyOf<Responses<K>[S]> } & HeadersOf<Responses<K>[S]>;
+  [S in keyof Responses<K>]: { status: S; body: BodyOf<Responses<K>[S]> } & HeadersOf<Responses<K>[S]> & LogOf<Responses<K>[S]>;
 }[keyof Responses<K>];
 
 /** The successful (2xx) responses of an operation; errors are thrown, not returned. */

@@ -94,6 +94,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_events: WebhookEventsTable;
+  event_log_purges: EventLogPurgesTable;
   webhook_fanout: WebhookFanoutTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
@@ -566,6 +567,16 @@ export type WebhookSubscriptionRow = Selectable<WebhookSubscriptionsTable>;
 export type WebhookSubscriptionUpdate = Updateable<WebhookSubscriptionsTable>;
 
 /** One event of the log: the exact JSON text every delivery of it sends and signs. */
+/**
+ * How far an organization's log was cut (0013_event_log_purges): the last place of an event of it that
+ * was deleted. Written by the database alone, by a trigger on every deletion of events.
+ */
+export interface EventLogPurgesTable {
+  org_id: ColumnType<string, never, never>;
+  txid: ColumnType<string, never, never>;
+  position: ColumnType<string, never, never>;
+}
+
 export interface WebhookEventsTable {
   id: Generated<string>;
   org_id: string;

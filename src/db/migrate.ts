@@ -12,6 +12,7 @@ import * as callerKeyId from './migrations/0009_caller_key_id.js';
 import * as teamMemberNotifications from './migrations/0010_team_member_notifications.js';
 import * as eventSize from './migrations/0011_event_size.js';
 import * as revisions from './migrations/0012_revisions.js';
+import * as eventLogPurges from './migrations/0013_event_log_purges.js';
 
 // Listed here rather than read from the file system so the set is fixed at build time.
 export const migrations: Record<string, Migration> = {
@@ -27,6 +28,7 @@ export const migrations: Record<string, Migration> = {
   '0010_team_member_notifications': teamMemberNotifications,
   '0011_event_size': eventSize,
   '0012_revisions': revisions,
+  '0013_event_log_purges': eventLogPurges,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

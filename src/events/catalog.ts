@@ -145,7 +145,8 @@ export const eventCatalog: Record<ChangingOperation, EventDeclaration> = {
       object: seenByEveryone(result),
     }),
   },
-  rateMeetingAsMe: ratingSet,
+  // One's own rating is set, never deleted (no 204): it sends only the first of the two.
+  rateMeetingAsMe: { ...ratingSet, types: ['meeting_rating.set'] },
   setMeetingRating: ratingSet,
   revealMeetingRatings: {
     types: ['meeting.ratings_revealed'],

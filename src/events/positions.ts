@@ -24,11 +24,29 @@ export interface LogPositions {
    * The place a position of `orgId` holds. A text that is no position of this server (changed, cut,
    * another key) answers 422 naming where it came from; another organization's position answers 403.
    */
-  open(text: string, orgId: string, from: { origin: 'query' | 'header'; name: string }): LogPosition;
+  open(text: string, orgId: string, from: PositionSource): LogPosition;
+  /** The organization and place a position holds, whichever organization it is of (422 as `open`). */
+  read(text: string, from: PositionSource): { orgId: string; at: LogPosition };
+}
+
+/** Where a position came from, named by a 422. */
+export interface PositionSource {
+  origin: 'query' | 'header';
+  name: string;
 }
 
 export function logPositions(secrets: SecretBox): LogPositions {
   const box = secrets.tokens('log position');
+  const read = (text: string, from: PositionSource): { orgId: string; at: LogPosition } => {
+    const value = text.startsWith(POSITION_PREFIX) ? box.open(text.slice(POSITION_PREFIX.length)) : undefined;
+    if (!value || value.length <= PLACE_BYTES) {
+      throw new FormatError(
+        [{ origin: from.origin, code: 'invalid_format', path: [from.name], message: 'Not a log position this API gave.', format: 'log-position' }],
+        'The log position is not valid.',
+      );
+    }
+    return { orgId: value.toString('utf8', PLACE_BYTES), at: { txid: value.readBigUInt64BE(0).toString(), position: value.readBigUInt64BE(8).toString() } };
+  };
   return {
     seal(orgId, at) {
       const value = Buffer.alloc(PLACE_BYTES + Buffer.byteLength(orgId));
@@ -39,15 +57,10 @@ export function logPositions(secrets: SecretBox): LogPositions {
     },
     isPosition: (text) => text.startsWith(POSITION_PREFIX),
     open(text, orgId, from) {
-      const value = text.startsWith(POSITION_PREFIX) ? box.open(text.slice(POSITION_PREFIX.length)) : undefined;
-      if (!value || value.length <= PLACE_BYTES) {
-        throw new FormatError(
-          [{ origin: from.origin, code: 'invalid_format', path: [from.name], message: 'Not a log position this API gave.', format: 'log-position' }],
-          'The log position is not valid.',
-        );
-      }
-      if (value.toString('utf8', PLACE_BYTES) !== orgId) throw new Forbidden('The log position belongs to another organization.');
-      return { txid: value.readBigUInt64BE(0).toString(), position: value.readBigUInt64BE(8).toString() };
+      const { orgId: of, at } = read(text, from);
+      if (of !== orgId) throw new Forbidden('The log position belongs to another organization.');
+      return at;
     },
+    read,
   };
 }

@@ -14,8 +14,8 @@ const teamDocumentPages = documents.teamDocumentPages(documentJson);
 
 export const listTeamDocuments: Handler<'listTeamDocuments'> = async ({ params, query }, { db, caller }) => {
   const page = await teamDocumentPages(db, params.teamId, caller.userId, { limit: pageLimit(query.limit), cursor: query.cursor });
-  await loadTeamAccess(db, caller, params.teamId, 'collection', page.standing);
-  return { status: 200, body: pageText(page) };
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection', page.standing);
+  return { status: 200, body: pageText(page), logOf: access.orgId };
 };
 
 export const createDocument: Handler<'createDocument'> = async ({ params, body }, { db, caller }) => {

@@ -12,15 +12,27 @@ import { StreamBody } from '../api/streamBody.js';
 import { pageLimit } from '../db/pagination.js';
 import { eventPage, findEvent } from '../db/queries/events.js';
 import { EventsExpired } from '../errors.js';
+import { logPositions } from '../events/positions.js';
 import { eventViewText } from '../events/views.js';
 import type { AreaHandlers, Handler } from './types.js';
 
 /** The feeds' cursors: their place in the log, sealed with the server's key (every instance opens every other's). */
 const feedCursors = (secrets: SecretBox) => secrets.tokens('feed cursor');
 
+/**
+ * Where a page starts: `after` as an event's id, or a log position of the organization opened (403 for
+ * another's, 422 for one that does not open). Not read when a cursor is given, as `after` is not.
+ */
+function startOf(secrets: SecretBox, orgId: string, after: string | undefined, cursor: string | undefined) {
+  if (after === undefined || cursor !== undefined) return after;
+  const positions = logPositions(secrets);
+  return positions.isPosition(after) ? positions.open(after, orgId, { origin: 'query', name: 'after' }) : after;
+}
+
 export const listOrganizationEvents: Handler<'listOrganizationEvents'> = async ({ params, query }, { db, caller, secrets }) => {
   await loadOrganizationAccess(db, caller, params.orgId, 'administration');
-  const page = await eventPage(db, params.orgId, { after: query.after, types: query.types, teamId: query.teamId }, { limit: pageLimit(query.limit), cursor: query.cursor }, feedCursors(secrets));
+  const after = startOf(secrets, params.orgId, query.after, query.cursor);
+  const page = await eventPage(db, params.orgId, { after, types: query.types, teamId: query.teamId }, { limit: pageLimit(query.limit), cursor: query.cursor }, feedCursors(secrets));
   if (!page) throw new EventsExpired();
   return { status: 200, body: pageText<Schemas['Event']>({ records: page.events.join(','), nextCursor: page.nextCursor }) };
 };
@@ -41,7 +53,7 @@ export const listTeamEvents: Handler<'listTeamEvents'> = async ({ params, query 
   const page = await eventPage(
     db,
     access.orgId,
-    { after: query.after, types: query.types, teamId: access.teamId },
+    { after: startOf(secrets, access.orgId, query.after, query.cursor), types: query.types, teamId: access.teamId },
     { limit: pageLimit(query.limit), cursor: query.cursor },
     feedCursors(secrets),
     (event) => eventViewText(reader, event),

@@ -25,7 +25,7 @@ const teamGoalPages = goals.teamGoalPages(goalJson, milestoneJson);
 export const listOrganizationGoals: Handler<'listOrganizationGoals'> = async ({ params, query }, { db, caller }) => {
   await loadOrganizationAccess(db, caller, params.orgId, 'collection');
   const page = await companyGoalPages(db, params.orgId, { quarter: query.quarter, status: query.status }, { limit: pageLimit(query.limit), cursor: query.cursor });
-  return { status: 200, body: pageText(page) };
+  return { status: 200, body: pageText(page), logOf: params.orgId };
 };
 
 export const listTeamGoals: Handler<'listTeamGoals'> = async ({ params, query }, { db, caller }) => {
@@ -36,8 +36,8 @@ export const listTeamGoals: Handler<'listTeamGoals'> = async ({ params, query },
     { quarter: query.quarter, status: query.status, level: query.level },
     { limit: pageLimit(query.limit), cursor: query.cursor },
   );
-  await loadTeamAccess(db, caller, params.teamId, 'collection', page.standing);
-  return { status: 200, body: pageText(page) };
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection', page.standing);
+  return { status: 200, body: pageText(page), logOf: access.orgId };
 };
 
 export const createGoal: Handler<'createGoal'> = async ({ params, body }, { db, caller }) => {
@@ -62,8 +62,9 @@ export const createGoal: Handler<'createGoal'> = async ({ params, body }, { db, 
 
 export const getGoal: Handler<'getGoal'> = async ({ params }, { db, caller }) => {
   const goal = await goals.findGoal(db, params.id, caller.userId);
-  goalAccess(caller, goal && standingOf(goal), goal?.level);
-  return { status: 200, body: toGoal(goal!) };
+  const standing = goal && standingOf(goal);
+  goalAccess(caller, standing, goal?.level);
+  return { status: 200, body: toGoal(goal!), logOf: standing!.orgId };
 };
 
 /**

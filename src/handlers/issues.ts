@@ -29,8 +29,8 @@ const teamIssuePages = issues.teamIssuePages(issueJson);
 
 export const listTeamIssues: Handler<'listTeamIssues'> = async ({ params, query }, { db, caller }) => {
   const page = await teamIssuePages(db, params.teamId, caller.userId, { status: query.status, priority: query.priority }, { limit: pageLimit(query.limit), cursor: query.cursor });
-  await loadTeamAccess(db, caller, params.teamId, 'collection', page.standing);
-  return { status: 200, body: pageText(page) };
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection', page.standing);
+  return { status: 200, body: pageText(page), logOf: access.orgId };
 };
 
 /** A new issue's refusals, as the change would decide them: team access (403 when invisible), the role, the rules. */
@@ -62,8 +62,8 @@ export const createIssue: Handler<'createIssue'> = writingItsEvent(async ({ para
 });
 
 export const getIssue: Handler<'getIssue'> = async ({ params }, { db, caller }) => {
-  const { issue } = await loadIssue(db, caller, params.id);
-  return { status: 200, body: toIssue(issue) };
+  const { issue, access } = await loadIssue(db, caller, params.id);
+  return { status: 200, body: toIssue(issue), logOf: access.orgId };
 };
 
 /** The refusals of a change or a deletion, as it would decide them: the issue's visibility (404), then the role. */

@@ -84,8 +84,8 @@ const teamMeetingPages = meetings.teamMeetingPages(meetingJson, ratingSummaryJso
 
 export const listTeamMeetings: Handler<'listTeamMeetings'> = async ({ params, query }, { db, caller }) => {
   const page = await teamMeetingPages(db, params.teamId, caller.userId, { status: query.status }, { limit: pageLimit(query.limit), cursor: query.cursor });
-  await loadTeamAccess(db, caller, params.teamId, 'collection', page.standing);
-  return { status: 200, body: pageText(page) };
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection', page.standing);
+  return { status: 200, body: pageText(page), logOf: access.orgId };
 };
 
 /** A past meeting as recorded: COMPLETED, ended `durationMin` after its start, on its start's day. */
@@ -114,8 +114,8 @@ export const createMeeting: Handler<'createMeeting'> = async ({ params, body }, 
 
 export const getMeeting: Handler<'getMeeting'> = async ({ params }, { db, caller, now }) => {
   const meeting = await meetings.findMeeting(db, params.id, caller.userId);
-  teamAccess(caller, meeting && standingOf(meeting), 'item');
-  return { status: 200, body: toMeetingDetail(meeting!, caller.userId, now()) };
+  const access = teamAccess(caller, meeting && standingOf(meeting), 'item');
+  return { status: 200, body: toMeetingDetail(meeting!, caller.userId, now()), logOf: access.orgId };
 };
 
 /**
@@ -160,9 +160,9 @@ export const updateMeeting: Handler<'updateMeeting'> = async ({ params, body }, 
 
 export const getMeetingRecap: Handler<'getMeetingRecap'> = async ({ params }, { db, caller }) => {
   const meeting = await meetings.findMeetingRecap(db, params.id, caller.userId);
-  teamAccess(caller, meeting && standingOf(meeting), 'item');
+  const access = teamAccess(caller, meeting && standingOf(meeting), 'item');
   if (meeting!.status !== 'COMPLETED') throw new RuleViolation('Only a COMPLETED meeting has a recap.');
-  return { status: 200, body: toMeetingRecap(meeting!) };
+  return { status: 200, body: toMeetingRecap(meeting!), logOf: access.orgId };
 };
 
 /** The meeting is share-locked while the rating is written, so its status cannot move in between. */

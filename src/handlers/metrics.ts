@@ -27,8 +27,8 @@ async function loadMetric(db: Kysely<Database>, caller: Caller, metricId: string
 
 export const listTeamMetrics: Handler<'listTeamMetrics'> = async ({ params }, { db, caller }) => {
   const { rows, standing } = await metrics.listTeamMetrics(db, params.teamId, caller.userId);
-  await loadTeamAccess(db, caller, params.teamId, 'collection', standing);
-  return { status: 200, body: { data: rows.map(toMetric), nextCursor: null } };
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection', standing);
+  return { status: 200, body: { data: rows.map(toMetric), nextCursor: null }, logOf: access.orgId };
 };
 
 /**
@@ -44,8 +44,8 @@ export const getTeamScorecard: Handler<'getTeamScorecard'> = async ({ params, qu
     throw new RuleViolation(`The range must run forwards, cover at most ${SCORECARD_MAX_WEEKS} weeks and stay within the years 2000-2100.`);
   }
   const scorecard = await scorecards(db, params.teamId, caller.userId, range.from, range.to);
-  if (!access) await loadTeamAccess(db, caller, params.teamId, 'collection', scorecard.standing);
-  return { status: 200, body: scorecardText(params.teamId, range, scorecard.records) };
+  const decided = access ?? (await loadTeamAccess(db, caller, params.teamId, 'collection', scorecard.standing)).access;
+  return { status: 200, body: scorecardText(params.teamId, range, scorecard.records), logOf: decided.orgId };
 };
 
 /** The Scorecard is locked while the new metric takes the place after the last one. */
@@ -99,9 +99,9 @@ export const deleteMetric: Handler<'deleteMetric'> = async ({ params }, { db, ca
 const metricValuePages = metrics.metricValuePages(metricValueJson);
 
 export const listMetricValues: Handler<'listMetricValues'> = async ({ params, query }, { db, caller }) => {
-  await loadMetric(db, caller, params.id);
+  const { access } = await loadMetric(db, caller, params.id);
   const page = await metricValuePages(db, params.id, { from: query.from, to: query.to }, { limit: pageLimit(query.limit), cursor: query.cursor });
-  return { status: 200, body: pageText(page) };
+  return { status: 200, body: pageText(page), logOf: access.orgId };
 };
 
 /** A week that is not a Monday is refused with the format checks, before the metric is looked up. */

@@ -19,9 +19,9 @@ async function requireSeatOfTeam(trx: Transaction<Database>, teamId: string, par
 }
 
 export const listTeamSeats: Handler<'listTeamSeats'> = async ({ params }, { db, caller }) => {
-  await loadTeamAccess(db, caller, params.teamId, 'collection');
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
   const seats = await orgChart.listTeamSeats(db, params.teamId);
-  return { status: 200, body: { data: seats.map(toSeat), nextCursor: null } };
+  return { status: 200, body: { data: seats.map(toSeat), nextCursor: null }, logOf: access.orgId };
 };
 
 export const createSeat: Handler<'createSeat'> = async ({ params, body }, { db, caller }) => {

@@ -21,7 +21,7 @@ export const listOrganizations: Handler<'listOrganizations'> = async (_request, 
 export const getOrganization: Handler<'getOrganization'> = async ({ params }, { caller }) => {
   const organization = caller.organizations.find((membership) => membership.id === params.orgId);
   if (!organization) throw new NotFound();
-  return { status: 200, body: organization };
+  return { status: 200, body: organization, logOf: organization.id };
 };
 
 export const updateOrganization: Handler<'updateOrganization'> = async ({ params, body }, { db, caller }) => {
@@ -40,7 +40,7 @@ const memberPages = organizations.memberPages(organizationMemberJson);
 export const listOrganizationMembers: Handler<'listOrganizationMembers'> = async ({ params, query }, { db, caller }) => {
   await loadOrganizationAccess(db, caller, params.orgId, 'administration');
   const page = await memberPages(db, params.orgId, { limit: pageLimit(query.limit), cursor: query.cursor });
-  return { status: 200, body: pageText(page) };
+  return { status: 200, body: pageText(page), logOf: params.orgId };
 };
 
 /**

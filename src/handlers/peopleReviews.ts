@@ -19,7 +19,7 @@ export const listTeamPeopleReviews: Handler<'listTeamPeopleReviews'> = async ({ 
     { quarter: query.quarter, involving: seesEveryPeopleReview(access) ? undefined : caller.userId },
     { limit: pageLimit(query.limit), cursor: query.cursor },
   );
-  return { status: 200, body: pageText(page) };
+  return { status: 200, body: pageText(page), logOf: access.orgId };
 };
 
 /** The evaluator is always the caller; a second write for the same person and quarter replaces the review whole. */

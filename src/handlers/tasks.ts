@@ -29,8 +29,8 @@ const teamTaskPages = tasks.teamTaskPages(taskJson);
 
 export const listTeamTasks: Handler<'listTeamTasks'> = async ({ params, query }, { db, caller }) => {
   const page = await teamTaskPages(db, params.teamId, caller.userId, { completed: query.completed, ownerId: query.ownerId }, { limit: pageLimit(query.limit), cursor: query.cursor });
-  await loadTeamAccess(db, caller, params.teamId, 'collection', page.standing);
-  return { status: 200, body: pageText(page) };
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection', page.standing);
+  return { status: 200, body: pageText(page), logOf: access.orgId };
 };
 
 /** A new task's refusals, as the change would decide them: team access (403 when invisible), the role, the rules. */
@@ -59,8 +59,8 @@ const taskText = tasks.taskTexts(taskJson);
 
 export const getTask: Handler<'getTask'> = async ({ params }, { db, caller }) => {
   const task = await taskText(db, params.id, caller.userId);
-  teamAccess(caller, task && standingOf(task), 'item');
-  return { status: 200, body: new JsonText<Schemas['Task']>(task!.record) };
+  const access = teamAccess(caller, task && standingOf(task), 'item');
+  return { status: 200, body: new JsonText<Schemas['Task']>(task!.record), logOf: access.orgId };
 };
 
 /**

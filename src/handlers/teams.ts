@@ -16,7 +16,7 @@ import { inTransaction } from '../db/transaction.js';
 export const listOrganizationTeams: Handler<'listOrganizationTeams'> = async ({ params }, { db, caller }) => {
   const access = await loadOrganizationAccess(db, caller, params.orgId, 'collection');
   const rows = await teams.listVisibleTeams(db, params.orgId, caller.userId, seesTeam(access.role, null));
-  return { status: 200, body: { data: rows.map(toTeam), nextCursor: null } };
+  return { status: 200, body: { data: rows.map(toTeam), nextCursor: null }, logOf: access.orgId };
 };
 
 /** The organization is locked while the slug is chosen, so two teams of the same name get different slugs. */
@@ -33,8 +33,8 @@ export const createTeam: Handler<'createTeam'> = async ({ params, body }, { db, 
 };
 
 export const getTeam: Handler<'getTeam'> = async ({ params }, { db, caller }) => {
-  const { team } = await loadTeamAccess(db, caller, params.teamId, 'item');
-  return { status: 200, body: toTeam(team) };
+  const { team, access } = await loadTeamAccess(db, caller, params.teamId, 'item');
+  return { status: 200, body: toTeam(team), logOf: access.orgId };
 };
 
 export const updateTeam: Handler<'updateTeam'> = async ({ params, body }, { db, caller }) => {
@@ -66,9 +66,9 @@ export const deleteTeam: Handler<'deleteTeam'> = async ({ params }, { db, caller
 const teamMemberPages = teams.teamMemberPages(teamMemberJson);
 
 export const listTeamMembers: Handler<'listTeamMembers'> = async ({ params, query }, { db, caller }) => {
-  await loadTeamAccess(db, caller, params.teamId, 'collection');
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
   const page = await teamMemberPages(db, params.teamId, { limit: pageLimit(query.limit), cursor: query.cursor });
-  return { status: 200, body: pageText(page) };
+  return { status: 200, body: pageText(page), logOf: access.orgId };
 };
 
 export const addTeamMember: Handler<'addTeamMember'> = async ({ params, body }, { db, caller }) => {

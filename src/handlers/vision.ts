@@ -9,10 +9,10 @@ import { fitsStoredLimit, storedVisionValue, VISION_STORED_MAX } from '../rules/
 import type { AreaHandlers, Handler } from './types.js';
 
 export const getTeamVision: Handler<'getTeamVision'> = async ({ params }, { db, caller }) => {
-  await loadTeamAccess(db, caller, params.teamId, 'collection');
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
   const found = await vision.findVision(db, params.teamId);
   if (!found) throw new NotFound('The team has no vision yet.');
-  return { status: 200, body: toVision(found) };
+  return { status: 200, body: toVision(found), logOf: access.orgId };
 };
 
 export const createTeamVision: Handler<'createTeamVision'> = async ({ params }, { db, caller }) => {

@@ -41,6 +41,7 @@ export const exposedHeaders = [
   'Idempotent-Replayed',
   'WWW-Authenticate',
   'Location',
+  'Log-Position',
   'traceresponse',
   'Deprecation',
   'Sunset',

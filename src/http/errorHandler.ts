@@ -33,7 +33,7 @@ export function errorAnswer(error: ApiError): ErrorAnswer {
     body.issues = error.issues.slice(0, maxIssues);
     body.issueCount = error.issues.length;
   }
-  return { status: errorTable[error.code], headers, body: { error: body } };
+  return { status: errorTable[error.code].status, headers, body: { error: body } };
 }
 
 export function errorHandler(logger: Logger) {

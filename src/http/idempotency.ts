@@ -4,16 +4,15 @@
  * way round; a retry with the same key, operation, path and body gets that outcome again, byte for
  * byte, and changes nothing. Keys are scoped to the caller and the operation and kept for 24 hours.
  *
- * Stored: what running the change decided — a success, and the rule answers of the operation
- * (422 without issues, 409 `ratingClosed`). Not stored: answers decided before the change runs
- * (400, 401, 403, 404, 409 `orgSuspended`, 412, 413, 415, 422 format errors, 429) and 5xx, so the
+ * Stored: what running the change decided — a success, and the errors `errorTable` marks replayed
+ * (src/errors.ts `isReplayed`). Not stored: answers decided before the change runs and 5xx, so the
  * client may fix what was wrong and retry with the same key.
  */
 import { createHash } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, IdempotencyKeyRow } from '../db/database.js';
 import { findOutcome, saveOutcome, tryLockKey, type OutcomeKey } from '../db/queries/idempotency.js';
-import { FormatError, IdempotencyKeyInUse, IdempotencyKeyReused, RatingClosed, RuleViolation, type ApiError } from '../errors.js';
+import { FormatError, IdempotencyKeyInUse, IdempotencyKeyReused, isReplayed, type ApiError } from '../errors.js';
 import type { Metrics } from '../observability/metrics.js';
 
 /** How long an outcome is kept and replayed. */
@@ -63,8 +62,6 @@ function storedOutcome(row: IdempotencyKeyRow | undefined, request: IdempotentRe
   return { outcome: { status: row.status, body: row.body, headers: row.headers }, replayed: true };
 }
 
-const isStored = (error: unknown): error is ApiError => error instanceof RuleViolation || error instanceof RatingClosed;
-
 export interface IdempotentRequest extends OutcomeKey {
   fingerprint: string;
   now: Date;
@@ -109,7 +106,7 @@ export async function runIdempotent(
     try {
       outcome = await change(trx);
     } catch (error) {
-      if (!isStored(error)) throw error;
+      if (!isReplayed(error)) throw error;
       await sql`rollback to savepoint idempotent_change`.execute(trx);
       outcome = answerError(error);
     }

@@ -24,6 +24,8 @@ import { lockResource } from '../db/queries/conditional.js';
 import { inTransaction } from '../db/transaction.js';
 import { traceparentOf } from '../observability/traceContext.js';
 import { withEvents } from '../events/outbox.js';
+import type { KnownLogEnd } from '../events/knownLogEnd.js';
+import { logPositions } from '../events/positions.js';
 import type { LiveStreams } from '../live/streams.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { answerSchema, etagOf, ifMatchOf, noneMatchHits, requireIfMatch, resourceReads } from './conditional.js';
@@ -34,7 +36,7 @@ import { maxBodyDepth, prepareBody, tooDeepAt } from './requestBody.js';
 import { pageHeaders } from './securityHeaders.js';
 import { integerTextIssues, nulCharacterIssues, validationError, type IntegerParameter } from './validation.js';
 
-type AnyResult = { status: number; body: unknown; headers?: Record<string, string> };
+type AnyResult = { status: number; body: unknown; headers?: Record<string, string>; logOf?: string };
 type AnyHandler = (request: unknown, context: unknown) => Promise<AnyResult>;
 
 export interface Contract {
@@ -109,6 +111,12 @@ function splitLists(query: Record<string, unknown>, names: readonly string[]): R
 
 function hasBody(req: Request): boolean {
   return Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+}
+
+/** Whether the operation's answer states the log position it reflects: its 200 declares `Log-Position`. */
+function statesPosition(operation: Operation): boolean {
+  const ok = operation.responses?.['200'] as { headers?: Record<string, unknown> } | undefined;
+  return ok?.headers?.['Log-Position'] !== undefined;
 }
 
 function successMediaType(operation: Operation): string | undefined {
@@ -202,6 +210,8 @@ export interface RouterOptions {
   live?: LiveStreams;
   /** Told after a change committed, once its answer is on its way (the delivery worker fans its events out soon). */
   eventsWritten?: () => void;
+  /** The log's end this instance knows, which an organization's read states as its `Log-Position` (src/events/knownLogEnd.ts). */
+  knownLogEnd: Pick<KnownLogEnd, 'at'>;
 }
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -242,6 +252,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
   const paths = FindMyWay({ caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 16_384 });
   const methodsByPath = new Map<string, string[]>();
   const reads = resourceReads(contract.operations);
+  const positions = logPositions(secrets);
 
   for (const operation of contract.operations) {
     const operationId = operation.operationId as OperationId;
@@ -260,6 +271,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
     const successStatus = Object.keys(operation.responses ?? {}).find((status) => status.startsWith('2'));
     const deprecations = deprecationsOf(operation);
     const schema = successStatus === undefined ? 'null' : answerSchema(operation, successStatus);
+    const stating = statesPosition(operation);
     // openapi-backend compiles them (Ajv) on an operation's first request and keeps them: one for the
     // body when there is one, one for the parameters. Compiling all 79 at start-up would take about 2 s.
     const validatorsOf = () => contract.api.validator.getRequestValidatorsForOperation(operationId) ?? [];
@@ -293,7 +305,14 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
       const context = { db, logger, secrets, now, requestId: req.requestId, caller: req.caller, allowPrivateWebhookTargets, live: options.live };
       const request = { params: input.path, query: input.query, body };
       if (!isChange) {
+        // Taken before the handler's first statement: the position is never newer than the answer.
+        const position = stating ? options.knownLogEnd.at() : undefined;
         const result = await handler(request, context);
+        if (position && result.status === 200) {
+          if (result.logOf === undefined) throw new Error(`${operationId} answered without naming the organization whose log position it states`);
+          // Also on a 304: the answer the client holds is as new as this one.
+          res.setHeader('Log-Position', positions.seal(result.logOf, position));
+        }
         // The docs page (with its own headers) and the changelog: text sent as it is, in the media type the contract names.
         if (mediaType === 'text/html') return pageHeaders(req, res, () => void res.status(result.status).type('html').send(result.body));
         if (mediaType === 'text/markdown') return void res.status(result.status).type(mediaType).send(result.body);

@@ -56,8 +56,9 @@ import { currentStreamAccess, learnsOfNewTeam, openingStreamAccess, organization
 import type { Database } from '../db/database.js';
 import type { Listen } from '../db/listen.js';
 import { standingsOf } from '../db/queries/access.js';
-import { EVENT_MAX_BYTES, eventPosition, logAfter, logChannel, logEnd, type LogEvent, type LogPosition } from '../db/queries/events.js';
-import { EventsExpired, RateLimited } from '../errors.js';
+import { EVENT_MAX_BYTES, eventPosition, keptAfter, logAfter, logChannel, logEnd, type LogEvent, type LogPosition } from '../db/queries/events.js';
+import { EventsExpired, Forbidden, RateLimited } from '../errors.js';
+import type { LogPositions, PositionSource } from '../events/positions.js';
 import { loggableError } from '../logger.js';
 import { eventView, type LoggedEvent } from '../events/views.js';
 import { instanceId } from '../observability/instance.js';
@@ -96,7 +97,7 @@ export interface StreamRequest {
   caller: Caller;
   teamIds: readonly string[] | undefined;
   types: readonly string[] | undefined;
-  /** The event to resume after (`after`); `Last-Event-ID` wins over it. */
+  /** The event or log position to resume after (`after`); `Last-Event-ID` wins over it. */
   after: string | undefined;
 }
 
@@ -116,6 +117,8 @@ export interface LiveOptions {
   now: () => Date;
   /** The database's notifications (`OpenDatabase.subscribe`); without them every stream decides its access before each read that brings events. */
   subscribe?: Listen | undefined;
+  /** Opens the log positions a stream may start after (src/events/positions.ts). */
+  positions: LogPositions;
   maxPerKey?: number;
   bufferBytes?: number;
   pollMs?: number;
@@ -378,11 +381,29 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
       ])
     : [];
 
-  /** A stream's reader and place in the log, or the refusal (403, 404, 410) GET and HEAD alike answer. */
+  /**
+   * The place after a log position (422 when it does not open): one of an organization the stream
+   * follows (403 otherwise), after which the log deleted no event of the organizations it follows
+   * (undefined otherwise: a start there would miss them).
+   */
+  const placeAfter = async (access: StreamAccess, text: string, from: PositionSource) => {
+    const { orgId, at } = options.positions.read(text, from);
+    const followed = access.teams ? new Set([...access.teams].map((teamId) => access.reader.teams.get(teamId)?.orgId)) : new Set(access.reader.organizations.keys());
+    if (!followed.has(orgId)) throw new Forbidden('The log position belongs to an organization this stream does not follow.');
+    return (await keptAfter(db, [...followed].filter((id) => id !== undefined), at)) ? at : undefined;
+  };
+
+  /** A stream's reader and place in the log, or the refusal (403, 404, 410, 422) GET and HEAD alike answer. */
   const opening = async (req: Request, request: StreamRequest) => {
     const access = openingStreamAccess(request.caller, await standings(request.caller, request.teamIds), request.teamIds);
-    const resumeAfter = req.get('last-event-id') ?? request.after;
-    const position = resumeAfter === undefined ? await logEnd(db) : await eventPosition(db, resumeAfter, [...access.reader.organizations.keys()]);
+    const lastEventId = req.get('last-event-id');
+    const resumeAfter = lastEventId ?? request.after;
+    const position =
+      resumeAfter === undefined
+        ? await logEnd(db)
+        : options.positions.isPosition(resumeAfter)
+          ? await placeAfter(access, resumeAfter, lastEventId === undefined ? { origin: 'query', name: 'after' } : { origin: 'header', name: 'Last-Event-ID' })
+          : await eventPosition(db, resumeAfter, [...access.reader.organizations.keys()]);
     if (!position) throw new EventsExpired();
     return { access, position, resumeAfter };
   };

@@ -86,11 +86,26 @@ export function requiredHeaders(op: ContractOperation, status: number): string[]
     .map(([name]) => name);
 }
 
+/** The headers the contract declares on a response of an operation, required or not. */
+export function declaredHeaders(op: ContractOperation, status: number): string[] {
+  const declared = op.operation.responses?.[String(status)];
+  if (!declared) return [];
+  return Object.keys(deref<OpenAPIV3_1.ResponseObject>(declared, '').value.headers ?? {});
+}
+
+/**
+ * Headers that mean something to a client (a tag to send back, where the record is, a place in the
+ * log, a replay, when to retry) and that the pipeline may send whatever the contract says: a response
+ * carrying one its status does not declare is outside the contract, although it breaks no schema.
+ */
+export const meaningfulHeaders = ['ETag', 'Location', 'Log-Position', 'Idempotent-Replayed', 'Retry-After'] as const;
+
 /**
  * Checks a received response against the contract: the status must be declared for the
  * operation, the body must match the declared schema of that status and media type
  * (no body for responses without content), and, when `headers` are given, every header the
- * contract declares required for that status must be there.
+ * contract declares required for that status must be there and none of `meaningfulHeaders` it
+ * does not declare for that status.
  */
 export function checkResponse(
   op: ContractOperation,
@@ -103,7 +118,11 @@ export function checkResponse(
   const declared = op.operation.responses?.[String(status)];
   if (!declared) return { valid: false, problems: [`status ${status} is not declared for ${op.operationId}`] };
   const missing = headers ? requiredHeaders(op, status).filter((name) => !headers.has(name)) : [];
-  if (missing.length > 0) return { valid: false, problems: missing.map((name) => `required header ${name} is missing`) };
+  if (missing.length > 0) return { valid: false, problems: missing.map((name) => `${op.operationId} answered ${status} without ${name}, which the contract declares required on that response`) };
+  const undeclared = headers ? meaningfulHeaders.filter((name) => headers.has(name) && !declaredHeaders(op, status).includes(name)) : [];
+  if (undeclared.length > 0) {
+    return { valid: false, problems: undeclared.map((name) => `${op.operationId} answered ${status} with ${name}, which the contract does not declare on that response`) };
+  }
   const { value: response, pointer } = deref<OpenAPIV3_1.ResponseObject>(declared, basePointer);
   const content = response.content ?? {};
   const mediaTypes = Object.keys(content);

@@ -13,7 +13,6 @@ export const changingOperations = operations.filter((op) => op.method !== 'get')
 /** Which of its declared types the matrix row's request of an operation with several sends. */
 const sentByItsRow: Partial<Record<OperationId, string>> = {
   updateMeeting: 'meeting.status_changed',
-  rateMeetingAsMe: 'meeting_rating.set',
   setMeetingRating: 'meeting_rating.set',
 };
 

@@ -134,6 +134,8 @@ export async function startTestApp(
     callerCache?: false | { ttlMs?: number };
     /** Live streams' settings; the database's notifications and the server's limits unless given. */
     live?: Parameters<typeof createApp>[0]['live'];
+    /** How the log's end that reads state is kept; the server's refresh unless given. */
+    logPositions?: Parameters<typeof createApp>[0]['logPositions'];
     /** The bundled contract the app serves; generated/openapi.json unless given. */
     contract?: object;
   } = {},
@@ -151,6 +153,7 @@ export async function startTestApp(
     webhooks: options.webhooks ?? { allowPrivateTargets: true },
     callerCache: options.callerCache === false ? undefined : { subscribe: database.subscribe, ...options.callerCache },
     live: { subscribe: database.subscribe, ...options.live },
+    logPositions: { subscribe: database.subscribe, ...options.logPositions },
     contract: options.contract,
   });
   const server: Server = await new Promise((listening) => {

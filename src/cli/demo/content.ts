@@ -1,6 +1,7 @@
 /**
  * What the demo organization holds, as plain data: its people and, per team, its Rocks, Scorecard,
- * vision and accountability chart. src/cli/demo.ts writes it, with the instants counted back from "now".
+ * vision and accountability chart. src/cli/demo.ts and the writers beside this file write it, with
+ * the instants counted back from "now".
  */
 import type { GoalLevel, GoalStatus, OrganizationRole } from '../../db/database.js';
 import type { VisionList, VisionObject } from '../../rules/vision.js';

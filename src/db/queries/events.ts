@@ -281,6 +281,14 @@ export async function firstHeldEventAt(db: Db): Promise<Date | null> {
 }
 
 /**
+ * Whether the log deleted an event of one of these organizations after the place (`txid`, `position`),
+ * as 0013_event_log_purges records every deletion: a feed or stream that started there would miss it.
+ * One probe of the table's primary key per organization.
+ */
+const cutAfter = (orgIds: RawBuilder<unknown>, txid: RawBuilder<unknown>, position: RawBuilder<unknown>) =>
+  sql`exists (select 1 from event_log_purges c where c.org_id = any(${orgIds}) and (c.txid, c.position) > (${txid}, ${position}))`;
+
+/**
  * Pings are left out by a literal, not a parameter: in a generic plan `type <> $1` is estimated from
  * the number of distinct types, which for a log of few types makes it look as if almost no row
  * passes, and PostgreSQL then chose a scan of the whole log and a sort over the index (on a log of
@@ -332,11 +340,14 @@ const legacyCursorTypes: SortKeyType[] = ['string'];
 
 interface FeedArgs extends Record<string, unknown> {
   orgId: string;
-  /** The event the page starts after, by id (`after`); none of it and `at` at the beginning of the log. */
+  /** The event the page starts after, by id (`after`); none of it, `at` or `since` at the beginning of the log. */
   after: string | undefined;
-  /** The place the page starts after (a cursor's). */
+  /** The place of an event the page starts after (a cursor's). */
   txid: string | undefined;
   position: string | undefined;
+  /** The log position the page starts after (`after`, src/events/positions.ts): a place, not necessarily an event's. */
+  sinceTxid: string | undefined;
+  sincePosition: string | undefined;
   types: string[] | undefined;
   teamId: string | undefined;
   fetch: number;
@@ -374,7 +385,10 @@ const feedRows = prepared((db: Db, args: FeedArgs) => {
       : args.txid !== undefined
         ? sql`select s.txid, s.position from webhook_events s
             where s.org_id = ${args.orgId} and s.txid = ${args.txid}::xid8 and s.position = ${args.position}::bigint and ${notPing('s')}`
-        : undefined;
+        : args.sinceTxid !== undefined
+          ? sql`select ${args.sinceTxid}::xid8 as txid, ${args.sincePosition}::bigint as position
+              where not ${cutAfter(sql`array[${args.orgId}::text]`, sql`${args.sinceTxid}::xid8`, sql`${args.sincePosition}::bigint`)}`
+          : undefined;
   const filters = [
     sql`e.org_id = ${args.orgId}`,
     notPing('e'),
@@ -407,7 +421,8 @@ const feedRows = prepared((db: Db, args: FeedArgs) => {
 });
 
 export interface FeedFilter {
-  after?: string | undefined;
+  /** An event's id, or a log position opened (`LogPosition`): the page starts after it. */
+  after?: string | LogPosition | undefined;
   types?: readonly string[] | undefined;
   teamId?: string | undefined;
 }
@@ -442,8 +457,14 @@ export async function eventPage(
   reader: FeedReader = (event) => event,
 ): Promise<{ events: string[]; nextCursor: string | null } | undefined> {
   const opened = page.cursor === undefined ? undefined : openCursor(cursors, page.cursor);
-  let from: { after: string | undefined; at: LogPosition | undefined } =
-    opened === undefined ? { after: filter.after, at: undefined } : 'at' in opened ? { after: undefined, at: opened.at } : { after: opened.after, at: undefined };
+  let from: { after: string | undefined; at: LogPosition | undefined; since?: LogPosition } =
+    opened !== undefined
+      ? 'at' in opened
+        ? { after: undefined, at: opened.at }
+        : { after: opened.after, at: undefined }
+      : typeof filter.after === 'object'
+        ? { after: undefined, at: undefined, since: filter.after }
+        : { after: filter.after, at: undefined };
   const types = filter.types === undefined ? undefined : [...filter.types];
   const events: string[] = [];
   let answered = PAGE_FRAME_BYTES;
@@ -457,6 +478,8 @@ export async function eventPage(
       after: from.after,
       txid: from.at?.txid,
       position: from.at?.position,
+      sinceTxid: from.since?.txid,
+      sincePosition: from.since?.position,
       types,
       teamId: filter.teamId,
       fetch,
@@ -593,6 +616,28 @@ export async function logEnd(db: Db): Promise<LogPosition> {
     order by e.txid desc, e.position desc limit 1
   `.execute(db);
   return rows[0] ?? { txid: '0', position: '0' };
+}
+
+/**
+ * The log's end as a read's `Log-Position` states it (src/events/knownLogEnd.ts): the horizon with
+ * sequence number 0, a place at or after every event below the horizon and before any event at or
+ * above it. Every event up to it was written by a transaction that has ended, so any statement that
+ * starts later sees it. One statement without a table: the log's own rows are not read.
+ */
+export async function horizonPlace(db: Db): Promise<LogPosition> {
+  const { rows } = await sql<{ txid: string }>`select ${logHorizon}::text as txid`.execute(db);
+  return { txid: rows[0]!.txid, position: '0' };
+}
+
+/**
+ * Whether a reader of these organizations may start the log after the place: no event of theirs after
+ * it was deleted (purged after the retention). False tells that a start there would miss events.
+ */
+export async function keptAfter(db: Db, orgIds: readonly string[], at: LogPosition): Promise<boolean> {
+  const { rows } = await sql<{ cut: boolean }>`
+    select ${cutAfter(sql`${[...orgIds]}::text[]`, sql`${at.txid}::xid8`, sql`${at.position}::bigint`)} as cut
+  `.execute(db);
+  return !rows[0]!.cut;
 }
 
 /** The place of an event of these organizations in the log; undefined when the log keeps no such event (purged, unknown, a ping, another's). */

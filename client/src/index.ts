@@ -248,9 +248,14 @@ export function createTeamOsClient(options: TeamOsClientOptions): TeamOsClient {
         authorization: headers.Authorization,
         userId: async (signal) => (unwrap(await inner.GET('/me', { signal })) as { user: { id: string } }).user.id,
         snapshot: async (teamId, signal) => unwrap(await (inner.GET as unknown as Call)('/teams/{teamId}/snapshot', { params: { path: { teamId } }, signal })) as SnapshotRecords,
-        meeting: async (id, signal) => {
-          const result = await inner.GET('/meetings/{id}', { params: { path: { id } }, signal });
-          return result.response.ok ? unwrap(result) : result.response.status;
+        record: async (kind, id, teamId, signal) => {
+          const result =
+            kind === 'meeting'
+              ? await inner.GET('/meetings/{id}', { params: { path: { id } }, signal })
+              : kind === 'goal'
+                ? await inner.GET('/goals/{id}', { params: { path: { id } }, signal })
+                : await inner.GET('/teams/{teamId}/vision', { params: { path: { teamId } }, signal });
+          return (result.response.ok ? unwrap(result as { data?: unknown; response: Response }) : result.response.status) as never;
         },
         teamStatus: (teamId, signal) => statusOf(inner.GET('/teams/{teamId}', { params: { path: { teamId } }, signal })),
         live: (live) => client.live(live),

@@ -46,6 +46,8 @@ export interface SyncRecords {
 }
 
 export type RecordKind = keyof SyncRecords;
+/** The kinds an event may carry reduced, or without what this reader alone sees: each has a `GET` of its own. */
+export type RefetchedKind = 'meeting' | 'goal' | 'vision';
 export const recordKinds = ['team', 'member', 'vision', 'seat', 'document', 'peopleReview', 'goal', 'metric', 'metricValue', 'meeting', 'issue', 'task'] as const satisfies readonly RecordKind[];
 
 /**
@@ -76,8 +78,11 @@ export function keyOf<Kind extends RecordKind>(kind: Kind, record: SyncRecords[K
 
 /** What the copy cannot do alone after an event or an answer: the sync does it. */
 export type FollowUp =
-  /** Read the meeting again: something of it only this reader sees changed (`GET /meetings/{id}`). */
-  | { action: 'refetch'; kind: 'meeting'; id: string; teamId: string }
+  /**
+   * Read the record again with its `GET`: something of a meeting only this reader sees changed, or an
+   * event carried the record reduced (`reduced: true`, over the events' 64 KB).
+   */
+  | { action: 'refetch'; kind: RefetchedKind; id: string; teamId: string }
   /** Load the team again: the reader's own membership changed, so what they may see of it may have. */
   | { action: 'reload'; teamId: string }
   /** The reader left the team: ask whether they may still read it, and drop it if not. */
@@ -400,6 +405,7 @@ export class LocalCopy {
     const object = (event as { data: { object: unknown } }).data.object;
     const idOf = () => (object as { id: string }).id;
     const deletionRevision = () => revisionOf(object);
+    if ((object as { reduced?: unknown } | null)?.reduced === true) return this.reducedChange(event.type, object as WithId, teamId);
     switch (event.type) {
       case 'team.updated':
         return did('team', this.put('team', object as SyncRecords['team'], teamId));
@@ -521,6 +527,20 @@ export class LocalCopy {
         // The organization's own events and a team's creation hold no record of a team's screen.
         return none;
     }
+  }
+
+  /**
+   * An event whose record was too large to carry whole: its short fields only. When it is newer than
+   * the record held, the record is read again (a people review, which has no `GET` of its own, with
+   * the team's load).
+   */
+  private reducedChange(type: string, reduced: WithId, teamId: string): { changed: RecordKind[]; followUps: FollowUp[] } {
+    const kind = type.startsWith('goal.') ? 'goal' : type.startsWith('meeting') ? 'meeting' : type.startsWith('vision.') ? 'vision' : type === 'people_review.set' ? 'peopleReview' : undefined;
+    if (kind === undefined) return { changed: [], followUps: [] };
+    const held = this.teams.get(teamId)?.held[kind].get(reduced.id);
+    const dead = this.tombstones.get(`${kind}/${reduced.id}`);
+    if (!isNewer(reduced, held) || (dead !== undefined && dead >= (revisionOf(reduced) ?? FINAL))) return { changed: [], followUps: [] };
+    return { changed: [], followUps: [kind === 'peopleReview' ? { action: 'reload', teamId } : { action: 'refetch', kind, id: reduced.id, teamId }] };
   }
 
   private tell(teamIds: string[], kinds: RecordKind[]): void {

@@ -15,10 +15,9 @@
  * - a team the reader may no longer read is dropped and watched for: an addition of the reader to it
  *   (or the team answering again when the watch opens) loads it again.
  */
-import type { components } from '../../generated/api.js';
 import type { FeedEvent, FeedEventOf } from './events.js';
 import type { LiveEnd, LiveOptions, LiveReconnectOptions, LiveStream } from './live.js';
-import { LocalCopy, type CopyChange, type FollowUp, type RecordKind, type SnapshotRecords, type StoredTeam, type SyncRecords } from './localCopy.js';
+import { LocalCopy, type CopyChange, type FollowUp, type RecordKind, type RefetchedKind, type SnapshotRecords, type StoredTeam, type SyncRecords } from './localCopy.js';
 import type { OwnAnswer } from './ownWrites.js';
 import { changesOfAnswer } from './ownWrites.js';
 import { keyOfTeam, readerOf, storedTeamOf, type SyncStorage } from './storage.js';
@@ -84,8 +83,8 @@ export interface SyncTransport {
   authorization: string | undefined;
   /** `GET /teams/{teamId}/snapshot`: the whole answer, or a throw (`TeamOsError` for a status). */
   snapshot(teamId: string, signal: AbortSignal): Promise<SnapshotRecords>;
-  /** `GET /meetings/{id}`: the meeting, or the status it was refused with. */
-  meeting(id: string, signal: AbortSignal): Promise<components['schemas']['MeetingDetail'] | number>;
+  /** The record's `GET` (`/meetings/{id}`, `/goals/{id}`, `/teams/{teamId}/vision`): the record, or the status it was refused with. */
+  record<Kind extends RefetchedKind>(kind: Kind, id: string, teamId: string, signal: AbortSignal): Promise<SyncRecords[Kind] | number>;
   /** `GET /teams/{teamId}`: 200, or the status it was refused with. */
   teamStatus(teamId: string, signal: AbortSignal): Promise<number>;
   /** `client.live`. */
@@ -252,13 +251,13 @@ export function openSync(transport: SyncTransport, options: SyncOptions): SyncSt
       if (status === 403 || status === 404) lose(teamId, turn);
       return;
     }
-    // One read of a meeting at a time, and one more after it when asked again meanwhile.
-    const key = followUp.id;
+    // One read of a record at a time, and one more after it when asked again meanwhile.
+    const key = `${followUp.kind}/${followUp.id}`;
     const before = reading.get(key);
     const next = (before ?? Promise.resolve()).then(async () => {
-      const meeting = await transport.meeting(followUp.id, signal).catch((error: unknown) => (options.onError?.(error, teamId), undefined));
-      if (typeof meeting === 'object') copy!.applyRecord('meeting', meeting, teamId, true);
-      else if (meeting === 403 || meeting === 404) await act({ action: 'checkAccess', teamId });
+      const record = await transport.record(followUp.kind, followUp.id, teamId, signal).catch((error: unknown) => (options.onError?.(error, teamId), undefined));
+      if (typeof record === 'object') copy!.applyRecord(followUp.kind, record, teamId, true);
+      else if (record === 403 || record === 404) await act({ action: 'checkAccess', teamId });
     });
     reading.set(key, next);
     await next.finally(() => reading.get(key) === next && reading.delete(key));

@@ -219,6 +219,21 @@ describe('what the reader alone sees of a meeting', () => {
   });
 });
 
+describe('a record an event carries reduced', () => {
+  it('is read again when newer, and never replaces the record held', () => {
+    const copy = loaded({ meetings: [meeting('m1', 10)] });
+    const reduced = { id: 'm1', revision: 14, reduced: true, kind: 'MeetingDetail', teamId, notes: null };
+    expect(copy.applyEvent(event('meeting.updated', reduced))).toEqual([{ action: 'refetch', kind: 'meeting', id: 'm1', teamId }]);
+    expect(copy.get('meeting', 'm1')?.revision).toBe(10);
+    expect(copy.applyEvent(event('meeting.updated', { ...reduced, revision: 9 }))).toEqual([]);
+  });
+
+  it('loads the team again for a people review, which has no GET of its own', () => {
+    const reduced = { id: 'r1', revision: 14, reduced: true, kind: 'PeopleReview', teamId };
+    expect(loaded().applyEvent(event('people_review.set', reduced))).toEqual([{ action: 'reload', teamId }]);
+  });
+});
+
 describe('the reader’s access', () => {
   it('asks whether the reader may still read the team when they are removed from it', () => {
     const copy = loaded({ members: [{ userId: me, email: 'lucia@northwind.example', name: 'Lucia', role: 'MEMBER' }] });

@@ -61,7 +61,7 @@ function scripted(snapshots: (SnapshotRecords | Error)[]) {
       if (next instanceof Error) throw next;
       return structuredClone(next);
     }),
-    meeting: async () => 404,
+    record: async () => 404,
     teamStatus: async () => teamStatus,
     live(options) {
       const stream = { options, closed: false };

@@ -256,6 +256,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/teams/{teamId}/snapshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Load what a team's screen shows, at one log position
+         * @description Returns, in one answer, what a team's screen shows, each record exactly as the caller's own `GET` or list of it answers, and the log position it was taken at. A screen loads it once, then follows the log from `position` (`GET /teams/{teamId}/events` or `GET /events/stream` with `after` set to it). This operation goes beyond the product reference.
+         *
+         *     **What it holds, in this order:** `position` and `takenAt`; the `team`; its `members`; its `vision` (`null` while it has none); its `seats` (the accountability chart); its `documents`; the `peopleReviews` the caller may read, of every quarter, as their list answers the caller; its `goals` of the current quarter and of the quarter before, with their milestones; the `scorecard` of the 13 weeks up to the current week; its `meetings` dated from 13 weeks (91 days) before today on, every upcoming meeting included, each with its ratings (hidden ratings stay hidden: while a meeting is in progress and its ratings not revealed, only the caller's own rating shows), segues, headlines and messages (`acknowledged` is the caller's own); its open `issues` (OPEN, then SOLVING); its open `tasks`, then those completed in the 14 days before `takenAt`. "Today", the current week and the current quarter are the caller's (the profile's time zone, else the organization's). Each list keeps the order of the operation named in its description. Everything else — older meetings, SOLVED issues, tasks completed earlier, goals of other quarters, the Scorecard of other weeks — is read with the lists, which remain the way to every record.
+         *
+         *     **One moment.** Everything is read in one repeatable-read transaction, and `position` is taken in it: every change whose event is at or before `position` is in the answer, and every change the answer does not hold comes after `position` in the log. A change still committing while the snapshot was taken may be both in the answer and after `position`, with the same `revision`: apply an event only when its `object.revision` is greater than the one you hold, and it changes nothing.
+         *
+         *     **Size, compression and completeness.** The answer is written in full on the server (held in memory up to 1 MB, beyond that in a temporary file) before its first byte is sent, so a `200` is always a whole snapshot; a connection cut while it is sent leaves invalid JSON (and a body shorter than its `Content-Length`, or a gzip stream without its end), never a shorter valid answer: load again. It is compressed with gzip when the request says `Accept-Encoding: gzip` (about a tenth of the bytes). A snapshot holds at most 256 MB of JSON (several hundred thousand tasks); a team that exceeds it gets 422 invalid and is read with the lists. The answer has no `ETag`: it states a position, which moves with every change; follow the log from it instead of asking again.
+         *
+         *     **Limits.** Each server process builds at most 2 snapshots at once; a request beyond that waits its turn (in arrival order) before anything is read, and counts towards the rate limit like any other request.
+         *
+         *     Anyone who can see the team may call it: its members (Viewers included), and the organization's Owners, Admins and Implementers. Others get 403 forbidden; an unknown team gives 404.
+         */
+        get: operations["getTeamSnapshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/teams/{teamId}/members/{userId}": {
         parameters: {
             query?: never;
@@ -4574,125 +4610,84 @@ export interface components {
             /** @default MEMBER */
             role: components["schemas"]["TeamRole"];
         };
-        UpdateTeamMemberRequest: {
-            role: components["schemas"]["TeamRole"];
+        /** @description A list field of the vision as returned; older free text stays text; `null` until set. */
+        VisionListValue: string[] | string | null;
+        /** @description An object field of the vision as returned; older free text stays text; `null` until set. */
+        VisionObjectValue: {
+            [key: string]: string | string[];
+        } | string | null;
+        /** @description The team's vision document. Every field is `null` until it is set. List and object fields are returned parsed; a list or object field that still holds older free text from the web application (any stored text that is not JSON of the field's shape) is returned as that text. Text fields are always returned as text, even when the text looks like JSON. */
+        Vision: {
+            id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
+            teamId: components["schemas"]["Id"];
+            coreValues: components["schemas"]["VisionListValue"];
+            coreFocus: components["schemas"]["VisionObjectValue"];
+            tenYearTarget: string | null;
+            marketingStrategy: components["schemas"]["VisionObjectValue"];
+            threeYearPicture: string | null;
+            oneYearPlan: string | null;
+            quarterlyRocks: components["schemas"]["VisionListValue"];
+            issuesList: components["schemas"]["VisionListValue"];
+            updatedAt: components["schemas"]["Instant"];
         };
-        /** @description A to-do of a team. */
-        Task: {
+        /** @description A seat of the accountability chart. `parentId` links it to the seat above; top-level seats have `parentId: null`. `position` orders seats that share a parent, 1 for the first. */
+        Seat: {
             id: components["schemas"]["Id"];
             revision: components["schemas"]["Revision"];
             teamId: components["schemas"]["Id"];
             title: string;
-            ownerId: components["schemas"]["Id"];
-            dueDate: components["schemas"]["Day"];
-            completed: boolean;
-            /** @description When the task was completed; `null` while it is open. */
-            completedAt: components["schemas"]["Instant"] | null;
-            /** @description The meeting the task arose from, or `null`. */
-            meetingId: components["schemas"]["Id"] | null;
-            createdAt: components["schemas"]["Instant"];
-        };
-        /** @description A page of tasks; `nextCursor` leads to the next page and is `null` on the last one. */
-        TaskPage: {
-            data: components["schemas"]["Task"][];
-            nextCursor: components["schemas"]["NextCursor"];
-        };
-        CreateTaskRequest: {
-            title: string;
-            /** @description A member of the team. */
-            ownerId: components["schemas"]["Id"];
-            dueDate: components["schemas"]["Day"];
-            /** @description A meeting of the same team the task arises from; `null` or omitted for none. */
-            meetingId?: components["schemas"]["Id"] | null;
-        };
-        /** @description Only the fields to change; at least one. */
-        UpdateTaskRequest: {
-            title?: string;
-            /** @description A member of the team. */
-            ownerId?: components["schemas"]["Id"];
-            dueDate?: components["schemas"]["Day"];
-            /** @description true completes the task and sets completedAt; false reopens it and clears completedAt. */
-            completed?: boolean;
+            parentId: components["schemas"]["Id"] | null;
+            /** @description The person in the seat, or `null` when vacant. */
+            userId: components["schemas"]["Id"] | null;
+            responsibilities: string | null;
+            position: number;
         };
         /**
-         * @description OPEN, SOLVING or SOLVED; any step is allowed, SOLVED sets resolvedAt.
+         * @description LINK for links added through the API; FILE for files uploaded in the web application.
          * @enum {string}
          */
-        IssueStatus: "OPEN" | "SOLVING" | "SOLVED";
-        /**
-         * @description Priority of an issue.
-         * @enum {string}
-         */
-        IssuePriority: "HIGH" | "MEDIUM" | "LOW";
-        /** @description An issue of a team. */
-        Issue: {
+        DocumentType: "LINK" | "FILE";
+        Document: {
             id: components["schemas"]["Id"];
             revision: components["schemas"]["Revision"];
             teamId: components["schemas"]["Id"];
-            title: string;
-            /** @description Longer text; `null` when there is none. */
-            description: string | null;
-            priority: components["schemas"]["IssuePriority"];
-            status: components["schemas"]["IssueStatus"];
-            /** @description The meeting the issue was raised in, or `null`. */
-            meetingId: components["schemas"]["Id"] | null;
+            name: string;
+            /** @description Address of the link, or the download address of an uploaded file. */
+            url: string;
+            type: components["schemas"]["DocumentType"];
             createdById: components["schemas"]["Id"];
-            /** @description When the issue was set to SOLVED; `null` unless SOLVED. */
-            resolvedAt: components["schemas"]["Instant"] | null;
             createdAt: components["schemas"]["Instant"];
         };
-        /** @description A page of issues; `nextCursor` leads to the next page and is `null` on the last one. */
-        IssuePage: {
-            data: components["schemas"]["Issue"][];
-            nextCursor: components["schemas"]["NextCursor"];
+        /**
+         * @description Core value name (1-200 characters) to whether the person lives it; at most 50 entries.
+         * @example {
+         *       "Do the right thing": true,
+         *       "Grow or die": false
+         *     }
+         */
+        CoreValuesScores: {
+            [key: string]: boolean;
         };
-        CreateIssueRequest: {
-            title: string;
-            description?: string | null;
-            /** @default MEDIUM */
-            priority: components["schemas"]["IssuePriority"];
-            /** @description A meeting of the same team the issue was raised in; `null` or omitted for none. */
-            meetingId?: components["schemas"]["Id"] | null;
+        /** @description Gets it, wants it, capacity to do it. */
+        Gwc: {
+            getsIt: boolean;
+            wantsIt: boolean;
+            capacityToDoIt: boolean;
         };
-        /** @description Only the fields to change; at least one. */
-        UpdateIssueRequest: {
-            title?: string;
-            /** @description An empty string or `null` clears the description. */
-            description?: string | null;
-            priority?: components["schemas"]["IssuePriority"];
-            status?: components["schemas"]["IssueStatus"];
-        };
-        CreateGoalRequest: {
-            title: string;
-            description?: string | null;
-            /** @description A member of the team. */
-            ownerId: components["schemas"]["Id"];
+        /** @description One evaluator's review of one team member for one quarter. */
+        PeopleReview: {
+            id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
+            teamId: components["schemas"]["Id"];
+            /** @description The reviewed person. */
+            userId: components["schemas"]["Id"];
+            evaluatorId: components["schemas"]["Id"];
             quarter: components["schemas"]["Quarter"];
-            /** @default DEPARTMENT */
-            level: components["schemas"]["GoalLevel"];
-        };
-        /** @description Only the fields to change; at least one. The goal's owner who is not a team Admin may send only `status`. */
-        UpdateGoalRequest: {
-            title?: string;
-            /** @description An empty string or `null` clears the description. */
-            description?: string | null;
-            ownerId?: components["schemas"]["Id"];
-            quarter?: components["schemas"]["Quarter"];
-            level?: components["schemas"]["GoalLevel"];
-            status?: components["schemas"]["GoalStatus"];
-        };
-        CreateMilestoneRequest: {
-            title: string;
-            /** @description Optional; `null` or omitted for no date. */
-            dueDate?: components["schemas"]["Day"] | null;
-        };
-        /** @description Only the fields to change; at least one. */
-        UpdateMilestoneRequest: {
-            title?: string;
-            /** @description `null` removes the date. */
-            dueDate?: components["schemas"]["Day"] | null;
-            /** @description true completes the milestone, false reopens it. */
-            completed?: boolean;
+            coreValuesScores: components["schemas"]["CoreValuesScores"];
+            gwc: components["schemas"]["Gwc"];
+            notes: string | null;
+            updatedAt: components["schemas"]["Instant"];
         };
         /** @description A Scorecard measurable. */
         Metric: {
@@ -4711,20 +4706,6 @@ export interface components {
             description: string | null;
             /** @description Place in the team's Scorecard, 1 for the first row; positions are consecutive. */
             position: number;
-        };
-        /** @description All metrics at once; `nextCursor` is always `null`. */
-        MetricList: {
-            data: components["schemas"]["Metric"][];
-            nextCursor: components["schemas"]["NoNextCursor"];
-        };
-        CreateMetricRequest: {
-            title: string;
-            /** @description Target with an operator `>`, `>=`, `<`, `<=` or `=` and a number; a bare number means `>=`. Stored as sent (trimmed). */
-            goal: string;
-            /** @description A member of the team. */
-            ownerId: components["schemas"]["Id"];
-            unit?: string | null;
-            description?: string | null;
         };
         /** @description The value of a metric for one week. */
         MetricValue: {
@@ -4755,55 +4736,6 @@ export interface components {
             /** @description Every metric of the team, in Scorecard order (`position` 1 first). */
             metrics: components["schemas"]["ScorecardMetric"][];
         };
-        /** @description One metric's value for the week, as `PUT /metrics/{id}/values/{week}` takes it. */
-        ScorecardWeekValue: {
-            /** @description A metric of the team. */
-            metricId: components["schemas"]["Id"];
-            /** @description The week's value (trimmed, 1-50 characters); numbers are sent as strings, read as `PUT /metrics/{id}/values/{week}` reads them. */
-            value: string;
-            /** @description When omitted it is computed from the metric's goal. Required when the value cannot be judged (text, an ambiguous number, or a goal without a number). */
-            onTrack?: boolean;
-        };
-        /** @description The values of one week for several metrics of the team, each as `PUT /metrics/{id}/values/{week}` takes it. */
-        PutScorecardWeekRequest: {
-            /** @description One item per metric, each metric at most once, at most 200 items (a Scorecard rarely has more than 20 metrics). Metrics the request does not name keep their value of the week, if any. */
-            values: components["schemas"]["ScorecardWeekValue"][];
-        };
-        /** @description The values a request saved for one week of a team's Scorecard. */
-        ScorecardWeek: {
-            teamId: components["schemas"]["Id"];
-            /** @description The Monday that starts the week. */
-            week: components["schemas"]["Day"];
-            /** @description The saved value of every metric the request named, in the request's order. */
-            values: components["schemas"]["MetricValue"][];
-        };
-        /**
-         * @description Moves a metric one place up or down in the Scorecard (lowercase, as in the reference).
-         * @enum {string}
-         */
-        MetricDirection: "up" | "down";
-        /** @description Only the fields to change; at least one. */
-        UpdateMetricRequest: {
-            title?: string;
-            goal?: string;
-            ownerId?: components["schemas"]["Id"];
-            /** @description An empty string or `null` clears the unit. */
-            unit?: string | null;
-            /** @description An empty string or `null` clears the description. */
-            description?: string | null;
-            direction?: components["schemas"]["MetricDirection"];
-        };
-        /** @description A page of weekly values; `nextCursor` leads to the next page and is `null` on the last one. */
-        MetricValuePage: {
-            data: components["schemas"]["MetricValue"][];
-            nextCursor: components["schemas"]["NextCursor"];
-        };
-        PutMetricValueRequest: {
-            /** @description The week's value (trimmed, 1-50 characters); numbers are sent as strings. Decimal comma or dot, thousands groups, spaces and a trailing `%` are understood; a number that could be read two ways (both separators, or `1,500`) is not guessed. */
-            value: string;
-            /** @description When omitted it is computed from the metric's goal. Required when the value cannot be judged (text, an ambiguous number, or a goal without a number). */
-            onTrack?: boolean;
-        };
         /**
          * @description SCHEDULED, then IN_PROGRESS, then COMPLETED; one step forward at a time.
          * @enum {string}
@@ -4832,23 +4764,6 @@ export interface components {
             createdById: components["schemas"]["Id"];
             rating: components["schemas"]["MeetingRatingSummary"];
         };
-        /** @description A page of meetings; `nextCursor` leads to the next page and is `null` on the last one. */
-        MeetingPage: {
-            data: components["schemas"]["Meeting"][];
-            nextCursor: components["schemas"]["NextCursor"];
-        };
-        /** @description Schedules a meeting on a day; it starts SCHEDULED. */
-        ScheduleMeeting: {
-            date: components["schemas"]["Day"];
-        };
-        /** @description Records a meeting that took place; it is created COMPLETED. */
-        RecordPastMeeting: {
-            /** @description With a zone offset or `Z`; not in the future. */
-            startedAt: components["schemas"]["Instant"];
-            durationMin: number;
-        };
-        /** @description Exactly one shape: `{date}` schedules a meeting; `{startedAt, durationMin}` records a past one. No other fields are allowed. */
-        CreateMeetingRequest: components["schemas"]["ScheduleMeeting"] | components["schemas"]["RecordPastMeeting"];
         /** @description One person's rating of a meeting. */
         Rating: {
             userId: components["schemas"]["Id"];
@@ -4910,6 +4825,235 @@ export interface components {
             ratingWindow: components["schemas"]["RatingWindow"];
             ratingsHidden: boolean;
         };
+        /**
+         * @description Priority of an issue.
+         * @enum {string}
+         */
+        IssuePriority: "HIGH" | "MEDIUM" | "LOW";
+        /**
+         * @description OPEN, SOLVING or SOLVED; any step is allowed, SOLVED sets resolvedAt.
+         * @enum {string}
+         */
+        IssueStatus: "OPEN" | "SOLVING" | "SOLVED";
+        /** @description An issue of a team. */
+        Issue: {
+            id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
+            teamId: components["schemas"]["Id"];
+            title: string;
+            /** @description Longer text; `null` when there is none. */
+            description: string | null;
+            priority: components["schemas"]["IssuePriority"];
+            status: components["schemas"]["IssueStatus"];
+            /** @description The meeting the issue was raised in, or `null`. */
+            meetingId: components["schemas"]["Id"] | null;
+            createdById: components["schemas"]["Id"];
+            /** @description When the issue was set to SOLVED; `null` unless SOLVED. */
+            resolvedAt: components["schemas"]["Instant"] | null;
+            createdAt: components["schemas"]["Instant"];
+        };
+        /** @description A to-do of a team. */
+        Task: {
+            id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
+            teamId: components["schemas"]["Id"];
+            title: string;
+            ownerId: components["schemas"]["Id"];
+            dueDate: components["schemas"]["Day"];
+            completed: boolean;
+            /** @description When the task was completed; `null` while it is open. */
+            completedAt: components["schemas"]["Instant"] | null;
+            /** @description The meeting the task arose from, or `null`. */
+            meetingId: components["schemas"]["Id"] | null;
+            createdAt: components["schemas"]["Instant"];
+        };
+        /** @description What a team's screen shows, in one answer, each record exactly as the caller's own read of it answers at `position`. The members come in this order, and each list in the order stated: `position`, `takenAt`, `team`, `members`, `vision`, `seats`, `documents`, `peopleReviews`, `goals`, `scorecard`, `meetings`, `issues`, `tasks`. */
+        TeamSnapshot: {
+            /** @description The place in the organization's event log the snapshot was taken at, read in the snapshot's own transaction (the form a feed or a stream takes as `after`). Every change whose event is at or before it is in the snapshot, and every change the snapshot does not hold has its event after it. Following the log from here may show again a change the snapshot already holds, at the same `revision`: a copy applies an event only when its `object.revision` is greater than the one it holds. */
+            position: components["schemas"]["LogPosition"];
+            /** @description When the snapshot was taken: the windows below (recently completed tasks, meetings, quarters, Scorecard weeks) are counted from it, in the caller's time zone (the profile's, else the organization's). */
+            takenAt: components["schemas"]["Instant"];
+            /** @description The team, as `GET /teams/{teamId}` answers it. */
+            team: components["schemas"]["Team"];
+            /** @description Every member of the team, as `GET /teams/{teamId}/members` lists them, in its order. */
+            members: components["schemas"]["TeamMember"][];
+            /** @description The team's vision, as `GET /teams/{teamId}/vision` answers it; `null` while the team has none. */
+            vision: components["schemas"]["Vision"] | null;
+            /** @description The accountability chart, as `GET /teams/{teamId}/org-chart` lists it, in its order. */
+            seats: components["schemas"]["Seat"][];
+            /** @description Every document of the team, as `GET /teams/{teamId}/documents` lists them, in its order. */
+            documents: components["schemas"]["Document"][];
+            /** @description The people reviews the caller may read, of every quarter, as `GET /teams/{teamId}/people-reviews` lists them for the caller, in its order. */
+            peopleReviews: components["schemas"]["PeopleReview"][];
+            /** @description The team's goals of the current quarter, then those of the quarter before, each with its milestones, as `GET /teams/{teamId}/goals?quarter=…` lists them, in its order. */
+            goals: components["schemas"]["Goal"][];
+            /** @description The Scorecard of the 13 weeks up to the current week, as `GET /teams/{teamId}/scorecard` answers it without `from` and `to`. */
+            scorecard: components["schemas"]["Scorecard"];
+            /** @description The team's meetings dated from 13 weeks (91 days) before today on, every upcoming one included, newest first (day, then creation), each with its ratings, segues, headlines and messages as `GET /meetings/{id}` answers it. */
+            meetings: components["schemas"]["MeetingDetail"][];
+            /** @description The team's open issues: those OPEN, then those SOLVING, each group as `GET /teams/{teamId}/issues?status=…` lists it, in its order. SOLVED issues are left out. */
+            issues: components["schemas"]["Issue"][];
+            /** @description The team's open tasks, then the tasks completed in the 14 days before `takenAt`, each group oldest first as `GET /teams/{teamId}/tasks` lists it. Tasks completed earlier are left out. */
+            tasks: components["schemas"]["Task"][];
+        };
+        UpdateTeamMemberRequest: {
+            role: components["schemas"]["TeamRole"];
+        };
+        /** @description A page of tasks; `nextCursor` leads to the next page and is `null` on the last one. */
+        TaskPage: {
+            data: components["schemas"]["Task"][];
+            nextCursor: components["schemas"]["NextCursor"];
+        };
+        CreateTaskRequest: {
+            title: string;
+            /** @description A member of the team. */
+            ownerId: components["schemas"]["Id"];
+            dueDate: components["schemas"]["Day"];
+            /** @description A meeting of the same team the task arises from; `null` or omitted for none. */
+            meetingId?: components["schemas"]["Id"] | null;
+        };
+        /** @description Only the fields to change; at least one. */
+        UpdateTaskRequest: {
+            title?: string;
+            /** @description A member of the team. */
+            ownerId?: components["schemas"]["Id"];
+            dueDate?: components["schemas"]["Day"];
+            /** @description true completes the task and sets completedAt; false reopens it and clears completedAt. */
+            completed?: boolean;
+        };
+        /** @description A page of issues; `nextCursor` leads to the next page and is `null` on the last one. */
+        IssuePage: {
+            data: components["schemas"]["Issue"][];
+            nextCursor: components["schemas"]["NextCursor"];
+        };
+        CreateIssueRequest: {
+            title: string;
+            description?: string | null;
+            /** @default MEDIUM */
+            priority: components["schemas"]["IssuePriority"];
+            /** @description A meeting of the same team the issue was raised in; `null` or omitted for none. */
+            meetingId?: components["schemas"]["Id"] | null;
+        };
+        /** @description Only the fields to change; at least one. */
+        UpdateIssueRequest: {
+            title?: string;
+            /** @description An empty string or `null` clears the description. */
+            description?: string | null;
+            priority?: components["schemas"]["IssuePriority"];
+            status?: components["schemas"]["IssueStatus"];
+        };
+        CreateGoalRequest: {
+            title: string;
+            description?: string | null;
+            /** @description A member of the team. */
+            ownerId: components["schemas"]["Id"];
+            quarter: components["schemas"]["Quarter"];
+            /** @default DEPARTMENT */
+            level: components["schemas"]["GoalLevel"];
+        };
+        /** @description Only the fields to change; at least one. The goal's owner who is not a team Admin may send only `status`. */
+        UpdateGoalRequest: {
+            title?: string;
+            /** @description An empty string or `null` clears the description. */
+            description?: string | null;
+            ownerId?: components["schemas"]["Id"];
+            quarter?: components["schemas"]["Quarter"];
+            level?: components["schemas"]["GoalLevel"];
+            status?: components["schemas"]["GoalStatus"];
+        };
+        CreateMilestoneRequest: {
+            title: string;
+            /** @description Optional; `null` or omitted for no date. */
+            dueDate?: components["schemas"]["Day"] | null;
+        };
+        /** @description Only the fields to change; at least one. */
+        UpdateMilestoneRequest: {
+            title?: string;
+            /** @description `null` removes the date. */
+            dueDate?: components["schemas"]["Day"] | null;
+            /** @description true completes the milestone, false reopens it. */
+            completed?: boolean;
+        };
+        /** @description All metrics at once; `nextCursor` is always `null`. */
+        MetricList: {
+            data: components["schemas"]["Metric"][];
+            nextCursor: components["schemas"]["NoNextCursor"];
+        };
+        CreateMetricRequest: {
+            title: string;
+            /** @description Target with an operator `>`, `>=`, `<`, `<=` or `=` and a number; a bare number means `>=`. Stored as sent (trimmed). */
+            goal: string;
+            /** @description A member of the team. */
+            ownerId: components["schemas"]["Id"];
+            unit?: string | null;
+            description?: string | null;
+        };
+        /** @description One metric's value for the week, as `PUT /metrics/{id}/values/{week}` takes it. */
+        ScorecardWeekValue: {
+            /** @description A metric of the team. */
+            metricId: components["schemas"]["Id"];
+            /** @description The week's value (trimmed, 1-50 characters); numbers are sent as strings, read as `PUT /metrics/{id}/values/{week}` reads them. */
+            value: string;
+            /** @description When omitted it is computed from the metric's goal. Required when the value cannot be judged (text, an ambiguous number, or a goal without a number). */
+            onTrack?: boolean;
+        };
+        /** @description The values of one week for several metrics of the team, each as `PUT /metrics/{id}/values/{week}` takes it. */
+        PutScorecardWeekRequest: {
+            /** @description One item per metric, each metric at most once, at most 200 items (a Scorecard rarely has more than 20 metrics). Metrics the request does not name keep their value of the week, if any. */
+            values: components["schemas"]["ScorecardWeekValue"][];
+        };
+        /** @description The values a request saved for one week of a team's Scorecard. */
+        ScorecardWeek: {
+            teamId: components["schemas"]["Id"];
+            /** @description The Monday that starts the week. */
+            week: components["schemas"]["Day"];
+            /** @description The saved value of every metric the request named, in the request's order. */
+            values: components["schemas"]["MetricValue"][];
+        };
+        /**
+         * @description Moves a metric one place up or down in the Scorecard (lowercase, as in the reference).
+         * @enum {string}
+         */
+        MetricDirection: "up" | "down";
+        /** @description Only the fields to change; at least one. */
+        UpdateMetricRequest: {
+            title?: string;
+            goal?: string;
+            ownerId?: components["schemas"]["Id"];
+            /** @description An empty string or `null` clears the unit. */
+            unit?: string | null;
+            /** @description An empty string or `null` clears the description. */
+            description?: string | null;
+            direction?: components["schemas"]["MetricDirection"];
+        };
+        /** @description A page of weekly values; `nextCursor` leads to the next page and is `null` on the last one. */
+        MetricValuePage: {
+            data: components["schemas"]["MetricValue"][];
+            nextCursor: components["schemas"]["NextCursor"];
+        };
+        PutMetricValueRequest: {
+            /** @description The week's value (trimmed, 1-50 characters); numbers are sent as strings. Decimal comma or dot, thousands groups, spaces and a trailing `%` are understood; a number that could be read two ways (both separators, or `1,500`) is not guessed. */
+            value: string;
+            /** @description When omitted it is computed from the metric's goal. Required when the value cannot be judged (text, an ambiguous number, or a goal without a number). */
+            onTrack?: boolean;
+        };
+        /** @description A page of meetings; `nextCursor` leads to the next page and is `null` on the last one. */
+        MeetingPage: {
+            data: components["schemas"]["Meeting"][];
+            nextCursor: components["schemas"]["NextCursor"];
+        };
+        /** @description Schedules a meeting on a day; it starts SCHEDULED. */
+        ScheduleMeeting: {
+            date: components["schemas"]["Day"];
+        };
+        /** @description Records a meeting that took place; it is created COMPLETED. */
+        RecordPastMeeting: {
+            /** @description With a zone offset or `Z`; not in the future. */
+            startedAt: components["schemas"]["Instant"];
+            durationMin: number;
+        };
+        /** @description Exactly one shape: `{date}` schedules a meeting; `{startedAt, durationMin}` records a past one. No other fields are allowed. */
+        CreateMeetingRequest: components["schemas"]["ScheduleMeeting"] | components["schemas"]["RecordPastMeeting"];
         /** @description Advances the meeting's status one step forward. */
         AdvanceMeeting: {
             /**
@@ -4992,27 +5136,6 @@ export interface components {
             /** @description The ids of the messages to acknowledge, 1-500 of them. */
             ids: components["schemas"]["Id"][];
         };
-        /** @description A list field of the vision as returned; older free text stays text; `null` until set. */
-        VisionListValue: string[] | string | null;
-        /** @description An object field of the vision as returned; older free text stays text; `null` until set. */
-        VisionObjectValue: {
-            [key: string]: string | string[];
-        } | string | null;
-        /** @description The team's vision document. Every field is `null` until it is set. List and object fields are returned parsed; a list or object field that still holds older free text from the web application (any stored text that is not JSON of the field's shape) is returned as that text. Text fields are always returned as text, even when the text looks like JSON. */
-        Vision: {
-            id: components["schemas"]["Id"];
-            revision: components["schemas"]["Revision"];
-            teamId: components["schemas"]["Id"];
-            coreValues: components["schemas"]["VisionListValue"];
-            coreFocus: components["schemas"]["VisionObjectValue"];
-            tenYearTarget: string | null;
-            marketingStrategy: components["schemas"]["VisionObjectValue"];
-            threeYearPicture: string | null;
-            oneYearPlan: string | null;
-            quarterlyRocks: components["schemas"]["VisionListValue"];
-            issuesList: components["schemas"]["VisionListValue"];
-            updatedAt: components["schemas"]["Instant"];
-        };
         /**
          * @description A list of texts, at most 100 items of 1-1000 characters each (trimmed).
          * @example [
@@ -5052,18 +5175,6 @@ export interface components {
         };
         /** @description Sets one field of the vision. The shape of `value` depends on `field`: a list of texts for coreValues, quarterlyRocks and issuesList; an object for coreFocus and marketingStrategy; a text, stored as sent (not trimmed), for tenYearTarget, threeYearPicture and oneYearPlan. The stored value may be at most 20,000 characters. */
         UpdateVisionRequest: components["schemas"]["SetVisionList"] | components["schemas"]["SetVisionObject"] | components["schemas"]["SetVisionText"];
-        /** @description A seat of the accountability chart. `parentId` links it to the seat above; top-level seats have `parentId: null`. `position` orders seats that share a parent, 1 for the first. */
-        Seat: {
-            id: components["schemas"]["Id"];
-            revision: components["schemas"]["Revision"];
-            teamId: components["schemas"]["Id"];
-            title: string;
-            parentId: components["schemas"]["Id"] | null;
-            /** @description The person in the seat, or `null` when vacant. */
-            userId: components["schemas"]["Id"] | null;
-            responsibilities: string | null;
-            position: number;
-        };
         /** @description All seats at once; `nextCursor` is always `null`. */
         SeatList: {
             data: components["schemas"]["Seat"][];
@@ -5085,36 +5196,6 @@ export interface components {
             /** @description An empty string or `null` clears them. */
             responsibilities?: string | null;
         };
-        /**
-         * @description Core value name (1-200 characters) to whether the person lives it; at most 50 entries.
-         * @example {
-         *       "Do the right thing": true,
-         *       "Grow or die": false
-         *     }
-         */
-        CoreValuesScores: {
-            [key: string]: boolean;
-        };
-        /** @description Gets it, wants it, capacity to do it. */
-        Gwc: {
-            getsIt: boolean;
-            wantsIt: boolean;
-            capacityToDoIt: boolean;
-        };
-        /** @description One evaluator's review of one team member for one quarter. */
-        PeopleReview: {
-            id: components["schemas"]["Id"];
-            revision: components["schemas"]["Revision"];
-            teamId: components["schemas"]["Id"];
-            /** @description The reviewed person. */
-            userId: components["schemas"]["Id"];
-            evaluatorId: components["schemas"]["Id"];
-            quarter: components["schemas"]["Quarter"];
-            coreValuesScores: components["schemas"]["CoreValuesScores"];
-            gwc: components["schemas"]["Gwc"];
-            notes: string | null;
-            updatedAt: components["schemas"]["Instant"];
-        };
         /** @description A page of people reviews; `nextCursor` leads to the next page and is `null` on the last one. */
         PeopleReviewPage: {
             data: components["schemas"]["PeopleReview"][];
@@ -5127,22 +5208,6 @@ export interface components {
             coreValuesScores: components["schemas"]["CoreValuesScores"];
             gwc: components["schemas"]["Gwc"];
             notes?: string | null;
-        };
-        /**
-         * @description LINK for links added through the API; FILE for files uploaded in the web application.
-         * @enum {string}
-         */
-        DocumentType: "LINK" | "FILE";
-        Document: {
-            id: components["schemas"]["Id"];
-            revision: components["schemas"]["Revision"];
-            teamId: components["schemas"]["Id"];
-            name: string;
-            /** @description Address of the link, or the download address of an uploaded file. */
-            url: string;
-            type: components["schemas"]["DocumentType"];
-            createdById: components["schemas"]["Id"];
-            createdAt: components["schemas"]["Instant"];
         };
         /** @description A page of documents; `nextCursor` leads to the next page and is `null` on the last one. */
         DocumentPage: {
@@ -7536,6 +7601,43 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidChange"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getTeamSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The team's snapshot. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamSnapshot"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };

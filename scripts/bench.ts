@@ -46,6 +46,11 @@
  *   - change-to-receipt latency at 50 evenly paced PATCHes a second (receipt − the event's `timestamp`):
  *     p99 < 1 s.
  *
+ * The team snapshot, on each database (benchSnapshot, scripts/bench/snapshot.ts): a team of 10,000 open
+ * tasks, 1,000 open issues and a Scorecard of 100 metrics × 13 weeks loaded in one request, bytes and
+ * time against paging the lists for the same records (reported); a PATCH's rate while 200 clients
+ * load snapshots ÷ with none ≥ 0.8.
+ *
  * The live event streams, on PostgreSQL, servers in processes of their own (benchStreams,
  * scripts/bench/streams.ts): change → event on another instance at 50 PATCHes a second with 500 streams
  * open, p99 ≤ 250 ms; 1,000 idle streams' memory (≤ 64 KB resident a stream) and heartbeat round;
@@ -57,7 +62,7 @@
  * BENCH_ONLY=tracing the tracing figures, BENCH_ONLY=feed the feed's, BENCH_ONLY=streams the live
  * streams', BENCH_ONLY=idle-streams only the idle streams' memory and heartbeat figures (with
  * BENCH_HEAP_SNAPSHOTS=dir, the server's heap snapshots with one and with 1,000 streams written
- * there), BENCH_ONLY=floor `/v1/me` and a task against their floors and the p99s at half rate of
+ * there), BENCH_ONLY=snapshot the team snapshot's, BENCH_ONLY=floor `/v1/me` and a task against their floors and the p99s at half rate of
  * those and of the issue page, the meeting read and the Scorecard (PostgreSQL then seeded with 10,000
  * tasks). Each pair of runs (`loadPair`) also prints where a request's CPU went: the server's
  * process, PostgreSQL's processes and the rest of the machine (the load generator, the kernel).
@@ -75,6 +80,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { connections, seconds, type Check, type Result } from './bench/harness.js';
 import { metricCount, seedLists, seedMeeting, seedScorecard, seedTasks, seedWorld, tasksInOrder, weeksOfValues, type Stack } from './bench/seed.js';
 import { benchDeepPages, benchFeed, benchFloor, measureStack } from './bench/shapes.js';
+import { benchSnapshot } from './bench/snapshot.js';
 import { benchIdleStreams, benchStreams } from './bench/streams.js';
 import { benchTracing, type TracingStack } from './bench/tracing.js';
 import { benchWebhooks, type WebhookStack } from './bench/webhooks.js';
@@ -87,7 +93,7 @@ const postgresLogEvents = 100_000;
 const pgliteLogEvents = 20_000;
 /** BENCH_ONLY=webhooks, tracing, feed, streams, idle-streams or floor: only those figures (PostgreSQL then seeds 10,000 tasks instead of a million). */
 const only = process.env.BENCH_ONLY || undefined;
-const onlyValues = ['webhooks', 'tracing', 'feed', 'streams', 'idle-streams', 'floor'];
+const onlyValues = ['webhooks', 'tracing', 'feed', 'streams', 'idle-streams', 'floor', 'snapshot'];
 if (only !== undefined && !onlyValues.includes(only)) throw new Error(`BENCH_ONLY=${only}: the values known are ${onlyValues.map((value) => `"${value}"`).join(', ')}`);
 const webhooksOnly = only === 'webhooks';
 const tracingOnly = only === 'tracing';
@@ -95,6 +101,7 @@ const feedOnly = only === 'feed';
 const idleStreamsOnly = only === 'idle-streams';
 const streamsOnly = only === 'streams' || idleStreamsOnly;
 const floorOnly = only === 'floor';
+const snapshotOnly = only === 'snapshot';
 
 // ---------------------------------------------------------------------------------------------------
 // PostgreSQL
@@ -174,6 +181,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
       console.log(`Bench: ${seconds} s per run, ${connections} connections, autocannon on loopback; Node ${process.version}`);
       if (feedOnly) return await benchFeed(stack, results);
       if (floorOnly) return await benchFloor(stack, results);
+      if (snapshotOnly) return await benchSnapshot(stack, results);
       if (idleStreamsOnly) return await benchIdleStreams({ ...stack, databaseUrl: url.toString() });
       if (streamsOnly) return await benchStreams({ ...stack, databaseUrl: url.toString() }, results);
       return await (webhooksOnly ? benchWebhooks(webhookStack, results) : benchTracing(tracingStack, results));
@@ -182,6 +190,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
     const checks = await benchDeepPages(db, world, url.toString(), taskCount, results);
     checks.push(...(await measureStack(stack, results)));
     checks.push(...(await benchFeed(stack, results)));
+    checks.push(...(await benchSnapshot(stack, results)));
     checks.push(...(await benchTracing(tracingStack, results)));
     checks.push(...(await benchWebhooks(webhookStack, results)));
     checks.push(...(await benchStreams({ ...stack, databaseUrl: url.toString() }, results)));
@@ -231,6 +240,8 @@ async function benchPglite(results: Result[]): Promise<Check[]> {
     const checks = only ? [] : await measureStack(stack, results);
     if (!only || feedOnly) checks.push(...(await benchFeed(stack, results)));
     if (feedOnly) return checks;
+    if (!only || snapshotOnly) checks.push(...(await benchSnapshot(stack, results)));
+    if (snapshotOnly) return checks;
     if (floorOnly) return await benchFloor(stack, results);
     if (!webhooksOnly) {
       // Kysely instances of their own on the same PGlite, whose destruction would close it: left to the stack's.

@@ -251,6 +251,7 @@ const statesNoPosition: Partial<Record<OperationId, string>> = {
   listWebhooks: 'subscriptions: their changes send no event',
   getWebhook: 'a subscription: its changes send no event',
   listWebhookDeliveries: 'deliveries: no record of the log',
+  getTeamSnapshot: 'its body states `position`, taken in the transaction that read it, exactly',
 };
 
 const gets = operations.filter((operation) => operation.method === 'get');

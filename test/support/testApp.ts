@@ -131,7 +131,7 @@ export async function startTestApp(
     /** Webhook settings: private targets allowed (as `make run` has it) and no delivery worker, unless given. */
     webhooks?: Parameters<typeof createApp>[0]['webhooks'];
     /** Callers kept in memory, as the server has them by default (AUTH_CACHE=on), unless false; the lifetime of a kept caller may be given. */
-    callerCache?: false | { ttlMs?: number };
+    callerCache?: false | { ttlMs?: number; silenceMs?: number };
     /** Live streams' settings; the database's notifications and the server's limits unless given. */
     live?: Parameters<typeof createApp>[0]['live'];
     /** How the log's end that reads state is kept; the server's refresh unless given. */

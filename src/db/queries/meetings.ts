@@ -206,6 +206,24 @@ export async function findMeeting(db: Db, meetingId: string, userId: string) {
 
 export type MeetingDetailRow = NonNullable<Awaited<ReturnType<typeof findMeeting>>>;
 
+/**
+ * The team's meetings dated `since` or later, each as `findMeeting` reads it, newest first (the list's
+ * order: day, then creation, then id), in one statement (`meetings_team_id_date_created_at_id_idx`).
+ */
+const meetingsSince = prepared((db, { teamId, userId, since }: { teamId: string; userId: string; since: string }) =>
+  selectMeetingFacts(db, userId)
+    .select([ratingSummaryOf('meetings.id'), nextStartedAt, ratingsOf, seguesOf, headlinesOf, messagesOf(userId)])
+    .where('meetings.team_id', '=', teamId)
+    .where('meetings.date', '>=', sql<string>`${since}::date`)
+    .orderBy('meetings.date', 'desc')
+    .orderBy('meetings.created_at', 'desc')
+    .orderBy('meetings.id', 'desc'),
+);
+
+export function teamMeetingsSince(db: Db, teamId: string, userId: string, since: string): Promise<MeetingDetailRow[]> {
+  return meetingsSince(db, { teamId, userId, since });
+}
+
 /** What decides access to a meeting: its team, organization and the caller's role in the team. */
 export function findMeetingFacts(db: Db, meetingId: string, userId: string) {
   return selectMeetingFacts(db, userId).where('meetings.id', '=', meetingId).executeTakeFirst();

@@ -49,14 +49,17 @@ export function taskTexts<R>(shape: JsonShape<TaskRow, R>) {
 export interface TaskFilters {
   completed?: boolean | undefined;
   ownerId?: string | undefined;
+  /** Only tasks completed at or after this instant (the team snapshot's recent ones); no list offers it. */
+  completedSince?: Date | undefined;
 }
 
-type TaskPageArgs = { teamId: string; userId: string; completed: boolean | undefined; ownerId: string | undefined };
+type TaskPageArgs = { teamId: string; userId: string; completed: boolean | undefined; ownerId: string | undefined; completedSince: Date | undefined };
 
-const taskPageRows = (db: Db, { teamId, userId, completed, ownerId }: TaskPageArgs) => {
+const taskPageRows = (db: Db, { teamId, userId, completed, ownerId, completedSince }: TaskPageArgs) => {
   let query = db.selectFrom('tasks').selectAll('tasks').select(standingColumns(teamId, userId)).where('tasks.team_id', '=', teamId);
   if (completed !== undefined) query = query.where('tasks.completed', '=', completed);
   if (ownerId !== undefined) query = query.where('tasks.owner_id', '=', ownerId);
+  if (completedSince !== undefined) query = query.where('tasks.completed_at', '>=', completedSince);
   return query;
 };
 
@@ -75,7 +78,7 @@ export function teamTaskPages<R>(shape: JsonShape<TaskRow, R>) {
     standingColumnNames,
   );
   return async (db: Db, teamId: string, userId: string, filters: TaskFilters, page: { limit: number; cursor?: string | undefined }) =>
-    withStanding(teamId, await pages(db, { teamId, userId, completed: filters.completed, ownerId: filters.ownerId }, page));
+    withStanding(teamId, await pages(db, { teamId, userId, completed: filters.completed, ownerId: filters.ownerId, completedSince: filters.completedSince }, page));
 }
 
 export function insertTask(

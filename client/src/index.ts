@@ -247,7 +247,8 @@ export function createTeamOsClient(options: TeamOsClientOptions): TeamOsClient {
       {
         authorization: headers.Authorization,
         userId: async (signal) => (unwrap(await inner.GET('/me', { signal })) as { user: { id: string } }).user.id,
-        snapshot: async (teamId, signal) => unwrap(await (inner.GET as unknown as Call)('/teams/{teamId}/snapshot', { params: { path: { teamId } }, signal })) as SnapshotRecords,
+        // The contract's `TeamSnapshot`, of which the copy reads the records and the position.
+        snapshot: async (teamId, signal): Promise<SnapshotRecords> => unwrap(await inner.GET('/teams/{teamId}/snapshot', { params: { path: { teamId } }, signal })),
         record: async (kind, id, teamId, signal) => {
           const result =
             kind === 'meeting'

@@ -52,7 +52,8 @@ export const recordKinds = ['team', 'member', 'vision', 'seat', 'document', 'peo
 
 /**
  * What a load holds: the contract's `TeamSnapshot` (`GET /teams/{teamId}/snapshot`), of which the copy
- * reads only the records and the position.
+ * reads only the records and the position (`client.sync` gives it the whole, which `tsc` checks
+ * against this).
  */
 export interface SnapshotRecords {
   position: string;

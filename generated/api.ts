@@ -2770,7 +2770,7 @@ export interface webhooks {
         put?: never;
         /**
          * Goal changed
-         * @description Sent after `PATCH /goals/{id}` changed a goal or reported its status. `object` is the whole goal as that answer gave it, with all its milestones. Adding, changing or deleting a milestone sends a `milestone.*` event, not this one.
+         * @description Sent after `PATCH /goals/{id}` changed a goal or reported its status, and after each change of one of its milestones, which the goal shows: `POST /goals/{id}/milestones`, `PATCH /milestones/{id}` and `DELETE /milestones/{id}` send their `milestone.*` event, then this one, with the goal's new `revision`. `object` is the whole goal as `GET /goals/{id}` answers it right after the change, with all its milestones.
          */
         post: {
             parameters: {
@@ -2876,7 +2876,7 @@ export interface webhooks {
         put?: never;
         /**
          * Milestone added
-         * @description Sent after `POST /goals/{id}/milestones` added a milestone to a goal. `object` is the milestone as that answer gave it; `goalId` names its goal and `teamId` is the goal's team.
+         * @description Sent after `POST /goals/{id}/milestones` added a milestone to a goal. `object` is the milestone as that answer gave it; `goalId` names its goal and `teamId` is the goal's team. The goal shows its milestones, so `goal.updated` follows with the goal.
          */
         post: {
             parameters: {
@@ -2929,7 +2929,7 @@ export interface webhooks {
         put?: never;
         /**
          * Milestone changed, completed or reopened
-         * @description Sent after `PATCH /milestones/{id}` changed, completed or reopened a milestone. `object` is the whole milestone as that answer gave it.
+         * @description Sent after `PATCH /milestones/{id}` changed, completed or reopened a milestone. `object` is the whole milestone as that answer gave it. The goal shows its milestones, so `goal.updated` follows with the goal.
          */
         post: {
             parameters: {
@@ -2982,7 +2982,7 @@ export interface webhooks {
         put?: never;
         /**
          * Milestone deleted
-         * @description Sent after `DELETE /milestones/{id}` deleted a milestone. `object` holds only the milestone's `id`; `teamId` is its goal's team.
+         * @description Sent after `DELETE /milestones/{id}` deleted a milestone. `object` holds only the milestone's `id`; `teamId` is its goal's team. The goal shows its milestones, so `goal.updated` follows with the goal.
          */
         post: {
             parameters: {
@@ -3300,7 +3300,7 @@ export interface webhooks {
         put?: never;
         /**
          * Meeting notes or times changed
-         * @description Sent after `PATCH /meetings/{id}` wrote a meeting's notes or corrected the times of a completed meeting; a body that moves the status sends `meeting.status_changed` instead. `object` is the whole meeting as every reader of the event may see it at the moment of the change, not as the writer's own answer shows it: while the ratings of a meeting in progress are hidden (`ratingsHidden` true), `ratings` is empty (nobody's rating, not even that of the person who made the change; revealing them sends `meeting.ratings_revealed`, which carries them), and each message's `acknowledged` is false (it tells a reader their own state, which an event read by many cannot). A meeting whose JSON would make the event pass 64 KB (many long segues, headlines or messages) comes in its reduced form (`reduced: true`, its short fields only): read it with `GET /meetings/{id}`.
+         * @description Sent after `PATCH /meetings/{id}` wrote a meeting's notes or corrected the times of a completed meeting; a body that moves the status sends `meeting.status_changed` instead. Also sent after each change of what the meeting shows, after that change's own event and with the meeting's new `revision`: a segue, headline or message added (`POST /meetings/{id}/segues`, `POST /meetings/{id}/headlines`, `POST /meetings/{id}/messages`), a message deleted (`DELETE /messages/{id}`), and a rating stored or deleted (`PUT /meetings/{id}/ratings/me`, `PUT /meetings/{id}/ratings/{userId}`), which moves its rating summary. `object` is the whole meeting as every reader of the event may see it at the moment of the change, not as the writer's own answer shows it: while the ratings of a meeting in progress are hidden (`ratingsHidden` true), `ratings` is empty (nobody's rating, not even that of the person who made the change; revealing them sends `meeting.ratings_revealed`, which carries them), and each message's `acknowledged` is false (it tells a reader their own state, which an event read by many cannot). A meeting whose JSON would make the event pass 64 KB (many long segues, headlines or messages) comes in its reduced form (`reduced: true`, its short fields only): read it with `GET /meetings/{id}`.
          */
         post: {
             parameters: {
@@ -3459,7 +3459,7 @@ export interface webhooks {
         put?: never;
         /**
          * Meeting rating given or replaced
-         * @description Sent after a rating of a meeting was stored or a person marked absent: by `PUT /meetings/{id}/ratings/me`, or by `PUT /meetings/{id}/ratings/{userId}` answered 200. `object` names only the meeting and the person rated. A rating may still be hidden in a running meeting, where even the organization's Owners and Admins see only their own, so the event never carries its value: read it with `GET /meetings/{id}`, which shows it once it is visible to the caller.
+         * @description Sent after a rating of a meeting was stored or a person marked absent: by `PUT /meetings/{id}/ratings/me`, or by `PUT /meetings/{id}/ratings/{userId}` answered 200. `object` names only the meeting and the person rated. A rating may still be hidden in a running meeting, where even the organization's Owners and Admins see only their own, so the event never carries its value: read it with `GET /meetings/{id}`, which shows it once it is visible to the caller. The meeting's rating summary counts it, so `meeting.updated` follows with the meeting, without any rating while they are hidden.
          */
         post: {
             parameters: {
@@ -3512,7 +3512,7 @@ export interface webhooks {
         put?: never;
         /**
          * Meeting rating deleted
-         * @description Sent after `PUT /meetings/{id}/ratings/{userId}` with `rating: 0` deleted a person's rating (answered 204): the person now counts as present but unrated. `object` names only the meeting and the person, as in `meeting_rating.set`, and for the same reason.
+         * @description Sent after `PUT /meetings/{id}/ratings/{userId}` with `rating: 0` deleted a person's rating (answered 204): the person now counts as present but unrated. `object` names only the meeting and the person, as in `meeting_rating.set`, and for the same reason. The meeting's rating summary counts it, so `meeting.updated` follows with the meeting, without any rating while they are hidden.
          */
         post: {
             parameters: {
@@ -3565,7 +3565,7 @@ export interface webhooks {
         put?: never;
         /**
          * Segue added to a meeting
-         * @description Sent after `POST /meetings/{id}/segues` added a segue to a meeting. `object` is the segue as that answer gave it; `meetingId` names the meeting.
+         * @description Sent after `POST /meetings/{id}/segues` added a segue to a meeting. `object` is the segue as that answer gave it; `meetingId` names the meeting. The meeting shows it, so `meeting.updated` follows with the meeting.
          */
         post: {
             parameters: {
@@ -3618,7 +3618,7 @@ export interface webhooks {
         put?: never;
         /**
          * Headline added to a meeting
-         * @description Sent after `POST /meetings/{id}/headlines` added a headline to a meeting. `object` is the headline as that answer gave it; `meetingId` names the meeting.
+         * @description Sent after `POST /meetings/{id}/headlines` added a headline to a meeting. `object` is the headline as that answer gave it; `meetingId` names the meeting. The meeting shows it, so `meeting.updated` follows with the meeting.
          */
         post: {
             parameters: {
@@ -3671,7 +3671,7 @@ export interface webhooks {
         put?: never;
         /**
          * Cascading message added
-         * @description Sent after `POST /meetings/{id}/messages` added a cascading message to a meeting. `object` is the message as that answer gave it, so `acknowledged` is false: nobody has acknowledged it yet.
+         * @description Sent after `POST /meetings/{id}/messages` added a cascading message to a meeting. `object` is the message as that answer gave it, so `acknowledged` is false: nobody has acknowledged it yet. The meeting shows its messages, so `meeting.updated` follows with the meeting.
          */
         post: {
             parameters: {
@@ -3724,7 +3724,7 @@ export interface webhooks {
         put?: never;
         /**
          * Cascading message deleted
-         * @description Sent after `DELETE /messages/{id}` deleted a cascading message. `object` holds only the message's `id`.
+         * @description Sent after `DELETE /messages/{id}` deleted a cascading message. `object` holds only the message's `id`. The meeting shows its messages, so `meeting.updated` follows with the meeting.
          */
         post: {
             parameters: {
@@ -4307,6 +4307,11 @@ export interface components {
          */
         Id: string;
         /**
+         * @description How new a record is: the position in the organization's event log of the last change that altered what a GET of the record answers, the record's own changes and those made to it as a side effect (a goal's milestones, a meeting's rating summary, segues, headlines and messages; a member's name or e-mail changed on their account). Of two revisions of one record the greater is the newer state, whatever order the changes committed in; revisions share the number space of the log's positions and are never reused. An event carries its record with the record's revision, and a change made as a side effect sends the altered record's own event (`goal.updated`, `meeting.updated`), so a local copy applies an event only when its `object.revision` is greater than the one it holds. A revision may also advance on a write that changed nothing visible; it never goes back. What a record tells only its reader is not part of its revision, and events never carry it: a message's `acknowledged` (the reader's own `cascading_message.acknowledged` tells it), the reader's own rating while a meeting's ratings are hidden (read `GET /meetings/{id}` after their own `meeting_rating.set`), an organization's `role` (their own `organization_member.updated` tells it) and a meeting's `ratingWindow`, which follows the clock. Keep these as the reader's GET last answered them when applying an event. An integer of at most 2^53 − 1, exact in every JSON reader.
+         * @example 48213
+         */
+        Revision: number;
+        /**
          * @description ACTIVE, or SUSPENDED (reads work, every change gets 409 orgSuspended).
          * @enum {string}
          */
@@ -4321,9 +4326,10 @@ export interface components {
          * @enum {string}
          */
         Locale: "en" | "sk";
-        /** @description An organization as seen by one of its members. `role` is the caller's organization role. The settings `name`, `timezone` and `defaultLocale` are top-level fields. */
+        /** @description An organization as seen by one of its members. `role` is the caller's organization role, which is the caller's own and so not part of `revision`. The settings `name`, `timezone` and `defaultLocale` are top-level fields. */
         Organization: {
             id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             name: string;
             status: components["schemas"]["OrganizationStatus"];
             role: components["schemas"]["OrganizationRole"];
@@ -4466,6 +4472,7 @@ export interface components {
         Cursor: string;
         OrganizationMember: {
             userId: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             /** Format: email */
             email: string;
             name: string;
@@ -4500,11 +4507,6 @@ export interface components {
         UpdateOrganizationMemberRequest: {
             role: components["schemas"]["OrganizationRole"];
         };
-        /**
-         * @description How new a record is: the position in the organization's event log of the last change that altered what a GET of the record answers, the record's own changes and those made to it as a side effect (a goal's milestones, a meeting's ratings, segues, headlines and messages). Of two revisions of one record the greater is the newer state, whatever order the changes committed in; revisions share the number space of the log's positions and are never reused. An event carries its record with the record's revision, so a local copy applies an event only when its `object.revision` is greater than the one it holds. A revision may also advance on a write that changed nothing visible; it never goes back. An integer of at most 2^53 − 1, exact in every JSON reader.
-         * @example 48213
-         */
-        Revision: number;
         Team: {
             id: components["schemas"]["Id"];
             revision: components["schemas"]["Revision"];
@@ -4594,6 +4596,7 @@ export interface components {
         TeamRole: "OWNER" | "ADMIN" | "MEMBER" | "VIEWER";
         TeamMember: {
             userId: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             /** Format: email */
             email: string;
             name: string;
@@ -5243,6 +5246,7 @@ export interface components {
         /** @description A webhook subscription of an organization: the HTTPS endpoint its events are sent to and the event types it receives. The signing secret is never shown here; only the answers of `POST /orgs/{orgId}/webhooks` and `POST /webhooks/{webhookId}/rotate-secret` carry it (`WebhookWithSecret`). */
         Webhook: {
             id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             orgId: components["schemas"]["Id"];
             /**
              * @description The endpoint each event is sent to with `POST`.

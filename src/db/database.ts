@@ -154,6 +154,8 @@ export interface OrganizationsTable {
   timezone: string;
   default_locale: Locale;
   created_at: GeneratedTimestamp;
+  /** The log position of the row's last change (0014_member_revisions): set by the database on every write, never by the application. */
+  revision: ColumnType<string, never, never>;
 }
 export type OrganizationRow = Selectable<OrganizationsTable>;
 export type NewOrganization = Insertable<OrganizationsTable>;
@@ -165,6 +167,8 @@ export interface OrganizationMembersTable {
   user_id: string;
   role: OrganizationRole;
   joined_at: GeneratedTimestamp;
+  /** The log position of the row's last change (0014_member_revisions): set by the database on every write, never by the application. */
+  revision: ColumnType<string, never, never>;
 }
 export type OrganizationMemberRow = Selectable<OrganizationMembersTable>;
 export type NewOrganizationMember = Insertable<OrganizationMembersTable>;
@@ -195,6 +199,8 @@ export interface TeamMembersTable {
   user_id: string;
   role: TeamRole;
   joined_at: GeneratedTimestamp;
+  /** The log position of the row's last change (0014_member_revisions): set by the database on every write, never by the application. */
+  revision: ColumnType<string, never, never>;
 }
 export type TeamMemberRow = Selectable<TeamMembersTable>;
 export type NewTeamMember = Insertable<TeamMembersTable>;
@@ -562,6 +568,8 @@ export interface WebhookSubscriptionsTable {
   created_snapshot: Generated<string>;
   created_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
+  /** The log position of the row's last change (0014_member_revisions): set by the database on every write, never by the application. */
+  revision: ColumnType<string, never, never>;
 }
 export type WebhookSubscriptionRow = Selectable<WebhookSubscriptionsTable>;
 export type WebhookSubscriptionUpdate = Updateable<WebhookSubscriptionsTable>;

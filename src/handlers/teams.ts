@@ -94,8 +94,8 @@ export const updateTeamMember: Handler<'updateTeamMember'> = async ({ params, bo
   const member = await teams.findTeamMember(db, params.teamId, params.userId);
   if (!member) throw new NotFound();
   requireActive(access);
-  await teams.setTeamMemberRole(db, params.teamId, params.userId, body.role);
-  return { status: 200, body: toTeamMember({ ...member, role: body.role }) };
+  const revision = await teams.setTeamMemberRole(db, params.teamId, params.userId, body.role);
+  return { status: 200, body: toTeamMember({ ...member, revision, role: body.role }) };
 };
 
 export const removeTeamMember: Handler<'removeTeamMember'> = async ({ params }, { db, caller }) => {

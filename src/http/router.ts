@@ -13,7 +13,7 @@ import type { ErrorObject } from 'ajv';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { OperationId } from '../api/operations.js';
-import { bodyText } from '../api/jsonText.js';
+import { bodyText, JsonText } from '../api/jsonText.js';
 import { StreamBody } from '../api/streamBody.js';
 import type { SecretBox } from '../auth/secrets.js';
 import { scopeAllows, type Scope } from '../auth/scopes.js';
@@ -344,6 +344,14 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
         const current = await own.handler({ params: found.params, query: {}, body: undefined }, { ...context, db: target });
         readTag = etagOf(bodyText(current.body));
       };
+      // A record a change alters as a side effect, as its own GET answers it to the caller in the change's transaction.
+      const readRecord = async (path: string, target: Kysely<Database>) => {
+        const found = table.find('GET', path);
+        if (!found) throw new Error(`${operationId} declares a side effect read at ${path}, which no read of the contract answers`);
+        const own = found.store as Entry;
+        const answered = await own.handler({ params: found.params, query: {}, body: undefined }, { ...context, db: target });
+        return answered.body instanceof JsonText ? JSON.parse(answered.body.text) : answered.body;
+      };
       const change = async (database: Kysely<Database>): Promise<Outcome> => {
         const input = { params, body, userId: req.caller!.userId };
         readTag = undefined;
@@ -359,6 +367,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
             return answered;
           },
           ownEvent && ifMatch === undefined,
+          readRecord,
         );
         const outcome = outcomeOf(result);
         if ((read?.sameRecord || outcome.headers.Location !== undefined) && outcome.body !== null) outcome.headers.ETag = readTag ?? etagOf(outcome.body);

@@ -61,7 +61,7 @@ export async function deleteTeam(db: Db, teamId: string) {
   await db.deleteFrom('teams').where('id', '=', teamId).execute();
 }
 
-const memberColumns = ['team_members.user_id', 'team_members.role', 'team_members.joined_at', 'users.email', 'users.name'] as const;
+const memberColumns = ['team_members.user_id', 'team_members.revision', 'team_members.role', 'team_members.joined_at', 'users.email', 'users.name'] as const;
 
 const teamMemberRows = (db: Db, { teamId }: { teamId: string }) =>
   db
@@ -105,8 +105,10 @@ export function insertTeamMember(db: Db, teamId: string, userId: string, role: T
     .executeTakeFirst();
 }
 
-export function setTeamMemberRole(db: Db, teamId: string, userId: string, role: TeamRole) {
-  return db.updateTable('team_members').set({ role }).where('team_id', '=', teamId).where('user_id', '=', userId).execute();
+/** Sets the member's team role; answers the membership's revision after the change. */
+export async function setTeamMemberRole(db: Db, teamId: string, userId: string, role: TeamRole): Promise<string> {
+  const row = await db.updateTable('team_members').set({ role }).where('team_id', '=', teamId).where('user_id', '=', userId).returning('revision').executeTakeFirstOrThrow();
+  return row.revision;
 }
 
 export function deleteTeamMember(db: Db, teamId: string, userId: string) {

@@ -236,22 +236,23 @@ describe('a record an event carries reduced', () => {
 
 describe('the reader’s access', () => {
   it('asks whether the reader may still read the team when they are removed from it', () => {
-    const copy = loaded({ members: [{ userId: me, email: 'lucia@northwind.example', name: 'Lucia', role: 'MEMBER' }] });
+    const copy = loaded({ members: [{ userId: me, revision: 3, email: 'lucia@northwind.example', name: 'Lucia', role: 'MEMBER' }] });
     expect(copy.applyEvent(event('team_member.removed', { userId: me }))).toEqual([{ action: 'checkAccess', teamId }]);
     expect(copy.members(teamId)).toEqual([]);
   });
 
   it('loads the team again when the reader’s own role in it changes', () => {
-    const copy = loaded({ members: [{ userId: me, email: 'lucia@northwind.example', name: 'Lucia', role: 'MEMBER' }] });
-    expect(copy.applyEvent(event('team_member.updated', { userId: me, email: 'lucia@northwind.example', name: 'Lucia', role: 'ADMIN' }))).toEqual([{ action: 'reload', teamId }]);
+    const copy = loaded({ members: [{ userId: me, revision: 3, email: 'lucia@northwind.example', name: 'Lucia', role: 'MEMBER' }] });
+    expect(copy.applyEvent(event('team_member.updated', { userId: me, revision: 5, email: 'lucia@northwind.example', name: 'Lucia', role: 'ADMIN' }))).toEqual([{ action: 'reload', teamId }]);
   });
 
   it('takes back a member removed and added again', () => {
-    const member = { userId: other, email: 'martin@northwind.example', name: 'Martin', role: 'MEMBER' as const };
+    const member = { userId: other, revision: 3, email: 'martin@northwind.example', name: 'Martin', role: 'MEMBER' as const };
     const copy = loaded({ members: [member] });
     copy.applyEvent(event('team_member.removed', { userId: other }));
-    copy.applyEvent(event('team_member.added', member));
-    expect(copy.members(teamId)).toEqual([member]);
+    expect(copy.members(teamId)).toEqual([]);
+    copy.applyEvent(event('team_member.added', { ...member, revision: 8 }));
+    expect(copy.members(teamId)).toEqual([{ ...member, revision: 8 }]);
   });
 
   it('drops every record of a team at once', () => {

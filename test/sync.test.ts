@@ -6,7 +6,10 @@
  * request. Every answer the client gets passes the contract-checking proxy.
  */
 import 'fake-indexeddb/auto';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTeamOsClient, indexedDbStorage, type SyncStore } from '../client/src/index.js';
 import { databaseLabel } from './support/database.js';
@@ -15,6 +18,9 @@ import { waitFor } from './support/processes.js';
 import { startProxy, type Proxy } from './support/proxy.js';
 import { cuttableFetch, expectConverged } from './support/sync.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
+
+const run = promisify(execFile);
+const root = resolve(import.meta.dirname, '..');
 
 let app: TestApp;
 let proxy: Proxy;
@@ -161,5 +167,23 @@ describe(`client.sync (${databaseLabel})`, () => {
     await expectConverged(app, second.store, team.id, reader.key);
     // The stored copy names its reader: the stream alone brings what was missed.
     expect(second.network.sent.map((request) => request.path)).toEqual(['/v1/events/stream']);
+  });
+
+  it('runs client/examples/sync.ts unchanged: the open tasks, the oldest completed and shown at once, then reopened', async () => {
+    const { team, admin, createTask } = await world();
+    await createTask(admin.key, 'The oldest open task');
+    await createTask(admin.key, 'A newer one');
+    const env = { ...process.env, TEAM_OS_URL: `${proxy.url}/v1`, TEAM_OS_API_KEY: admin.key, TEAM_OS_TEAM_ID: team.id };
+
+    const { stdout } = await run(resolve(root, 'node_modules/.bin/tsx'), [resolve(root, 'client/examples/sync.ts')], { cwd: root, env, timeout: 60_000 });
+
+    expect(stdout).toContain(`${team.name}: 2 open tasks`);
+    expect(stdout).toContain('completed "The oldest open task": the copy shows it already');
+    expect(stdout).toContain(`${team.name}: 1 open tasks`);
+    const tasks = await app.db.selectFrom('tasks').select(['title', 'completed']).where('team_id', '=', team.id).orderBy('title').execute();
+    expect(tasks).toEqual([
+      { title: 'A newer one', completed: false },
+      { title: 'The oldest open task', completed: false },
+    ]);
   });
 });

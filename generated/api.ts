@@ -357,6 +357,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/teams/{teamId}/tasks/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export the tasks of a team as CSV
+         * @description Returns every task of the team as one CSV file, in the order of `GET /teams/{teamId}/tasks` (oldest first), with the columns of `TasksCsv`: `id`, `title`, `ownerEmail`, `dueDate`, `completed`, `completedAt`, `createdAt`. `POST` on this path imports the file. Anyone who can see the team may call it: its members, and the organization's Owners, Admins and Implementers. Others get 403 forbidden; an unknown team gives 404. The format, and how cells a spreadsheet would run as formulas are written, are described under "CSV import and export". The answer is streamed as it is read, in constant memory whatever the number of rows; it carries no ETag. This operation goes beyond the product reference.
+         */
+        get: operations["exportTeamTasks"];
+        put?: never;
+        /**
+         * Import tasks into a team from CSV
+         * @description Creates a task for every row of a CSV file with the columns of `TasksCsv`, as `GET` on this path exports them: what goes out comes back in. Owners are matched by e-mail address (any case) among the team's members. `id` is not kept (each row makes a new task) but names duplicates; `createdAt` and `completedAt` are kept when given, so an import keeps a list's order and history.
+         *     Send the file as `text/csv` (UTF-8, see "CSV import and export"), at most 10,000 rows and 2 MB (413 beyond). The whole file is checked before anything is written, and every problem is answered at once: 422 invalid with one `issues` item per bad cell, `path` `["rows", "<row>", "<column>"]` with rows numbered as a spreadsheet does (the header is row 1). Codes: `invalid_csv` (malformed CSV: a quote that never closes, a row with more or fewer cells than the header), `unrecognized_keys` (a column this file does not take, on row 1), `invalid_type` (a required column or cell missing), `invalid_format` (a bad day or instant, `format` naming it), `invalid_value` (an unknown person, a value outside its set, a bound crossed), `duplicate` (a row that repeats an earlier one, the message naming it), `formula` (a cell a spreadsheet would run, not neutralised with a leading `'`), `too_small` (a header without rows).
+         *
+         *     With `dryRun=true` the answer says what would be written and nothing is. Otherwise all rows are written in one transaction, all or nothing, and one `csv_import.completed` event is sent for the whole import instead of an event per row. With an `Idempotency-Key` a retry answers the first answer. Allowed for team Members and above; Viewers get 403 forbidden, others as for the team's reads (403, or 404 for an unknown team); a suspended organization 409 orgSuspended. This operation goes beyond the product reference.
+         */
+        post: operations["importTeamTasks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tasks/{id}": {
         parameters: {
             query?: never;
@@ -421,6 +454,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/teams/{teamId}/issues/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export the issues of a team as CSV
+         * @description Returns every issue of the team as one CSV file, in the order of `GET /teams/{teamId}/issues` (oldest first), with the columns of `IssuesCsv`: `id`, `title`, `description`, `priority`, `status`, `createdByEmail`, `resolvedAt`, `createdAt`. `POST` on this path imports the file. Anyone who can see the team may call it: its members, and the organization's Owners, Admins and Implementers. Others get 403 forbidden; an unknown team gives 404. The format, and how cells a spreadsheet would run as formulas are written, are described under "CSV import and export". The answer is streamed as it is read, in constant memory whatever the number of rows; it carries no ETag. This operation goes beyond the product reference.
+         */
+        get: operations["exportTeamIssues"];
+        put?: never;
+        /**
+         * Import issues into a team from CSV
+         * @description Creates an issue for every row of a CSV file with the columns of `IssuesCsv`, as `GET` on this path exports them: what goes out comes back in. Who raised it (`createdByEmail`) is matched by e-mail address (any case) among the team's members, and is the caller when empty. `id` is not kept (each row makes a new issue) but names duplicates; `createdAt` and `resolvedAt` are kept when given.
+         *     Send the file as `text/csv` (UTF-8, see "CSV import and export"), at most 10,000 rows and 2 MB (413 beyond). The whole file is checked before anything is written, and every problem is answered at once: 422 invalid with one `issues` item per bad cell, `path` `["rows", "<row>", "<column>"]` with rows numbered as a spreadsheet does (the header is row 1). Codes: `invalid_csv` (malformed CSV: a quote that never closes, a row with more or fewer cells than the header), `unrecognized_keys` (a column this file does not take, on row 1), `invalid_type` (a required column or cell missing), `invalid_format` (a bad day or instant, `format` naming it), `invalid_value` (an unknown person, a value outside its set, a bound crossed), `duplicate` (a row that repeats an earlier one, the message naming it), `formula` (a cell a spreadsheet would run, not neutralised with a leading `'`), `too_small` (a header without rows).
+         *
+         *     With `dryRun=true` the answer says what would be written and nothing is. Otherwise all rows are written in one transaction, all or nothing, and one `csv_import.completed` event is sent for the whole import instead of an event per row. With an `Idempotency-Key` a retry answers the first answer. Allowed for team Members and above; Viewers get 403 forbidden, others as for the team's reads (403, or 404 for an unknown team); a suspended organization 409 orgSuspended. This operation goes beyond the product reference.
+         */
+        post: operations["importTeamIssues"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/issues/{id}": {
         parameters: {
             query?: never;
@@ -479,6 +545,32 @@ export interface paths {
          * @description Creates a quarterly goal (Rock) in the team with status ON_TRACK and no milestones. Allowed for team Admins and Owners (and the organization's Owners, Admins and Implementers); team Members and Viewers get 403 forbidden. Text is trimmed first: the title must then be 1-300 characters and the description at most 5000. `ownerId` must be a member of the team. `level` defaults to DEPARTMENT; COMPANY is allowed only in a leadership team (`isLeadership` true). Breaking any of these rules gives 422 invalid without `issues`; a malformed quarter is a format error. Others who cannot see the team get 403 forbidden, an unknown team gives 404, and in a suspended organization the answer is 409 orgSuspended.
          */
         post: operations["createGoal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{teamId}/goals/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export the goals of a team with their milestones as CSV
+         * @description Returns every goal (Rock) of the team with its milestones as one CSV file, goals in the order of `GET /teams/{teamId}/goals` (oldest first): one row per milestone, in the order they were added, the goal's columns repeated on each; a goal without milestones has one row with the milestone columns empty. The columns of `GoalsCsv`: `goalId`, `title`, `description`, `ownerEmail`, `quarter`, `level`, `status`, `milestoneId`, `milestoneTitle`, `milestoneDueDate`, `milestoneCompleted`. Goals are not imported. Anyone who can see the team may call it: its members, and the organization's Owners, Admins and Implementers. Others get 403 forbidden; an unknown team gives 404. The format, and how cells a spreadsheet would run as formulas are written, are described under "CSV import and export". The answer is streamed as it is read, in constant memory whatever the number of rows; it carries no ETag. This operation goes beyond the product reference.
+         */
+        get: operations["exportTeamGoals"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -629,6 +721,39 @@ export interface paths {
         get: operations["getTeamScorecard"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{teamId}/scorecard/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export the Scorecard of a team as CSV
+         * @description Returns the team's Scorecard as a table of weeks by metrics: the first column `week` (the Monday, `YYYY-MM-DD`), then one column per metric in Scorecard order, named by its title, holding the week's value (empty when none was entered). One row per week that has any value, oldest first, whatever its age. The on-track mark is not a column: an import judges it from the metric's goal (see `POST`). Anyone who can see the team may call it: its members, and the organization's Owners, Admins and Implementers. Others get 403 forbidden; an unknown team gives 404. The format, and how cells a spreadsheet would run as formulas are written, are described under "CSV import and export". The answer is streamed as it is read, in constant memory whatever the number of rows; it carries no ETag. This operation goes beyond the product reference.
+         */
+        get: operations["exportTeamScorecard"];
+        put?: never;
+        /**
+         * Import Scorecard values into a team from CSV
+         * @description Sets the weekly values of a CSV table of weeks by metrics with the columns of `ScorecardCsv`, as `GET` on this path exports it: `week` (a Monday) and one column per metric of the team, named by its title. Each non-empty cell is set as `PUT /teams/{teamId}/scorecard/weeks/{week}` sets a value without `onTrack`: created or replaced, 1-50 characters, on track as judged from the metric's goal; a value the goal cannot judge is refused (422 `invalid_value` on its cell). Empty cells change nothing. Metrics are not created: a column that names no metric of the team is refused. A week that is not a Monday, or a week twice, is refused on its `week` cell.
+         *     Send the file as `text/csv` (UTF-8, see "CSV import and export"), at most 10,000 rows and 2 MB (413 beyond). The whole file is checked before anything is written, and every problem is answered at once: 422 invalid with one `issues` item per bad cell, `path` `["rows", "<row>", "<column>"]` with rows numbered as a spreadsheet does (the header is row 1). Codes: `invalid_csv` (malformed CSV: a quote that never closes, a row with more or fewer cells than the header), `unrecognized_keys` (a column this file does not take, on row 1), `invalid_type` (a required column or cell missing), `invalid_format` (a bad day or instant, `format` naming it), `invalid_value` (an unknown person, a value outside its set, a bound crossed), `duplicate` (a row that repeats an earlier one, the message naming it), `formula` (a cell a spreadsheet would run, not neutralised with a leading `'`), `too_small` (a header without rows).
+         *
+         *     With `dryRun=true` the answer says what would be written and nothing is. Otherwise all rows are written in one transaction, all or nothing, and one `csv_import.completed` event is sent for the whole import instead of an event per row. With an `Idempotency-Key` a retry answers the first answer. Allowed for team Members and above; Viewers get 403 forbidden, others as for the team's reads (403, or 404 for an unknown team); a suspended organization 409 orgSuspended. This operation goes beyond the product reference.
+         */
+        post: operations["importTeamScorecard"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3236,6 +3361,59 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "csv_import.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A CSV import written
+         * @description Sent once after a CSV import (`POST /teams/{teamId}/tasks/csv`, `POST /teams/{teamId}/issues/csv` or `POST /teams/{teamId}/scorecard/csv`) wrote its rows, in place of one `task.created`, `issue.created` or `metric_value.set` per row: an import of 10,000 rows is one event. `object` is the import's answer (the team, the kind of records and how many were written); read the records with the team's list or its CSV export. A dry run sends none.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CsvImportCompletedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "meeting.created": {
         parameters: {
             query?: never;
@@ -4300,7 +4478,7 @@ export interface webhooks {
 export interface components {
     schemas: {
         /** @description The body of any webhook delivery: one of the events of the `webhooks` section, told apart by `type`. Receivers must ignore types they do not know: new ones may be added within v1. */
-        WebhookEvent: components["schemas"]["OrganizationUpdatedEvent"] | components["schemas"]["OrganizationMemberAddedEvent"] | components["schemas"]["OrganizationMemberUpdatedEvent"] | components["schemas"]["OrganizationMemberRemovedEvent"] | components["schemas"]["TeamCreatedEvent"] | components["schemas"]["TeamUpdatedEvent"] | components["schemas"]["TeamDeletedEvent"] | components["schemas"]["TeamMemberAddedEvent"] | components["schemas"]["TeamMemberUpdatedEvent"] | components["schemas"]["TeamMemberRemovedEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["IssueCreatedEvent"] | components["schemas"]["IssueUpdatedEvent"] | components["schemas"]["IssueDeletedEvent"] | components["schemas"]["GoalCreatedEvent"] | components["schemas"]["GoalUpdatedEvent"] | components["schemas"]["GoalDeletedEvent"] | components["schemas"]["MilestoneCreatedEvent"] | components["schemas"]["MilestoneUpdatedEvent"] | components["schemas"]["MilestoneDeletedEvent"] | components["schemas"]["MetricCreatedEvent"] | components["schemas"]["MetricUpdatedEvent"] | components["schemas"]["MetricDeletedEvent"] | components["schemas"]["MetricValueSetEvent"] | components["schemas"]["MeetingCreatedEvent"] | components["schemas"]["MeetingUpdatedEvent"] | components["schemas"]["MeetingStatusChangedEvent"] | components["schemas"]["MeetingRatingsRevealedEvent"] | components["schemas"]["MeetingRatingSetEvent"] | components["schemas"]["MeetingRatingDeletedEvent"] | components["schemas"]["SegueCreatedEvent"] | components["schemas"]["HeadlineCreatedEvent"] | components["schemas"]["CascadingMessageCreatedEvent"] | components["schemas"]["CascadingMessageDeletedEvent"] | components["schemas"]["CascadingMessageAcknowledgedEvent"] | components["schemas"]["VisionCreatedEvent"] | components["schemas"]["VisionUpdatedEvent"] | components["schemas"]["SeatCreatedEvent"] | components["schemas"]["SeatUpdatedEvent"] | components["schemas"]["SeatDeletedEvent"] | components["schemas"]["PeopleReviewSetEvent"] | components["schemas"]["DocumentCreatedEvent"] | components["schemas"]["DocumentDeletedEvent"] | components["schemas"]["WebhookPingEvent"];
+        WebhookEvent: components["schemas"]["OrganizationUpdatedEvent"] | components["schemas"]["OrganizationMemberAddedEvent"] | components["schemas"]["OrganizationMemberUpdatedEvent"] | components["schemas"]["OrganizationMemberRemovedEvent"] | components["schemas"]["TeamCreatedEvent"] | components["schemas"]["TeamUpdatedEvent"] | components["schemas"]["TeamDeletedEvent"] | components["schemas"]["TeamMemberAddedEvent"] | components["schemas"]["TeamMemberUpdatedEvent"] | components["schemas"]["TeamMemberRemovedEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["IssueCreatedEvent"] | components["schemas"]["IssueUpdatedEvent"] | components["schemas"]["IssueDeletedEvent"] | components["schemas"]["GoalCreatedEvent"] | components["schemas"]["GoalUpdatedEvent"] | components["schemas"]["GoalDeletedEvent"] | components["schemas"]["MilestoneCreatedEvent"] | components["schemas"]["MilestoneUpdatedEvent"] | components["schemas"]["MilestoneDeletedEvent"] | components["schemas"]["MetricCreatedEvent"] | components["schemas"]["MetricUpdatedEvent"] | components["schemas"]["MetricDeletedEvent"] | components["schemas"]["MetricValueSetEvent"] | components["schemas"]["CsvImportCompletedEvent"] | components["schemas"]["MeetingCreatedEvent"] | components["schemas"]["MeetingUpdatedEvent"] | components["schemas"]["MeetingStatusChangedEvent"] | components["schemas"]["MeetingRatingsRevealedEvent"] | components["schemas"]["MeetingRatingSetEvent"] | components["schemas"]["MeetingRatingDeletedEvent"] | components["schemas"]["SegueCreatedEvent"] | components["schemas"]["HeadlineCreatedEvent"] | components["schemas"]["CascadingMessageCreatedEvent"] | components["schemas"]["CascadingMessageDeletedEvent"] | components["schemas"]["CascadingMessageAcknowledgedEvent"] | components["schemas"]["VisionCreatedEvent"] | components["schemas"]["VisionUpdatedEvent"] | components["schemas"]["SeatCreatedEvent"] | components["schemas"]["SeatUpdatedEvent"] | components["schemas"]["SeatDeletedEvent"] | components["schemas"]["PeopleReviewSetEvent"] | components["schemas"]["DocumentCreatedEvent"] | components["schemas"]["DocumentDeletedEvent"] | components["schemas"]["WebhookPingEvent"];
         /**
          * @description Opaque identifier. Today it is a lowercase UUID, but clients must treat it as an opaque string and never parse it. An id that does not match any item (including a malformed one) is answered with 404 notFound; an id holding the character NUL (U+0000) is a format error, like any such text.
          * @example 0d0d0000-0000-4000-8000-000000000001
@@ -4412,7 +4590,11 @@ export interface components {
          *     - `invalid_union`: the body matches none of the allowed shapes;
          *     - `invalid_json`: the body is not valid JSON;
          *     - `too_deep`: arrays and objects of the body nest more than 32 levels deep (`path` leads to the first one past level 32);
-         *     - `invalid_character`: text holds the character NUL (U+0000), which no text can store.
+         *     - `invalid_character`: text holds the character NUL (U+0000), which no text can store;
+         *     - `invalid_csv`: a CSV import's file is malformed (a quote that never closes, a row with more or fewer cells than the header);
+         *     - `duplicate`: a row of a CSV import repeats an earlier one (the message names it);
+         *     - `formula`: a cell of a CSV import that a spreadsheet would run as a formula.
+         *     A CSV import's issues have `path` `["rows", "<row>", "<column>"]`, rows numbered as a spreadsheet numbers them.
          *     Clients must tolerate codes and keys added later.
          */
         ValidationIssue: {
@@ -4915,6 +5097,37 @@ export interface components {
             /** @description A meeting of the same team the task arises from; `null` or omitted for none. */
             meetingId?: components["schemas"]["Id"] | null;
         };
+        /**
+         * @description A team's tasks as CSV (see "CSV import and export" for the format). The header row names these columns, in this order:
+         *
+         *     - `id`: the task's id; ignored by an import (a new task gets a new id), where two rows with the same id are duplicates;
+         *     - `title`: 1-500 characters;
+         *     - `ownerEmail`: the e-mail address of the owner, a member of the team;
+         *     - `dueDate`: `YYYY-MM-DD`;
+         *     - `completed`: `true` or `false`; empty on import means `false`;
+         *     - `completedAt`: when it was completed, an instant; empty while open; on import kept when given for a completed task, else the time of the import;
+         *     - `createdAt`: when it was created, an instant; on import kept when given, else the time of the import (rows keep their order).
+         *
+         *     An import takes the same columns in any order; `title`, `ownerEmail` and `dueDate` are required.
+         *     A column the list above does not name is refused (422 `unrecognized_keys`).
+         */
+        TasksCsv: string;
+        /** @description What a CSV import wrote, or with `dryRun` would write. */
+        CsvImport: {
+            /** @description The team the rows went to. */
+            teamId: components["schemas"]["Id"];
+            /**
+             * @description What the file held.
+             * @enum {string}
+             */
+            kind: "tasks" | "issues" | "scorecard";
+            /** @description Whether this was a dry run, which writes nothing. */
+            dryRun: boolean;
+            /** @description The rows of the file below its header. */
+            rows: number;
+            /** @description The records created (tasks, issues) or the weekly values set (Scorecard), or those a dry run would write. */
+            written: number;
+        };
         /** @description Only the fields to change; at least one. */
         UpdateTaskRequest: {
             title?: string;
@@ -4937,6 +5150,22 @@ export interface components {
             /** @description A meeting of the same team the issue was raised in; `null` or omitted for none. */
             meetingId?: components["schemas"]["Id"] | null;
         };
+        /**
+         * @description A team's issues as CSV (see "CSV import and export" for the format). The header row names these columns, in this order:
+         *
+         *     - `id`: the issue's id; ignored by an import (a new issue gets a new id), where two rows with the same id are duplicates;
+         *     - `title`: 1-500 characters;
+         *     - `description`: at most 5,000 characters; empty for none;
+         *     - `priority`: `HIGH`, `MEDIUM` or `LOW`; empty on import means `MEDIUM`;
+         *     - `status`: `OPEN`, `SOLVING` or `SOLVED`; empty on import means `OPEN`;
+         *     - `createdByEmail`: the e-mail address of who raised it, a member of the team; empty on import means the caller;
+         *     - `resolvedAt`: when it was solved, an instant; empty unless `SOLVED`; on import kept when given for a solved issue, else the time of the import;
+         *     - `createdAt`: when it was raised, an instant; on import kept when given, else the time of the import (rows keep their order).
+         *
+         *     An import takes the same columns in any order; `title` is required.
+         *     A column the list above does not name is refused (422 `unrecognized_keys`).
+         */
+        IssuesCsv: string;
         /** @description Only the fields to change; at least one. */
         UpdateIssueRequest: {
             title?: string;
@@ -4954,6 +5183,22 @@ export interface components {
             /** @default DEPARTMENT */
             level: components["schemas"]["GoalLevel"];
         };
+        /**
+         * @description A team's goals with their milestones as CSV, one row per milestone (see "CSV import and export" for the format). The header row names these columns, in this order:
+         *
+         *     - `goalId`: the goal's id;
+         *     - `title`: the goal's title;
+         *     - `description`: empty for none;
+         *     - `ownerEmail`: the e-mail address of the owner;
+         *     - `quarter`: `YYYY-Qn`;
+         *     - `level`: `COMPANY` or `DEPARTMENT`;
+         *     - `status`: `ON_TRACK`, `OFF_TRACK` or `DONE`;
+         *     - `milestoneId`: empty for a goal without milestones;
+         *     - `milestoneTitle`;
+         *     - `milestoneDueDate`: `YYYY-MM-DD`, empty for none;
+         *     - `milestoneCompleted`: `true` or `false`.
+         */
+        GoalsCsv: string;
         /** @description Only the fields to change; at least one. The goal's owner who is not a team Admin may send only `status`. */
         UpdateGoalRequest: {
             title?: string;
@@ -4991,6 +5236,18 @@ export interface components {
             unit?: string | null;
             description?: string | null;
         };
+        /**
+         * @description A team's Scorecard as CSV, a table of weeks by metrics (see "CSV import and
+         *     export" for the format). The header row names the columns:
+         *     - `week`: the Monday that starts the week, `YYYY-MM-DD`;
+         *     - then one column per metric, named by the metric's title exactly, holding
+         *       the week's value (1-50 characters), empty when none.
+         *
+         *     An import takes `week` and any of the team's metrics, in any order; a
+         *     column that names no metric of the team, or a title two of its metrics
+         *     share, is refused (422).
+         */
+        ScorecardCsv: string;
         /** @description One metric's value for the week, as `PUT /metrics/{id}/values/{week}` takes it. */
         ScorecardWeekValue: {
             /** @description A metric of the team. */
@@ -5229,6 +5486,7 @@ export interface components {
          *     - `team.created`, `.updated`, `.deleted`; `team_member.added`, `.updated`, `.removed`
          *     - `task.*`, `issue.*`, `goal.*`, `milestone.*`, `metric.*`, `seat.*`: `created`, `updated`, `deleted`
          *     - `metric_value.set`, `people_review.set`
+         *     - `csv_import.completed`: one per CSV import written, whatever its number of rows
          *     - `meeting.created`, `meeting.updated`, `meeting.status_changed` (a change that
          *       moves the status; other changes are `meeting.updated`),
          *       `meeting.ratings_revealed`; `meeting_rating.set`, `meeting_rating.deleted`
@@ -5242,7 +5500,7 @@ export interface components {
          *     New types may be added within v1; receivers must ignore types they do not know.
          * @enum {string}
          */
-        WebhookEventType: "organization.updated" | "organization_member.added" | "organization_member.updated" | "organization_member.removed" | "team.created" | "team.updated" | "team.deleted" | "team_member.added" | "team_member.updated" | "team_member.removed" | "task.created" | "task.updated" | "task.deleted" | "issue.created" | "issue.updated" | "issue.deleted" | "goal.created" | "goal.updated" | "goal.deleted" | "milestone.created" | "milestone.updated" | "milestone.deleted" | "metric.created" | "metric.updated" | "metric.deleted" | "metric_value.set" | "meeting.created" | "meeting.updated" | "meeting.status_changed" | "meeting.ratings_revealed" | "meeting_rating.set" | "meeting_rating.deleted" | "segue.created" | "headline.created" | "cascading_message.created" | "cascading_message.deleted" | "cascading_message.acknowledged" | "vision.created" | "vision.updated" | "seat.created" | "seat.updated" | "seat.deleted" | "people_review.set" | "document.created" | "document.deleted" | "webhook.ping";
+        WebhookEventType: "organization.updated" | "organization_member.added" | "organization_member.updated" | "organization_member.removed" | "team.created" | "team.updated" | "team.deleted" | "team_member.added" | "team_member.updated" | "team_member.removed" | "task.created" | "task.updated" | "task.deleted" | "issue.created" | "issue.updated" | "issue.deleted" | "goal.created" | "goal.updated" | "goal.deleted" | "milestone.created" | "milestone.updated" | "milestone.deleted" | "metric.created" | "metric.updated" | "metric.deleted" | "metric_value.set" | "csv_import.completed" | "meeting.created" | "meeting.updated" | "meeting.status_changed" | "meeting.ratings_revealed" | "meeting_rating.set" | "meeting_rating.deleted" | "segue.created" | "headline.created" | "cascading_message.created" | "cascading_message.deleted" | "cascading_message.acknowledged" | "vision.created" | "vision.updated" | "seat.created" | "seat.updated" | "seat.deleted" | "people_review.set" | "document.created" | "document.deleted" | "webhook.ping";
         /** @description A webhook subscription of an organization: the HTTPS endpoint its events are sent to and the event types it receives. The signing secret is never shown here; only the answers of `POST /orgs/{orgId}/webhooks` and `POST /webhooks/{webhookId}/rotate-secret` carry it (`WebhookWithSecret`). */
         Webhook: {
             id: components["schemas"]["Id"];
@@ -5359,7 +5617,7 @@ export interface components {
          *     New types may be added within v1; consumers must ignore types they do not know.
          * @enum {string}
          */
-        EventType: "organization.updated" | "organization_member.added" | "organization_member.updated" | "organization_member.removed" | "team.created" | "team.updated" | "team.deleted" | "team_member.added" | "team_member.updated" | "team_member.removed" | "task.created" | "task.updated" | "task.deleted" | "issue.created" | "issue.updated" | "issue.deleted" | "goal.created" | "goal.updated" | "goal.deleted" | "milestone.created" | "milestone.updated" | "milestone.deleted" | "metric.created" | "metric.updated" | "metric.deleted" | "metric_value.set" | "meeting.created" | "meeting.updated" | "meeting.status_changed" | "meeting.ratings_revealed" | "meeting_rating.set" | "meeting_rating.deleted" | "segue.created" | "headline.created" | "cascading_message.created" | "cascading_message.deleted" | "cascading_message.acknowledged" | "vision.created" | "vision.updated" | "seat.created" | "seat.updated" | "seat.deleted" | "people_review.set" | "document.created" | "document.deleted";
+        EventType: "organization.updated" | "organization_member.added" | "organization_member.updated" | "organization_member.removed" | "team.created" | "team.updated" | "team.deleted" | "team_member.added" | "team_member.updated" | "team_member.removed" | "task.created" | "task.updated" | "task.deleted" | "issue.created" | "issue.updated" | "issue.deleted" | "goal.created" | "goal.updated" | "goal.deleted" | "milestone.created" | "milestone.updated" | "milestone.deleted" | "metric.created" | "metric.updated" | "metric.deleted" | "metric_value.set" | "csv_import.completed" | "meeting.created" | "meeting.updated" | "meeting.status_changed" | "meeting.ratings_revealed" | "meeting_rating.set" | "meeting_rating.deleted" | "segue.created" | "headline.created" | "cascading_message.created" | "cascading_message.deleted" | "cascading_message.acknowledged" | "vision.created" | "vision.updated" | "seat.created" | "seat.updated" | "seat.deleted" | "people_review.set" | "document.created" | "document.deleted";
         /** @description Body of every `organization.updated` delivery. */
         OrganizationUpdatedEvent: {
             /**
@@ -5905,6 +6163,25 @@ export interface components {
                 object: components["schemas"]["MetricValue"];
             };
         };
+        /** @description Body of every `csv_import.completed` delivery. */
+        CsvImportCompletedEvent: {
+            /**
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "csv_import.completed";
+            /** @description When the import was written. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the import, and what it wrote. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The team the rows went to. */
+                teamId: components["schemas"]["Id"];
+                /** @description The import as its answer gave it. */
+                object: components["schemas"]["CsvImport"];
+            };
+        };
         /** @description Body of every `meeting.created` delivery. */
         MeetingCreatedEvent: {
             /**
@@ -6281,7 +6558,7 @@ export interface components {
             };
         };
         /** @description One event of the organization's log: exactly the body its webhook deliveries carry (one of the events of the `webhooks` section but `webhook.ping`, which is no change, told apart by `type`) with the event's `id` in front. Consumers must ignore types they do not know: new ones may be added within v1. */
-        Event: (components["schemas"]["OrganizationUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["OrganizationMemberAddedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["OrganizationMemberUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["OrganizationMemberRemovedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamMemberAddedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamMemberUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamMemberRemovedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TaskCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TaskUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TaskDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["IssueCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["IssueUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["IssueDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["GoalCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["GoalUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["GoalDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MilestoneCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MilestoneUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MilestoneDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricValueSetEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingStatusChangedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingRatingsRevealedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingRatingSetEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingRatingDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SegueCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["HeadlineCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CascadingMessageCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CascadingMessageDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CascadingMessageAcknowledgedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["VisionCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["VisionUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SeatCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SeatUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SeatDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["PeopleReviewSetEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["DocumentCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["DocumentDeletedEvent"] & components["schemas"]["EventIdentity"]);
+        Event: (components["schemas"]["OrganizationUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["OrganizationMemberAddedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["OrganizationMemberUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["OrganizationMemberRemovedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamMemberAddedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamMemberUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamMemberRemovedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TaskCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TaskUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TaskDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["IssueCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["IssueUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["IssueDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["GoalCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["GoalUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["GoalDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MilestoneCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MilestoneUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MilestoneDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricValueSetEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CsvImportCompletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingStatusChangedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingRatingsRevealedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingRatingSetEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingRatingDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SegueCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["HeadlineCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CascadingMessageCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CascadingMessageDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CascadingMessageAcknowledgedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["VisionCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["VisionUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SeatCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SeatUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SeatDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["PeopleReviewSetEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["DocumentCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["DocumentDeletedEvent"] & components["schemas"]["EventIdentity"]);
         /** @description A page of the event log, oldest first; `nextCursor` leads to the next page and is `null` on the last one. */
         EventPage: {
             data: components["schemas"]["Event"][];
@@ -6626,6 +6903,32 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
+        /** @description The CSV is larger than 2 MB or holds more than 10,000 rows (`payloadTooLarge`); nothing was written. */
+        CsvPayloadTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                traceresponse: components["headers"]["TraceResponse"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description The body is not sent as `text/csv`, or not in UTF-8 (a UTF-16 file, a legacy code page, bytes that are no UTF-8) (`unsupportedMediaType`); nothing was written. */
+        CsvUnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                traceresponse: components["headers"]["TraceResponse"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
         /** @description The organization is suspended (`orgSuspended`), or the meeting cannot be rated now (`ratingClosed`); or a request with the same `Idempotency-Key` is still running (`idempotencyKeyInUse`). */
         RatingConflict: {
             headers: {
@@ -6784,6 +7087,8 @@ export interface components {
          * @example /v1/tasks/0d0d0000-0000-4000-8000-000000000001
          */
         TaskLocation: string;
+        /** @description `attachment` with the file name a browser or `curl -OJ` saves the export under (`tasks.csv`, `issues.csv`, `goals.csv`, `scorecard.csv`). */
+        ContentDisposition: string;
         /**
          * @description The URL of the new issue's own read, `GET /issues/{id}`, under the server's `/v1`: a `GET` of it answers this record with the `ETag` of this answer.
          * @example /v1/issues/0e0e0000-0000-4000-8000-000000000001
@@ -7858,6 +8163,98 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    exportTeamTasks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, streamed. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["TasksCsv"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    importTeamTasks: {
+        parameters: {
+            query?: {
+                /** @description `true` to check the whole file and answer what would be written, writing nothing and sending no event. */
+                dryRun?: boolean;
+            };
+            header?: {
+                /**
+                 * @description Makes a retry of this change safe (see "Retries and concurrent edits"): 1 to 255 printable ASCII characters, sent bare or as a structured-field string (`"…"`); a UUID is a good choice. The first request with a key runs; a repeat with the same key, path and body within 24 hours gets the stored answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. The same key with another path or body gets 422 `idempotencyKeyReused`; while the first request still runs, 409 `idempotencyKeyInUse`. Keys are scoped to the caller and the operation.
+                 * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": components["schemas"]["TasksCsv"];
+            };
+        };
+        responses: {
+            /** @description What was written, or with `dryRun` what would be. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CsvImport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["CsvPayloadTooLarge"];
+            415: components["responses"]["CsvUnsupportedMediaType"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
     getTask: {
         parameters: {
             query?: never;
@@ -8115,6 +8512,98 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidChange"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    exportTeamIssues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, streamed. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["IssuesCsv"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    importTeamIssues: {
+        parameters: {
+            query?: {
+                /** @description `true` to check the whole file and answer what would be written, writing nothing and sending no event. */
+                dryRun?: boolean;
+            };
+            header?: {
+                /**
+                 * @description Makes a retry of this change safe (see "Retries and concurrent edits"): 1 to 255 printable ASCII characters, sent bare or as a structured-field string (`"…"`); a UUID is a good choice. The first request with a key runs; a repeat with the same key, path and body within 24 hours gets the stored answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. The same key with another path or body gets 422 `idempotencyKeyReused`; while the first request still runs, 409 `idempotencyKeyInUse`. Keys are scoped to the caller and the operation.
+                 * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": components["schemas"]["IssuesCsv"];
+            };
+        };
+        responses: {
+            /** @description What was written, or with `dryRun` what would be. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CsvImport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["CsvPayloadTooLarge"];
+            415: components["responses"]["CsvUnsupportedMediaType"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8378,6 +8867,44 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidChange"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    exportTeamGoals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, streamed. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["GoalsCsv"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8835,6 +9362,98 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    exportTeamScorecard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, streamed. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ScorecardCsv"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    importTeamScorecard: {
+        parameters: {
+            query?: {
+                /** @description `true` to check the whole file and answer what would be written, writing nothing and sending no event. */
+                dryRun?: boolean;
+            };
+            header?: {
+                /**
+                 * @description Makes a retry of this change safe (see "Retries and concurrent edits"): 1 to 255 printable ASCII characters, sent bare or as a structured-field string (`"…"`); a UUID is a good choice. The first request with a key runs; a repeat with the same key, path and body within 24 hours gets the stored answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. The same key with another path or body gets 422 `idempotencyKeyReused`; while the first request still runs, 409 `idempotencyKeyInUse`. Keys are scoped to the caller and the operation.
+                 * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": components["schemas"]["ScorecardCsv"];
+            };
+        };
+        responses: {
+            /** @description What was written, or with `dryRun` what would be. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CsvImport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["CsvPayloadTooLarge"];
+            415: components["responses"]["CsvUnsupportedMediaType"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -10866,7 +11485,7 @@ export interface operations {
             query?: {
                 /** @description The id of the last event you processed, or a log position (`lp_…`) of this organization that a read stated in `Log-Position`: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. */
                 after?: components["schemas"]["LogStart"];
-                /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-45 types, at most the number of event types there are (this bound grows with the list of types). */
+                /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-46 types, at most the number of event types there are (this bound grows with the list of types). */
                 types?: components["schemas"]["EventType"][];
                 /** @description Only events of this team. Events of the organization itself (`organization.*`, `organization_member.*`) belong to no team and are left out. */
                 teamId?: components["schemas"]["Id"];
@@ -10923,7 +11542,7 @@ export interface operations {
             query?: {
                 /** @description The id of the last event you processed, or a log position (`lp_…`) of the team's organization that a read stated in `Log-Position`: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. An id the organization's log no longer keeps, or a position whose following events it no longer keeps, gives 410 `eventsExpired`. */
                 after?: components["schemas"]["LogStart"];
-                /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-45 types, at most the number of event types there are (this bound grows with the list of types). Types of the organization itself (`organization.*`, `organization_member.*`) belong to no team and never appear here. */
+                /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-46 types, at most the number of event types there are (this bound grows with the list of types). Types of the organization itself (`organization.*`, `organization_member.*`) belong to no team and never appear here. */
                 types?: components["schemas"]["EventType"][];
                 /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
                 limit?: components["parameters"]["Limit"];
@@ -10978,7 +11597,7 @@ export interface operations {
             query?: {
                 /** @description Only events of these teams, comma separated (`teamId=0c0c…0001,0c0c…0002`). Events of the organization itself (`organization.*`, `organization_member.*`) belong to no team and are left out. */
                 teamId?: string[];
-                /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-45 types, at most the number of event types there are (this bound grows with the list of types). */
+                /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-46 types, at most the number of event types there are (this bound grows with the list of types). */
                 types?: components["schemas"]["EventType"][];
                 /** @description The id of the last event you processed, or a log position (`lp_…`) that a read stated in `Log-Position`: the stream first sends every event after it. Ignored when `Last-Event-ID` is sent. */
                 after?: components["schemas"]["LogStart"];

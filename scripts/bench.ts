@@ -64,7 +64,7 @@
  * BENCH_HEAP_SNAPSHOTS=dir, the server's heap snapshots with one and with 1,000 streams written
  * there), BENCH_ONLY=snapshot the team snapshot's, BENCH_ONLY=floor `/v1/me` and a task against their floors and the p99s at half rate of
  * those and of the issue page, the meeting read and the Scorecard (PostgreSQL then seeded with 10,000
- * tasks). Each pair of runs (`loadPair`) also prints where a request's CPU went: the server's
+ * tasks), BENCH_ONLY=csv the CSV export of the million tasks and a 10,000-row import (scripts/bench/csv.ts). Each pair of runs (`loadPair`) also prints where a request's CPU went: the server's
  * process, PostgreSQL's processes and the rest of the machine (the load generator, the kernel).
  * BENCH_WEBHOOK_CONCURRENCY and BENCH_WEBHOOK_POLL_MS set the worker's `concurrency` and `pollMs` for
  * the throughput figure (its defaults otherwise).
@@ -79,6 +79,7 @@ import type { Database } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { connections, seconds, type Check, type Result } from './bench/harness.js';
 import { metricCount, seedLists, seedMeeting, seedScorecard, seedTasks, seedWorld, tasksInOrder, weeksOfValues, type Stack } from './bench/seed.js';
+import { benchCsv } from './bench/csv.js';
 import { benchDeepPages, benchFeed, benchFloor, measureStack } from './bench/shapes.js';
 import { benchSnapshot } from './bench/snapshot.js';
 import { benchIdleStreams, benchStreams } from './bench/streams.js';
@@ -91,9 +92,9 @@ const pgliteTaskCount = 10_000;
 /** Events in the organization's log before the changes measured add theirs. */
 const postgresLogEvents = 100_000;
 const pgliteLogEvents = 20_000;
-/** BENCH_ONLY=webhooks, tracing, feed, streams, idle-streams or floor: only those figures (PostgreSQL then seeds 10,000 tasks instead of a million). */
+/** BENCH_ONLY=webhooks, tracing, feed, streams, idle-streams, floor or csv: only those figures (PostgreSQL then seeds 10,000 tasks instead of a million, but for csv). */
 const only = process.env.BENCH_ONLY || undefined;
-const onlyValues = ['webhooks', 'tracing', 'feed', 'streams', 'idle-streams', 'floor', 'snapshot'];
+const onlyValues = ['webhooks', 'tracing', 'feed', 'streams', 'idle-streams', 'floor', 'snapshot', 'csv'];
 if (only !== undefined && !onlyValues.includes(only)) throw new Error(`BENCH_ONLY=${only}: the values known are ${onlyValues.map((value) => `"${value}"`).join(', ')}`);
 const webhooksOnly = only === 'webhooks';
 const tracingOnly = only === 'tracing';
@@ -102,6 +103,8 @@ const idleStreamsOnly = only === 'idle-streams';
 const streamsOnly = only === 'streams' || idleStreamsOnly;
 const floorOnly = only === 'floor';
 const snapshotOnly = only === 'snapshot';
+/** The CSV export and import alone, on the full million tasks (scripts/bench/csv.ts). */
+const csvOnly = only === 'csv';
 
 // ---------------------------------------------------------------------------------------------------
 // PostgreSQL
@@ -123,7 +126,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
     await migrateToLatest(db);
     const world = await seedWorld(db);
     const seedingStarted = performance.now();
-    const taskCount = only ? pgliteTaskCount : postgresTaskCount;
+    const taskCount = only && !csvOnly ? pgliteTaskCount : postgresTaskCount;
     await seedTasks(db, world, taskCount);
     const seeded = performance.now();
     const scorecard = await seedScorecard(db, world);
@@ -182,6 +185,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
       if (feedOnly) return await benchFeed(stack, results);
       if (floorOnly) return await benchFloor(stack, results);
       if (snapshotOnly) return await benchSnapshot(stack, results);
+      if (csvOnly) return await benchCsv(stack, taskCount, results);
       if (idleStreamsOnly) return await benchIdleStreams({ ...stack, databaseUrl: url.toString() });
       if (streamsOnly) return await benchStreams({ ...stack, databaseUrl: url.toString() }, results);
       return await (webhooksOnly ? benchWebhooks(webhookStack, results) : benchTracing(tracingStack, results));
@@ -194,6 +198,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
     checks.push(...(await benchTracing(tracingStack, results)));
     checks.push(...(await benchWebhooks(webhookStack, results)));
     checks.push(...(await benchStreams({ ...stack, databaseUrl: url.toString() }, results)));
+    checks.push(...(await benchCsv(stack, taskCount, results)));
     return checks;
   } finally {
     await rawPool.end();
@@ -243,6 +248,8 @@ async function benchPglite(results: Result[]): Promise<Check[]> {
     if (!only || snapshotOnly) checks.push(...(await benchSnapshot(stack, results)));
     if (snapshotOnly) return checks;
     if (floorOnly) return await benchFloor(stack, results);
+    if (!only || csvOnly) checks.push(...(await benchCsv(stack, pgliteTaskCount, results)));
+    if (csvOnly) return checks;
     if (!webhooksOnly) {
       // Kysely instances of their own on the same PGlite, whose destruction would close it: left to the stack's.
       const open = async (hooks: DatabaseOptions) => ({ db: new Kysely<Database>({ dialect: new PGliteDialect(pglite), ...statementLog(hooks) }), close: async () => undefined });

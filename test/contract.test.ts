@@ -181,7 +181,8 @@ describe('the contract', () => {
   it('gives every request body and every response body named examples that match their schemas', () => {
     for (const op of operations) {
       const body = op.operation.requestBody as OpenAPIV3_1.RequestBodyObject | undefined;
-      if (body) expect(Object.keys(body.content?.['application/json']?.examples ?? {}).length, op.operationId).toBeGreaterThan(0);
+      // A JSON body, or a CSV file's (a CSV import).
+      if (body) expect(Object.keys((body.content?.['application/json'] ?? body.content?.['text/csv'])?.examples ?? {}).length, op.operationId).toBeGreaterThan(0);
       for (const [status, declared] of Object.entries(op.operation.responses ?? {})) {
         const response = deref<OpenAPIV3_1.ResponseObject>(declared, '').value;
         for (const [mediaType, media] of Object.entries(response.content ?? {})) {

@@ -135,6 +135,13 @@ const budget: Budget = {
   listTeamEvents: 2,
   // The caller's teams, the log's end; the stream then reads with every other stream of the process.
   streamEvents: 2,
+  exportTeamTasks: 1,
+  exportTeamIssues: 1,
+  exportTeamGoals: 1,
+  exportTeamScorecard: 2,
+  importTeamTasks: 7,
+  importTeamIssues: 7,
+  importTeamScorecard: 6,
 };
 
 let statements: string[] | undefined;

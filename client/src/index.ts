@@ -137,7 +137,33 @@ export interface TeamOsClient extends Omit<Client<paths>, Methods> {
    * Each team holds one live stream of the key's.
    */
   sync(options: SyncOptions): SyncStore;
+   * A team's tasks, issues, goals (a row per milestone) or Scorecard (weeks × metrics) as one CSV file
+   * (`GET /teams/{teamId}/{kind}/csv`), streamed as the server reads it: UTF-8 with a byte-order mark,
+   * commas, CRLF; cells a spreadsheet would run start with `'`. Pipe it to a file rather than holding
+   * it whole. A refusal throws `TeamOsError`.
+   */
+  exportCsv(teamId: string, kind: CsvExportKind, options?: { signal?: AbortSignal }): Promise<ReadableStream<Uint8Array>>;
+  /**
+   * Imports a CSV file with the columns its export has (`POST /teams/{teamId}/{kind}/csv`): checked
+   * whole, then written all or nothing, or with `dryRun` only checked. Answers what was (or would be)
+   * written; a file with bad rows throws `TeamOsError` 422 whose `issues` name each bad cell by row
+   * and column (`["rows", "3", "ownerEmail"]`). Retried safely with an `Idempotency-Key` (given, or a
+   * new one).
+   */
+  importCsv(teamId: string, kind: CsvImportKind, file: string | Blob | Uint8Array, options?: { dryRun?: boolean; idempotencyKey?: string; signal?: AbortSignal }): Promise<Schema<'CsvImport'>>;
 }
+
+/** What a team's CSV export holds. */
+export type CsvExportKind = 'tasks' | 'issues' | 'goals' | 'scorecard';
+/** What a team's CSV import takes. */
+export type CsvImportKind = Schema<'CsvImport'>['kind'];
+
+const csvPaths = {
+  tasks: '/teams/{teamId}/tasks/csv',
+  issues: '/teams/{teamId}/issues/csv',
+  goals: '/teams/{teamId}/goals/csv',
+  scorecard: '/teams/{teamId}/scorecard/csv',
+} as const;
 
 const methods = ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE'] as const;
 
@@ -240,6 +266,19 @@ export function createTeamOsClient(options: TeamOsClientOptions): TeamOsClient {
   client.events = (orgId, options = {}) =>
     readEvents(async (query, signal) => unwrap(await inner.GET('/orgs/{orgId}/events', { params: { path: { orgId }, query }, signal })) as PageOf<'/orgs/{orgId}/events'>, options);
   // Each connection is one long request: never through the retries, which would read it whole.
+  client.exportCsv = async (teamId, kind, { signal } = {}) =>
+    unwrap(await inner.GET(csvPaths[kind], { params: { path: { teamId } }, parseAs: 'stream', signal })) as ReadableStream<Uint8Array>;
+  client.importCsv = async (teamId, kind, file, { dryRun, idempotencyKey, signal } = {}) =>
+    unwrap(
+      await inner.POST(csvPaths[kind], {
+        params: { path: { teamId }, query: dryRun === undefined ? {} : { dryRun }, header: idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey } },
+        // The file as it is: openapi-fetch would write a string as JSON.
+        body: file as string,
+        bodySerializer: (body: unknown) => body as BodyInit,
+        headers: { 'Content-Type': 'text/csv' },
+        signal,
+      }),
+    );
   client.live = (live) => openLive(new URL(`${options.baseUrl.replace(/\/$/, '')}/events/stream`), headers, send, live);
   const statusOf = async (call: Promise<{ response: Response }>) => (await call).response.status;
   client.sync = (sync) =>

@@ -23,6 +23,8 @@ import { meetingSeenByEveryone, toMeetingDetail } from '../records/meetings.js';
 
 export interface ChangeInput {
   params: Record<string, string>;
+  /** The query parameters, validated (a CSV import's `dryRun`). */
+  query?: Record<string, unknown>;
   body: unknown;
   /** The caller's user id. */
   userId: string;
@@ -154,6 +156,18 @@ const ratingSet: EventSpec = {
   }),
 };
 
+/**
+ * A CSV import: one `csv_import.completed` for the whole file, its answer as the object, instead of
+ * an event per row (10,000 rows would be 10,000 events in the log and as many webhook deliveries); a
+ * dry run writes nothing and sends none (no subject).
+ */
+const csvImported: EventSpec = {
+  types: ['csv_import.completed'],
+  before: true,
+  subject: { kind: 'team', from: (input) => (input.query?.dryRun === true ? [] : [input.params.teamId!]) },
+  event: (_input, result) => ({ type: 'csv_import.completed', object: result.body }),
+};
+
 const subscriptions = noEvent('a subscription is the integration’s own setting, not an organization’s record: its changes go to no one');
 const platform = noEvent('platform administration is not an organization’s record, and no organization subscribes to it');
 
@@ -172,9 +186,11 @@ export const eventCatalog: Record<ChangingOperation, EventDeclaration> = {
   createTask: answered('task.created', 'team', 'teamId'),
   updateTask: answered('task.updated', 'task', 'id'),
   deleteTask: deleted('task.deleted', 'task', 'id'),
+  importTeamTasks: csvImported,
   createIssue: answered('issue.created', 'team', 'teamId'),
   updateIssue: answered('issue.updated', 'issue', 'id'),
   deleteIssue: deleted('issue.deleted', 'issue', 'id'),
+  importTeamIssues: csvImported,
   createGoal: answered('goal.created', 'team', 'teamId'),
   updateGoal: answered('goal.updated', 'goal', 'id'),
   deleteGoal: deleted('goal.deleted', 'goal', 'id'),
@@ -197,6 +213,8 @@ export const eventCatalog: Record<ChangingOperation, EventDeclaration> = {
       object: (result.body as Schemas['ScorecardWeek']).values.find((value) => value.metricId === metricId),
     }),
   },
+
+  importTeamScorecard: csvImported,
 
   createMeeting: answered('meeting.created', 'team', 'teamId'),
   updateMeeting: {

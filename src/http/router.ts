@@ -33,6 +33,7 @@ import { deprecationsOf, tellDeprecation } from './deprecation.js';
 import { errorAnswer } from './errorHandler.js';
 import { fingerprintOf, idempotencyKeyOf, runIdempotent, type Outcome } from './idempotency.js';
 import { maxBodyDepth, prepareBody, tooDeepAt } from './requestBody.js';
+import { readCsvBody } from './csvRequest.js';
 import { pageHeaders } from './securityHeaders.js';
 import { integerTextIssues, nulCharacterIssues, validationError, type IntegerParameter } from './validation.js';
 
@@ -261,6 +262,9 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
     const bodySchema = (operation.requestBody as { content?: Record<string, { schema?: object }> } | undefined)?.content?.[
       'application/json'
     ]?.schema;
+    const requestContent = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content;
+    // A CSV import takes the file's text as its body (src/http/csvRequest.ts).
+    const takesCsv = requestContent?.['text/csv'] !== undefined;
     const mediaType = successMediaType(operation);
     const integers = integerParameters(operation);
     const lists = listParameters(operation);
@@ -284,7 +288,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
       const idempotencyKey = isChange ? idempotencyKeyOf(req.get('idempotency-key')) : undefined;
       const ifMatch = read ? ifMatchOf(req.get('if-match')) : undefined;
 
-      const body = bodySchema ? prepareBody(bodySchema as never, req.body) : undefined;
+      const body = takesCsv ? (req.body as string) : bodySchema ? prepareBody(bodySchema as never, req.body) : undefined;
       const query = splitLists(req.query as Record<string, unknown>, lists);
       // The shape openapi-backend validates: its validators coerce `path` and `query` in place.
       const input = { path: { ...params }, query: { ...query }, header: req.headers, requestBody: body };
@@ -316,7 +320,10 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
         // The docs page (with its own headers) and the changelog: text sent as it is, in the media type the contract names.
         if (mediaType === 'text/html') return pageHeaders(req, res, () => void res.status(result.status).type('html').send(result.body));
         if (mediaType === 'text/markdown') return void res.status(result.status).type(mediaType).send(result.body);
-        if (result.body instanceof StreamBody) return result.body.open(req, res);
+        if (result.body instanceof StreamBody) {
+          for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+          return result.body.open(req, res);
+        }
         return writeRead(req, res, outcomeOf(result));
       }
 
@@ -353,7 +360,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
         return answered.body instanceof JsonText ? JSON.parse(answered.body.text) : answered.body;
       };
       const change = async (database: Kysely<Database>): Promise<Outcome> => {
-        const input = { params, body, userId: req.caller!.userId };
+        const input = { params, query: request.query, body, userId: req.caller!.userId };
         readTag = undefined;
         const result = await withEvents(
           database,
@@ -410,6 +417,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
         // Before anything can answer: a refusal of a deprecated operation tells it too.
         if (deprecations) tellDeprecation(deprecations, req, res);
         const run = () => void answer(params, req, res, next).catch(next);
+        if (takesCsv) return readCsvBody(req, res, (error?: unknown) => (error ? next(error) : run()));
         if (!bodySchema) return run();
         if (hasBody(req) && !req.is('application/json')) return next(new UnsupportedMediaType());
         readBody(req, res, (error?: unknown) => (error ? next(error) : run()));

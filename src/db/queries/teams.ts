@@ -1,5 +1,5 @@
 /** Queries of teams and team members. */
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, TeamRole, TeamUpdate } from '../database.js';
 import type { JsonShape } from '../json.js';
 import { preparedJsonPages } from '../pagination.js';
@@ -139,4 +139,15 @@ export async function isOrganizationMember(db: Db, orgId: string, userId: string
     .where('user_id', '=', userId)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** The team's members by their e-mail address in lower case (addresses are unique in any case), for an import's owners. */
+export async function memberEmails(db: Db, teamId: string): Promise<Map<string, string>> {
+  const rows = await db
+    .selectFrom('team_members')
+    .innerJoin('users', 'users.id', 'team_members.user_id')
+    .select(['users.id', sql<string>`lower(users.email)`.as('email')])
+    .where('team_members.team_id', '=', teamId)
+    .execute();
+  return new Map(rows.map((row) => [row.email, row.id]));
 }

@@ -137,6 +137,7 @@ export interface TeamOsClient extends Omit<Client<paths>, Methods> {
    * Each team holds one live stream of the key's.
    */
   sync(options: SyncOptions): SyncStore;
+  /**
    * A team's tasks, issues, goals (a row per milestone) or Scorecard (weeks × metrics) as one CSV file
    * (`GET /teams/{teamId}/{kind}/csv`), streamed as the server reads it: UTF-8 with a byte-order mark,
    * commas, CRLF; cells a spreadsheet would run start with `'`. Pipe it to a file rather than holding

@@ -14,13 +14,19 @@ import { unwrap } from './errors.js';
 import { readEvents, type EventsOptions, type FeedEventOf, type FeedEventType } from './events.js';
 import { openLive, type LiveOptions, type LiveStream } from './live.js';
 import type { ItemOf, ListPath, PageOf } from './pages.js';
+import { needsRequestBody, type OwnAnswer } from './ownWrites.js';
 import { retryingFetch, type RetryOptions } from './retry.js';
+import type { SnapshotRecords } from './localCopy.js';
+import { openSync, type SyncOptions, type SyncStore } from './sync.js';
 
 export type { components, operations, paths, webhooks } from '../../generated/api.js';
 export { TeamOsError, unwrap, type ErrorBody, type ErrorCode, type ValidationIssue } from './errors.js';
 export type { EventsOptions, FeedEvent, FeedEventOf, FeedEventType, FollowOptions } from './events.js';
 export type { ItemOf, ListPath, PageOf, ResponseOf, StatusOf } from './pages.js';
 export type { LiveEnd, LiveOptions, LiveReconnecting, LiveReconnectOptions, LiveState, LiveStream } from './live.js';
+export type { CopyChange, RecordKind, SyncRecords } from './localCopy.js';
+export type { SyncOptions, SyncStore, TeamSyncState } from './sync.js';
+export { indexedDbStorage, memoryStorage, type SyncStorage } from './storage.js';
 export { retryAfterMs, rateLimitResetMs, retryDelayMs, type RetryOptions } from './retry.js';
 // verifyWebhook is `@team-os/client/webhooks`: only receivers need it and its `standardwebhooks`.
 export type { HeadersLike, WebhookEvent, WebhookEventOf, WebhookEventType } from './webhooks.js';
@@ -124,6 +130,14 @@ export interface TeamOsClient extends Omit<Client<paths>, Methods> {
    */
   live<Type extends FeedEventType = FeedEventType>(options: LiveOptions<Type>): LiveStream;
   /**
+   * A local copy of the caller's records of `teamIds`, kept exactly as their own reads would answer:
+   * each team is loaded from its snapshot (or restored from `storage`) and then follows its live
+   * stream; the answers of changes made with this client are applied at once. Read it with `get`,
+   * its queries (`openTasks`, `openIssues`, …) and `subscribe`; stop it with `signal` or `close()`.
+   * Each team holds one live stream of the key's.
+   */
+  sync(options: SyncOptions): SyncStore;
+  /**
    * A team's tasks, issues, goals (a row per milestone) or Scorecard (weeks × metrics) as one CSV file
    * (`GET /teams/{teamId}/{kind}/csv`), streamed as the server reads it: UTF-8 with a byte-order mark,
    * commas, CRLF; cells a spreadsheet would run start with `'`. Pipe it to a file rather than holding
@@ -191,6 +205,23 @@ export function createTeamOsClient(options: TeamOsClientOptions): TeamOsClient {
     },
   });
 
+  // The answers of the caller's own changes, for the local copies of `sync` open now.
+  const answerListeners = new Set<(answer: OwnAnswer) => void>();
+  const requestBodies = new Map<string, unknown>();
+  inner.use({
+    async onRequest({ request, schemaPath, id }) {
+      if (answerListeners.size > 0 && needsRequestBody(request.method, schemaPath)) requestBodies.set(id, await request.clone().json().catch(() => undefined));
+    },
+    async onResponse({ request, response, schemaPath, params, id }) {
+      const requestBody = requestBodies.get(id);
+      requestBodies.delete(id);
+      if (answerListeners.size === 0 || request.method === 'GET' || request.method === 'HEAD' || !response.ok) return;
+      const body: unknown = response.status === 204 ? undefined : await response.clone().json().catch(() => undefined);
+      const answer: OwnAnswer = { method: request.method, schemaPath, path: (params.path ?? {}) as Record<string, string>, status: response.status, body, requestBody };
+      for (const listener of answerListeners) listener(answer);
+    },
+  });
+
   // Kept beside the object itself, so a tag lives exactly as long as what it describes.
   const etags = new WeakMap<object, string>();
   const remember = <Result extends { data?: unknown; response: Response }>(result: Result): Result => {
@@ -250,5 +281,31 @@ export function createTeamOsClient(options: TeamOsClientOptions): TeamOsClient {
       }),
     );
   client.live = (live) => openLive(new URL(`${options.baseUrl.replace(/\/$/, '')}/events/stream`), headers, send, live);
+  const statusOf = async (call: Promise<{ response: Response }>) => (await call).response.status;
+  client.sync = (sync) =>
+    openSync(
+      {
+        authorization: headers.Authorization,
+        userId: async (signal) => (unwrap(await inner.GET('/me', { signal })) as { user: { id: string } }).user.id,
+        // The contract's `TeamSnapshot`, of which the copy reads the records and the position.
+        snapshot: async (teamId, signal): Promise<SnapshotRecords> => unwrap(await inner.GET('/teams/{teamId}/snapshot', { params: { path: { teamId } }, signal })),
+        record: async (kind, id, teamId, signal) => {
+          const result =
+            kind === 'meeting'
+              ? await inner.GET('/meetings/{id}', { params: { path: { id } }, signal })
+              : kind === 'goal'
+                ? await inner.GET('/goals/{id}', { params: { path: { id } }, signal })
+                : await inner.GET('/teams/{teamId}/vision', { params: { path: { teamId } }, signal });
+          return (result.response.ok ? unwrap(result as { data?: unknown; response: Response }) : result.response.status) as never;
+        },
+        teamStatus: (teamId, signal) => statusOf(inner.GET('/teams/{teamId}', { params: { path: { teamId } }, signal })),
+        live: (live) => client.live(live),
+        onAnswer(listener) {
+          answerListeners.add(listener);
+          return () => void answerListeners.delete(listener);
+        },
+      },
+      sync,
+    );
   return client;
 }

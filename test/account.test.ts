@@ -26,8 +26,8 @@ describe(`the account (${databaseLabel})`, () => {
     expect(response.body).toEqual({
       user: { id: user.id, email: user.email, name: 'Jana Kováčová', timezone: 'Europe/Bratislava' },
       orgs: [
-        { id: alpha.id, name: 'Alpha Logistics', status: 'SUSPENDED', role: 'OWNER', timezone: 'Europe/Bratislava', defaultLocale: 'en' },
-        { id: beta.id, name: 'Beta Freight', status: 'ACTIVE', role: 'IMPLEMENTER', timezone: 'Europe/Bratislava', defaultLocale: 'en' },
+        { id: alpha.id, name: 'Alpha Logistics', status: 'SUSPENDED', role: 'OWNER', timezone: 'Europe/Bratislava', defaultLocale: 'en', revision: expect.any(Number) },
+        { id: beta.id, name: 'Beta Freight', status: 'ACTIVE', role: 'IMPLEMENTER', timezone: 'Europe/Bratislava', defaultLocale: 'en', revision: expect.any(Number) },
       ],
       scopes: ['read'],
       key: { id: keyRow.id, name: 'Test key', expiresAt: keyRow.expires_at.toISOString() },

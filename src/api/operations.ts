@@ -45,7 +45,9 @@ type BodyOf<R> = R extends { content: { 'application/json': infer B } }
       ? M
         : R extends { content: { 'text/event-stream': unknown } }
         ? StreamBody
-        : undefined;
+        : R extends { content: { 'application/x-tar': unknown } }
+          ? StreamBody
+          : undefined;
 
 /**
  * Headers the pipeline writes itself (src/http/): never a handler's to answer, even where the contract

@@ -9,6 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTeamOsClient } from '../client/src/index.js';
 import { createSecretBox } from '../src/auth/secrets.js';
 import { seedDemo, type DemoOrganization } from '../src/cli/demo.js';
 import { exportKinds } from '../src/db/queries/exports.js';
@@ -172,6 +173,18 @@ describe(`an organization's export (${databaseLabel})`, () => {
       const dangling = kinds.get(kind)!.filter((record) => record[field] !== null && !among.has(record[field] as string));
       expect(dangling, `${kind}.${field}`).toEqual([]);
     }
+  }, 120_000);
+
+  it("lets the typed client start an export, follow its progress and stream its archive", async () => {
+    const client = createTeamOsClient({ baseUrl: `${app.url}/v1`, apiKey: ownerKey });
+    const started = await client.exports.start(demo.organizationId);
+    const job = await client.exports.wait(demo.organizationId, started.id, { intervalMs: 50 });
+    expect(job).toMatchObject({ id: started.id, state: 'COMPLETED' });
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of await client.exports.download(demo.organizationId, job.id)) chunks.push(chunk);
+    const { manifest, kinds } = recordsOf(Buffer.concat(chunks));
+    expect(manifest.exportId).toBe(job.id);
+    expect([...kinds.values()].reduce((total, records) => total + records.length, 0)).toBe(job.recordsDone);
   }, 120_000);
 });
 

@@ -7,11 +7,13 @@
  *   for await (const task of client.pages('/teams/{teamId}/tasks', { params: { path: { teamId }, query: { completed: false } } })) …
  *   for await (const event of client.events(orgId, { after: lastEventId, follow: true })) …
  *   const live = client.live({ teamIds: [teamId], onEvent: (event) => …, signal });
+ *   const job = await client.exports.wait(orgId, (await client.exports.start(orgId)).id); // then client.exports.download(orgId, job.id)
  */
 import createClient, { type Client, type FetchOptions, type FetchResponse } from 'openapi-fetch';
 import type { components, paths } from '../../generated/api.js';
 import { unwrap } from './errors.js';
 import { readEvents, type EventsOptions, type FeedEventOf, type FeedEventType } from './events.js';
+import { exportsClient, type ExportsClient } from './exports.js';
 import { openLive, type LiveOptions, type LiveStream } from './live.js';
 import type { ItemOf, ListPath, PageOf } from './pages.js';
 import { retryingFetch, type RetryOptions } from './retry.js';
@@ -19,6 +21,7 @@ import { retryingFetch, type RetryOptions } from './retry.js';
 export type { components, operations, paths, webhooks } from '../../generated/api.js';
 export { TeamOsError, unwrap, type ErrorBody, type ErrorCode, type ValidationIssue } from './errors.js';
 export type { EventsOptions, FeedEvent, FeedEventOf, FeedEventType, FollowOptions } from './events.js';
+export { ExportFailed, type ExportsClient, type OrgExport, type WaitOptions } from './exports.js';
 export type { ItemOf, ListPath, PageOf, ResponseOf, StatusOf } from './pages.js';
 export type { LiveEnd, LiveOptions, LiveReconnecting, LiveReconnectOptions, LiveState, LiveStream } from './live.js';
 export { retryAfterMs, rateLimitResetMs, retryDelayMs, type RetryOptions } from './retry.js';
@@ -123,6 +126,8 @@ export interface TeamOsClient extends Omit<Client<paths>, Methods> {
    * server allows (CORS_ORIGINS).
    */
   live<Type extends FeedEventType = FeedEventType>(options: LiveOptions<Type>): LiveStream;
+  /** An organization's export (Owners only): `start`, `get`, `wait` (with its progress) and `download` (the archive, streamed). */
+  exports: ExportsClient;
 }
 
 const methods = ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE'] as const;
@@ -210,5 +215,13 @@ export function createTeamOsClient(options: TeamOsClientOptions): TeamOsClient {
     readEvents(async (query, signal) => unwrap(await inner.GET('/orgs/{orgId}/events', { params: { path: { orgId }, query }, signal })) as PageOf<'/orgs/{orgId}/events'>, options);
   // Each connection is one long request: never through the retries, which would read it whole.
   client.live = (live) => openLive(new URL(`${options.baseUrl.replace(/\/$/, '')}/events/stream`), headers, send, live);
+  client.exports = exportsClient(
+    {
+      start: async (orgId) => unwrap(await inner.POST('/orgs/{orgId}/exports', { params: { path: { orgId } } })),
+      get: async (orgId, exportId) => unwrap(await inner.GET('/orgs/{orgId}/exports/{exportId}', { params: { path: { orgId, exportId } } })),
+    },
+    // One long answer: never through the retries, which would read it whole.
+    (path, signal) => send(new Request(`${options.baseUrl.replace(/\/$/, '')}${path}`, { headers, ...(signal ? { signal } : {}) })),
+  );
   return client;
 }

@@ -6,7 +6,10 @@
  * resumes after any chunk. The archive is assembled when it is downloaded, chunk after chunk: the
  * sizes of the files are known from the chunks, so the tar headers come first without holding a file.
  */
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+
+const compress = promisify(gzip);
 
 /** How long a completed (or failed) export is kept, in days: its archive is purged after. */
 export const exportRetentionDays = 7;
@@ -25,9 +28,12 @@ export function recordLine(record: string): string {
   return JSON.stringify(Object.fromEntries(Object.entries(row).map(([key, value]) => [camel(key), value])));
 }
 
-/** One chunk: the lines of a batch as a gzip member (an empty batch still makes a valid, empty one). */
-export function chunkOf(lines: readonly string[]): Buffer {
-  return gzipSync(lines.map((line) => `${line}\n`).join(''));
+/**
+ * One chunk: the lines of a batch as a gzip member (an empty batch still makes a valid, empty one),
+ * compressed in libuv's thread pool, not in the thread that answers requests.
+ */
+export function chunkOf(lines: readonly string[]): Promise<Buffer> {
+  return compress(lines.map((line) => `${line}\n`).join(''));
 }
 
 /** The file name of a kind in the archive. */

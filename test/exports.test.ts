@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTeamOsClient } from '../client/src/index.js';
 import { createSecretBox } from '../src/auth/secrets.js';
 import { seedDemo, type DemoOrganization } from '../src/cli/demo.js';
-import { exportKinds } from '../src/db/queries/exports.js';
+import { exportKinds, purgeExpiredExports } from '../src/db/queries/exports.js';
 import { runDueExports, type ExportWorkerOptions } from '../src/exports/worker.js';
 import { createTestDatabase, databaseLabel, type TestDatabase } from './support/database.js';
 import { createKey, createTeamWorld } from './support/factories.js';
@@ -301,5 +301,21 @@ describe(`an export's job (${databaseLabel})`, () => {
     expect(again.body.id).not.toBe(started.body.id);
     await runDueExports(worker());
     expect((await ended(app, org.id, again.body.id, owner.key)).state).toBe('COMPLETED');
+  });
+
+  it('forgets an export past its expiresAt (404), and the purge deletes it with its archive', async () => {
+    const { org, owner } = await orgWithTasks(3);
+    await app.db.updateTable('org_exports').set({ state: 'FAILED', failure: 'set aside by the test' }).where('state', 'in', ['QUEUED', 'RUNNING']).execute();
+    const started = await app.request('POST', `/v1/orgs/${org.id}/exports`, { key: owner.key });
+    await runDueExports(worker());
+    const job = await ended(app, org.id, started.body.id, owner.key);
+    expect(job.state).toBe('COMPLETED');
+    const past = new Date(Date.parse(job.expiresAt) + 1000);
+    await app.db.updateTable('org_exports').set({ expires_at: new Date(Date.now() - 1000) }).where('id', '=', job.id).execute();
+    expect((await app.request('GET', `/v1/orgs/${org.id}/exports/${job.id}`, { key: owner.key })).status).toBe(404);
+    expect((await app.request('GET', `/v1/orgs/${org.id}/exports/${job.id}/archive`, { key: owner.key })).status).toBe(404);
+    while ((await purgeExpiredExports(app.db, past, 2)) > 0);
+    expect(await app.db.selectFrom('org_export_chunks').select('seq').where('export_id', '=', job.id).execute()).toEqual([]);
+    expect(await app.db.selectFrom('org_exports').select('id').where('id', '=', job.id).execute()).toEqual([]);
   });
 });

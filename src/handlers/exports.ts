@@ -23,9 +23,10 @@ async function ownerOf(db: Kysely<Database>, caller: Caller, orgId: string) {
   return access;
 }
 
-async function findJob(db: Kysely<Database>, orgId: string, exportId: string) {
+/** The export, while it is kept: past `expiresAt` it is gone (404), whether or not the purge has deleted it yet. */
+async function findJob(db: Kysely<Database>, orgId: string, exportId: string, now: Date) {
   const job = await exports.findExport(db, orgId, exportId);
-  if (!job) throw new NotFound();
+  if (!job || (job.expires_at !== null && job.expires_at <= now)) throw new NotFound();
   return job;
 }
 
@@ -40,9 +41,9 @@ export const startOrgExport: Handler<'startOrgExport'> = async ({ params }, { db
   };
 };
 
-export const getOrgExport: Handler<'getOrgExport'> = async ({ params }, { db, caller }) => {
+export const getOrgExport: Handler<'getOrgExport'> = async ({ params }, { db, caller, now }) => {
   await ownerOf(db, caller, params.orgId);
-  return { status: 200, body: toOrgExport(await findJob(db, params.orgId, params.exportId)) };
+  return { status: 200, body: toOrgExport(await findJob(db, params.orgId, params.exportId, now())) };
 };
 
 /** Writes `bytes`, waiting while the connection's buffer is full; false once the client has gone. */
@@ -52,9 +53,9 @@ async function send(res: Response, bytes: Buffer): Promise<boolean> {
   return !res.destroyed;
 }
 
-export const downloadOrgExport: Handler<'downloadOrgExport'> = async ({ params }, { db, caller }) => {
+export const downloadOrgExport: Handler<'downloadOrgExport'> = async ({ params }, { db, caller, now }) => {
   await ownerOf(db, caller, params.orgId);
-  const job = await findJob(db, params.orgId, params.exportId);
+  const job = await findJob(db, params.orgId, params.exportId, now());
   if (job.state !== 'COMPLETED') throw new RuleViolation(`the export is ${job.state}: only a COMPLETED export can be downloaded`);
   const files = await exports.archiveFiles(db, job.id);
   const record = toOrgExport(job);

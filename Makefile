@@ -46,7 +46,7 @@ lint: $(NODE_MODULES) ## Lint the contract with Redocly
 mock: $(NODE_MODULES) $(CLIENT_BUILD) ## Prism mock of the contract at http://127.0.0.1:4010/v1 (and the client built, for its examples)
 	npm run --silent mock
 
-client-example: $(NODE_MODULES) $(CLIENT_BUILD) ## The typed client's example (client/examples/openTasks.ts), against the mock unless TEAM_OS_URL is set; EXAMPLE=live: the live stream's (liveEvents.ts), against `make run`
+client-example: $(NODE_MODULES) $(CLIENT_BUILD) ## The typed client's example (client/examples/openTasks.ts), against the mock unless TEAM_OS_URL is set; EXAMPLE=live: the live stream's (liveEvents.ts), EXAMPLE=sync: client.sync's (sync.ts), against `make run`
 	npx tsx scripts/clientExample.ts $(EXAMPLE)
 
 docs: $(NODE_MODULES) ## Serve the API reference at http://127.0.0.1:4020/v1/docs

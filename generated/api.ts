@@ -256,6 +256,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/teams/{teamId}/snapshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Load what a team's screen shows, at one log position
+         * @description Returns, in one answer, what a team's screen shows, each record exactly as the caller's own `GET` or list of it answers, and the log position it was taken at. A screen loads it once, then follows the log from `position` (`GET /teams/{teamId}/events` or `GET /events/stream` with `after` set to it). This operation goes beyond the product reference.
+         *
+         *     **What it holds, in this order:** `position` and `takenAt`; the `team`; its `members`; its `vision` (`null` while it has none); its `seats` (the accountability chart); its `documents`; the `peopleReviews` the caller may read, of every quarter, as their list answers the caller; its `goals` of the current quarter and of the quarter before, with their milestones; the `scorecard` of the 13 weeks up to the current week; its `meetings` dated from 13 weeks (91 days) before today on, every upcoming meeting included, each with its ratings (hidden ratings stay hidden: while a meeting is in progress and its ratings not revealed, only the caller's own rating shows), segues, headlines and messages (`acknowledged` is the caller's own); its open `issues` (OPEN, then SOLVING); its open `tasks`, then those completed in the 14 days before `takenAt`. "Today", the current week and the current quarter are the caller's (the profile's time zone, else the organization's). Each list keeps the order of the operation named in its description. Everything else — older meetings, SOLVED issues, tasks completed earlier, goals of other quarters, the Scorecard of other weeks — is read with the lists, which remain the way to every record.
+         *
+         *     **One moment.** Everything is read in one repeatable-read transaction, and `position` is taken in it: every change whose event is at or before `position` is in the answer, and every change the answer does not hold comes after `position` in the log. A change still committing while the snapshot was taken may be both in the answer and after `position`, with the same `revision`: apply an event only when its `object.revision` is greater than the one you hold, and it changes nothing.
+         *
+         *     **Size, compression and completeness.** The answer is written in full on the server (held in memory up to 1 MB, beyond that in a temporary file) before its first byte is sent, so a `200` is always a whole snapshot; a connection cut while it is sent leaves invalid JSON (and a body shorter than its `Content-Length`, or a gzip stream without its end), never a shorter valid answer: load again. It is compressed with gzip when the request says `Accept-Encoding: gzip` (about a tenth of the bytes). A snapshot holds at most 256 MB of JSON (several hundred thousand tasks); a team that exceeds it gets 422 invalid and is read with the lists. The answer has no `ETag`: it states a position, which moves with every change; follow the log from it instead of asking again.
+         *
+         *     **Limits.** Each server process builds at most 2 snapshots at once; a request beyond that waits its turn (in arrival order) before anything is read, and counts towards the rate limit like any other request.
+         *
+         *     Anyone who can see the team may call it: its members (Viewers included), and the organization's Owners, Admins and Implementers. Others get 403 forbidden; an unknown team gives 404.
+         */
+        get: operations["getTeamSnapshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/teams/{teamId}/members/{userId}": {
         parameters: {
             query?: never;
@@ -315,6 +351,39 @@ export interface paths {
          * @description Creates an open task in the team. Allowed for team Members and above (Viewers get 403 forbidden). The title is trimmed and must be 1-500 characters; `ownerId` must be a member of the team and `meetingId`, when given, a meeting of the same team, else 422 invalid. In a suspended organization the answer is 409 orgSuspended.
          */
         post: operations["createTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{teamId}/tasks/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export the tasks of a team as CSV
+         * @description Returns every task of the team as one CSV file, in the order of `GET /teams/{teamId}/tasks` (oldest first), with the columns of `TasksCsv`: `id`, `title`, `ownerEmail`, `dueDate`, `completed`, `completedAt`, `createdAt`. `POST` on this path imports the file. Anyone who can see the team may call it: its members, and the organization's Owners, Admins and Implementers. Others get 403 forbidden; an unknown team gives 404. The format, and how cells a spreadsheet would run as formulas are written, are described under "CSV import and export". The answer is streamed as it is read, in constant memory whatever the number of rows; it carries no ETag. This operation goes beyond the product reference.
+         */
+        get: operations["exportTeamTasks"];
+        put?: never;
+        /**
+         * Import tasks into a team from CSV
+         * @description Creates a task for every row of a CSV file with the columns of `TasksCsv`, as `GET` on this path exports them: what goes out comes back in. Owners are matched by e-mail address (any case) among the team's members. `id` is not kept (each row makes a new task) but names duplicates; `createdAt` and `completedAt` are kept when given, so an import keeps a list's order and history.
+         *     Send the file as `text/csv` (UTF-8, see "CSV import and export"), at most 10,000 rows and 2 MB (413 beyond). The whole file is checked before anything is written, and every problem is answered at once: 422 invalid with one `issues` item per bad cell, `path` `["rows", "<row>", "<column>"]` with rows numbered as a spreadsheet does (the header is row 1). Codes: `invalid_csv` (malformed CSV: a quote that never closes, a row with more or fewer cells than the header), `unrecognized_keys` (a column this file does not take, on row 1), `invalid_type` (a required column or cell missing), `invalid_format` (a bad day or instant, `format` naming it), `invalid_value` (an unknown person, a value outside its set, a bound crossed), `duplicate` (a row that repeats an earlier one, the message naming it), `formula` (a cell a spreadsheet would run, not neutralised with a leading `'`), `too_small` (a header without rows).
+         *
+         *     With `dryRun=true` the answer says what would be written and nothing is. Otherwise all rows are written in one transaction, all or nothing, and one `csv_import.completed` event is sent for the whole import instead of an event per row. With an `Idempotency-Key` a retry answers the first answer. Allowed for team Members and above; Viewers get 403 forbidden, others as for the team's reads (403, or 404 for an unknown team); a suspended organization 409 orgSuspended. This operation goes beyond the product reference.
+         */
+        post: operations["importTeamTasks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -385,6 +454,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/teams/{teamId}/issues/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export the issues of a team as CSV
+         * @description Returns every issue of the team as one CSV file, in the order of `GET /teams/{teamId}/issues` (oldest first), with the columns of `IssuesCsv`: `id`, `title`, `description`, `priority`, `status`, `createdByEmail`, `resolvedAt`, `createdAt`. `POST` on this path imports the file. Anyone who can see the team may call it: its members, and the organization's Owners, Admins and Implementers. Others get 403 forbidden; an unknown team gives 404. The format, and how cells a spreadsheet would run as formulas are written, are described under "CSV import and export". The answer is streamed as it is read, in constant memory whatever the number of rows; it carries no ETag. This operation goes beyond the product reference.
+         */
+        get: operations["exportTeamIssues"];
+        put?: never;
+        /**
+         * Import issues into a team from CSV
+         * @description Creates an issue for every row of a CSV file with the columns of `IssuesCsv`, as `GET` on this path exports them: what goes out comes back in. Who raised it (`createdByEmail`) is matched by e-mail address (any case) among the team's members, and is the caller when empty. `id` is not kept (each row makes a new issue) but names duplicates; `createdAt` and `resolvedAt` are kept when given.
+         *     Send the file as `text/csv` (UTF-8, see "CSV import and export"), at most 10,000 rows and 2 MB (413 beyond). The whole file is checked before anything is written, and every problem is answered at once: 422 invalid with one `issues` item per bad cell, `path` `["rows", "<row>", "<column>"]` with rows numbered as a spreadsheet does (the header is row 1). Codes: `invalid_csv` (malformed CSV: a quote that never closes, a row with more or fewer cells than the header), `unrecognized_keys` (a column this file does not take, on row 1), `invalid_type` (a required column or cell missing), `invalid_format` (a bad day or instant, `format` naming it), `invalid_value` (an unknown person, a value outside its set, a bound crossed), `duplicate` (a row that repeats an earlier one, the message naming it), `formula` (a cell a spreadsheet would run, not neutralised with a leading `'`), `too_small` (a header without rows).
+         *
+         *     With `dryRun=true` the answer says what would be written and nothing is. Otherwise all rows are written in one transaction, all or nothing, and one `csv_import.completed` event is sent for the whole import instead of an event per row. With an `Idempotency-Key` a retry answers the first answer. Allowed for team Members and above; Viewers get 403 forbidden, others as for the team's reads (403, or 404 for an unknown team); a suspended organization 409 orgSuspended. This operation goes beyond the product reference.
+         */
+        post: operations["importTeamIssues"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/issues/{id}": {
         parameters: {
             query?: never;
@@ -443,6 +545,32 @@ export interface paths {
          * @description Creates a quarterly goal (Rock) in the team with status ON_TRACK and no milestones. Allowed for team Admins and Owners (and the organization's Owners, Admins and Implementers); team Members and Viewers get 403 forbidden. Text is trimmed first: the title must then be 1-300 characters and the description at most 5000. `ownerId` must be a member of the team. `level` defaults to DEPARTMENT; COMPANY is allowed only in a leadership team (`isLeadership` true). Breaking any of these rules gives 422 invalid without `issues`; a malformed quarter is a format error. Others who cannot see the team get 403 forbidden, an unknown team gives 404, and in a suspended organization the answer is 409 orgSuspended.
          */
         post: operations["createGoal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{teamId}/goals/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export the goals of a team with their milestones as CSV
+         * @description Returns every goal (Rock) of the team with its milestones as one CSV file, goals in the order of `GET /teams/{teamId}/goals` (oldest first): one row per milestone, in the order they were added, the goal's columns repeated on each; a goal without milestones has one row with the milestone columns empty. The columns of `GoalsCsv`: `goalId`, `title`, `description`, `ownerEmail`, `quarter`, `level`, `status`, `milestoneId`, `milestoneTitle`, `milestoneDueDate`, `milestoneCompleted`. Goals are not imported. Anyone who can see the team may call it: its members, and the organization's Owners, Admins and Implementers. Others get 403 forbidden; an unknown team gives 404. The format, and how cells a spreadsheet would run as formulas are written, are described under "CSV import and export". The answer is streamed as it is read, in constant memory whatever the number of rows; it carries no ETag. This operation goes beyond the product reference.
+         */
+        get: operations["exportTeamGoals"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -593,6 +721,39 @@ export interface paths {
         get: operations["getTeamScorecard"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/teams/{teamId}/scorecard/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export the Scorecard of a team as CSV
+         * @description Returns the team's Scorecard as a table of weeks by metrics: the first column `week` (the Monday, `YYYY-MM-DD`), then one column per metric in Scorecard order, named by its title, holding the week's value (empty when none was entered). One row per week that has any value, oldest first, whatever its age. The on-track mark is not a column: an import judges it from the metric's goal (see `POST`). Anyone who can see the team may call it: its members, and the organization's Owners, Admins and Implementers. Others get 403 forbidden; an unknown team gives 404. The format, and how cells a spreadsheet would run as formulas are written, are described under "CSV import and export". The answer is streamed as it is read, in constant memory whatever the number of rows; it carries no ETag. This operation goes beyond the product reference.
+         */
+        get: operations["exportTeamScorecard"];
+        put?: never;
+        /**
+         * Import Scorecard values into a team from CSV
+         * @description Sets the weekly values of a CSV table of weeks by metrics with the columns of `ScorecardCsv`, as `GET` on this path exports it: `week` (a Monday) and one column per metric of the team, named by its title. Each non-empty cell is set as `PUT /teams/{teamId}/scorecard/weeks/{week}` sets a value without `onTrack`: created or replaced, 1-50 characters, on track as judged from the metric's goal; a value the goal cannot judge is refused (422 `invalid_value` on its cell). Empty cells change nothing. Metrics are not created: a column that names no metric of the team is refused. A week that is not a Monday, or a week twice, is refused on its `week` cell.
+         *     Send the file as `text/csv` (UTF-8, see "CSV import and export"), at most 10,000 rows and 2 MB (413 beyond). The whole file is checked before anything is written, and every problem is answered at once: 422 invalid with one `issues` item per bad cell, `path` `["rows", "<row>", "<column>"]` with rows numbered as a spreadsheet does (the header is row 1). Codes: `invalid_csv` (malformed CSV: a quote that never closes, a row with more or fewer cells than the header), `unrecognized_keys` (a column this file does not take, on row 1), `invalid_type` (a required column or cell missing), `invalid_format` (a bad day or instant, `format` naming it), `invalid_value` (an unknown person, a value outside its set, a bound crossed), `duplicate` (a row that repeats an earlier one, the message naming it), `formula` (a cell a spreadsheet would run, not neutralised with a leading `'`), `too_small` (a header without rows).
+         *
+         *     With `dryRun=true` the answer says what would be written and nothing is. Otherwise all rows are written in one transaction, all or nothing, and one `csv_import.completed` event is sent for the whole import instead of an event per row. With an `Idempotency-Key` a retry answers the first answer. Allowed for team Members and above; Viewers get 403 forbidden, others as for the team's reads (403, or 404 for an unknown team); a suspended organization 409 orgSuspended. This operation goes beyond the product reference.
+         */
+        post: operations["importTeamScorecard"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2822,7 +2983,7 @@ export interface webhooks {
         put?: never;
         /**
          * Goal changed
-         * @description Sent after `PATCH /goals/{id}` changed a goal or reported its status. `object` is the whole goal as that answer gave it, with all its milestones. Adding, changing or deleting a milestone sends a `milestone.*` event, not this one.
+         * @description Sent after `PATCH /goals/{id}` changed a goal or reported its status, and after each change of one of its milestones, which the goal shows: `POST /goals/{id}/milestones`, `PATCH /milestones/{id}` and `DELETE /milestones/{id}` send their `milestone.*` event, then this one, with the goal's new `revision`. `object` is the whole goal as `GET /goals/{id}` answers it right after the change, with all its milestones.
          */
         post: {
             parameters: {
@@ -2928,7 +3089,7 @@ export interface webhooks {
         put?: never;
         /**
          * Milestone added
-         * @description Sent after `POST /goals/{id}/milestones` added a milestone to a goal. `object` is the milestone as that answer gave it; `goalId` names its goal and `teamId` is the goal's team.
+         * @description Sent after `POST /goals/{id}/milestones` added a milestone to a goal. `object` is the milestone as that answer gave it; `goalId` names its goal and `teamId` is the goal's team. The goal shows its milestones, so `goal.updated` follows with the goal.
          */
         post: {
             parameters: {
@@ -2981,7 +3142,7 @@ export interface webhooks {
         put?: never;
         /**
          * Milestone changed, completed or reopened
-         * @description Sent after `PATCH /milestones/{id}` changed, completed or reopened a milestone. `object` is the whole milestone as that answer gave it.
+         * @description Sent after `PATCH /milestones/{id}` changed, completed or reopened a milestone. `object` is the whole milestone as that answer gave it. The goal shows its milestones, so `goal.updated` follows with the goal.
          */
         post: {
             parameters: {
@@ -3034,7 +3195,7 @@ export interface webhooks {
         put?: never;
         /**
          * Milestone deleted
-         * @description Sent after `DELETE /milestones/{id}` deleted a milestone. `object` holds only the milestone's `id`; `teamId` is its goal's team.
+         * @description Sent after `DELETE /milestones/{id}` deleted a milestone. `object` holds only the milestone's `id`; `teamId` is its goal's team. The goal shows its milestones, so `goal.updated` follows with the goal.
          */
         post: {
             parameters: {
@@ -3288,6 +3449,59 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "csv_import.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A CSV import written
+         * @description Sent once after a CSV import (`POST /teams/{teamId}/tasks/csv`, `POST /teams/{teamId}/issues/csv` or `POST /teams/{teamId}/scorecard/csv`) wrote its rows, in place of one `task.created`, `issue.created` or `metric_value.set` per row: an import of 10,000 rows is one event. `object` is the import's answer (the team, the kind of records and how many were written); read the records with the team's list or its CSV export. A dry run sends none.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CsvImportCompletedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "meeting.created": {
         parameters: {
             query?: never;
@@ -3352,7 +3566,7 @@ export interface webhooks {
         put?: never;
         /**
          * Meeting notes or times changed
-         * @description Sent after `PATCH /meetings/{id}` wrote a meeting's notes or corrected the times of a completed meeting; a body that moves the status sends `meeting.status_changed` instead. `object` is the whole meeting as every reader of the event may see it at the moment of the change, not as the writer's own answer shows it: while the ratings of a meeting in progress are hidden (`ratingsHidden` true), `ratings` is empty (nobody's rating, not even that of the person who made the change; revealing them sends `meeting.ratings_revealed`, which carries them), and each message's `acknowledged` is false (it tells a reader their own state, which an event read by many cannot). A meeting whose JSON would make the event pass 64 KB (many long segues, headlines or messages) comes in its reduced form (`reduced: true`, its short fields only): read it with `GET /meetings/{id}`.
+         * @description Sent after `PATCH /meetings/{id}` wrote a meeting's notes or corrected the times of a completed meeting; a body that moves the status sends `meeting.status_changed` instead. Also sent after each change of what the meeting shows, after that change's own event and with the meeting's new `revision`: a segue, headline or message added (`POST /meetings/{id}/segues`, `POST /meetings/{id}/headlines`, `POST /meetings/{id}/messages`), a message deleted (`DELETE /messages/{id}`), and a rating stored or deleted (`PUT /meetings/{id}/ratings/me`, `PUT /meetings/{id}/ratings/{userId}`), which moves its rating summary. `object` is the whole meeting as every reader of the event may see it at the moment of the change, not as the writer's own answer shows it: while the ratings of a meeting in progress are hidden (`ratingsHidden` true), `ratings` is empty (nobody's rating, not even that of the person who made the change; revealing them sends `meeting.ratings_revealed`, which carries them), and each message's `acknowledged` is false (it tells a reader their own state, which an event read by many cannot). A meeting whose JSON would make the event pass 64 KB (many long segues, headlines or messages) comes in its reduced form (`reduced: true`, its short fields only): read it with `GET /meetings/{id}`.
          */
         post: {
             parameters: {
@@ -3511,7 +3725,7 @@ export interface webhooks {
         put?: never;
         /**
          * Meeting rating given or replaced
-         * @description Sent after a rating of a meeting was stored or a person marked absent: by `PUT /meetings/{id}/ratings/me`, or by `PUT /meetings/{id}/ratings/{userId}` answered 200. `object` names only the meeting and the person rated. A rating may still be hidden in a running meeting, where even the organization's Owners and Admins see only their own, so the event never carries its value: read it with `GET /meetings/{id}`, which shows it once it is visible to the caller.
+         * @description Sent after a rating of a meeting was stored or a person marked absent: by `PUT /meetings/{id}/ratings/me`, or by `PUT /meetings/{id}/ratings/{userId}` answered 200. `object` names only the meeting and the person rated. A rating may still be hidden in a running meeting, where even the organization's Owners and Admins see only their own, so the event never carries its value: read it with `GET /meetings/{id}`, which shows it once it is visible to the caller. The meeting's rating summary counts it, so `meeting.updated` follows with the meeting, without any rating while they are hidden.
          */
         post: {
             parameters: {
@@ -3564,7 +3778,7 @@ export interface webhooks {
         put?: never;
         /**
          * Meeting rating deleted
-         * @description Sent after `PUT /meetings/{id}/ratings/{userId}` with `rating: 0` deleted a person's rating (answered 204): the person now counts as present but unrated. `object` names only the meeting and the person, as in `meeting_rating.set`, and for the same reason.
+         * @description Sent after `PUT /meetings/{id}/ratings/{userId}` with `rating: 0` deleted a person's rating (answered 204): the person now counts as present but unrated. `object` names only the meeting and the person, as in `meeting_rating.set`, and for the same reason. The meeting's rating summary counts it, so `meeting.updated` follows with the meeting, without any rating while they are hidden.
          */
         post: {
             parameters: {
@@ -3617,7 +3831,7 @@ export interface webhooks {
         put?: never;
         /**
          * Segue added to a meeting
-         * @description Sent after `POST /meetings/{id}/segues` added a segue to a meeting. `object` is the segue as that answer gave it; `meetingId` names the meeting.
+         * @description Sent after `POST /meetings/{id}/segues` added a segue to a meeting. `object` is the segue as that answer gave it; `meetingId` names the meeting. The meeting shows it, so `meeting.updated` follows with the meeting.
          */
         post: {
             parameters: {
@@ -3670,7 +3884,7 @@ export interface webhooks {
         put?: never;
         /**
          * Headline added to a meeting
-         * @description Sent after `POST /meetings/{id}/headlines` added a headline to a meeting. `object` is the headline as that answer gave it; `meetingId` names the meeting.
+         * @description Sent after `POST /meetings/{id}/headlines` added a headline to a meeting. `object` is the headline as that answer gave it; `meetingId` names the meeting. The meeting shows it, so `meeting.updated` follows with the meeting.
          */
         post: {
             parameters: {
@@ -3723,7 +3937,7 @@ export interface webhooks {
         put?: never;
         /**
          * Cascading message added
-         * @description Sent after `POST /meetings/{id}/messages` added a cascading message to a meeting. `object` is the message as that answer gave it, so `acknowledged` is false: nobody has acknowledged it yet.
+         * @description Sent after `POST /meetings/{id}/messages` added a cascading message to a meeting. `object` is the message as that answer gave it, so `acknowledged` is false: nobody has acknowledged it yet. The meeting shows its messages, so `meeting.updated` follows with the meeting.
          */
         post: {
             parameters: {
@@ -3776,7 +3990,7 @@ export interface webhooks {
         put?: never;
         /**
          * Cascading message deleted
-         * @description Sent after `DELETE /messages/{id}` deleted a cascading message. `object` holds only the message's `id`.
+         * @description Sent after `DELETE /messages/{id}` deleted a cascading message. `object` holds only the message's `id`. The meeting shows its messages, so `meeting.updated` follows with the meeting.
          */
         post: {
             parameters: {
@@ -4405,12 +4619,17 @@ export interface webhooks {
 export interface components {
     schemas: {
         /** @description The body of any webhook delivery: one of the events of the `webhooks` section, told apart by `type`. Receivers must ignore types they do not know: new ones may be added within v1. */
-        WebhookEvent: components["schemas"]["OrganizationUpdatedEvent"] | components["schemas"]["OrganizationMemberAddedEvent"] | components["schemas"]["OrganizationMemberUpdatedEvent"] | components["schemas"]["OrganizationMemberRemovedEvent"] | components["schemas"]["TeamCreatedEvent"] | components["schemas"]["TeamUpdatedEvent"] | components["schemas"]["TeamDeletedEvent"] | components["schemas"]["TeamMemberAddedEvent"] | components["schemas"]["TeamMemberUpdatedEvent"] | components["schemas"]["TeamMemberRemovedEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["IssueCreatedEvent"] | components["schemas"]["IssueUpdatedEvent"] | components["schemas"]["IssueDeletedEvent"] | components["schemas"]["GoalCreatedEvent"] | components["schemas"]["GoalUpdatedEvent"] | components["schemas"]["GoalDeletedEvent"] | components["schemas"]["MilestoneCreatedEvent"] | components["schemas"]["MilestoneUpdatedEvent"] | components["schemas"]["MilestoneDeletedEvent"] | components["schemas"]["MetricCreatedEvent"] | components["schemas"]["MetricUpdatedEvent"] | components["schemas"]["MetricDeletedEvent"] | components["schemas"]["MetricValueSetEvent"] | components["schemas"]["MeetingCreatedEvent"] | components["schemas"]["MeetingUpdatedEvent"] | components["schemas"]["MeetingStatusChangedEvent"] | components["schemas"]["MeetingRatingsRevealedEvent"] | components["schemas"]["MeetingRatingSetEvent"] | components["schemas"]["MeetingRatingDeletedEvent"] | components["schemas"]["SegueCreatedEvent"] | components["schemas"]["HeadlineCreatedEvent"] | components["schemas"]["CascadingMessageCreatedEvent"] | components["schemas"]["CascadingMessageDeletedEvent"] | components["schemas"]["CascadingMessageAcknowledgedEvent"] | components["schemas"]["VisionCreatedEvent"] | components["schemas"]["VisionUpdatedEvent"] | components["schemas"]["SeatCreatedEvent"] | components["schemas"]["SeatUpdatedEvent"] | components["schemas"]["SeatDeletedEvent"] | components["schemas"]["PeopleReviewSetEvent"] | components["schemas"]["DocumentCreatedEvent"] | components["schemas"]["DocumentDeletedEvent"] | components["schemas"]["ExportCompletedEvent"] | components["schemas"]["WebhookPingEvent"];
+        WebhookEvent: components["schemas"]["OrganizationUpdatedEvent"] | components["schemas"]["OrganizationMemberAddedEvent"] | components["schemas"]["OrganizationMemberUpdatedEvent"] | components["schemas"]["OrganizationMemberRemovedEvent"] | components["schemas"]["TeamCreatedEvent"] | components["schemas"]["TeamUpdatedEvent"] | components["schemas"]["TeamDeletedEvent"] | components["schemas"]["TeamMemberAddedEvent"] | components["schemas"]["TeamMemberUpdatedEvent"] | components["schemas"]["TeamMemberRemovedEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["IssueCreatedEvent"] | components["schemas"]["IssueUpdatedEvent"] | components["schemas"]["IssueDeletedEvent"] | components["schemas"]["GoalCreatedEvent"] | components["schemas"]["GoalUpdatedEvent"] | components["schemas"]["GoalDeletedEvent"] | components["schemas"]["MilestoneCreatedEvent"] | components["schemas"]["MilestoneUpdatedEvent"] | components["schemas"]["MilestoneDeletedEvent"] | components["schemas"]["MetricCreatedEvent"] | components["schemas"]["MetricUpdatedEvent"] | components["schemas"]["MetricDeletedEvent"] | components["schemas"]["MetricValueSetEvent"] | components["schemas"]["CsvImportCompletedEvent"] | components["schemas"]["MeetingCreatedEvent"] | components["schemas"]["MeetingUpdatedEvent"] | components["schemas"]["MeetingStatusChangedEvent"] | components["schemas"]["MeetingRatingsRevealedEvent"] | components["schemas"]["MeetingRatingSetEvent"] | components["schemas"]["MeetingRatingDeletedEvent"] | components["schemas"]["SegueCreatedEvent"] | components["schemas"]["HeadlineCreatedEvent"] | components["schemas"]["CascadingMessageCreatedEvent"] | components["schemas"]["CascadingMessageDeletedEvent"] | components["schemas"]["CascadingMessageAcknowledgedEvent"] | components["schemas"]["VisionCreatedEvent"] | components["schemas"]["VisionUpdatedEvent"] | components["schemas"]["SeatCreatedEvent"] | components["schemas"]["SeatUpdatedEvent"] | components["schemas"]["SeatDeletedEvent"] | components["schemas"]["PeopleReviewSetEvent"] | components["schemas"]["DocumentCreatedEvent"] | components["schemas"]["DocumentDeletedEvent"] | components["schemas"]["ExportCompletedEvent"] | components["schemas"]["WebhookPingEvent"];
         /**
          * @description Opaque identifier. Today it is a lowercase UUID, but clients must treat it as an opaque string and never parse it. An id that does not match any item (including a malformed one) is answered with 404 notFound; an id holding the character NUL (U+0000) is a format error, like any such text.
          * @example 0d0d0000-0000-4000-8000-000000000001
          */
         Id: string;
+        /**
+         * @description How new a record is: the position in the organization's event log of the last change that altered what a GET of the record answers, the record's own changes and those made to it as a side effect (a goal's milestones, a meeting's rating summary, segues, headlines and messages; a member's name or e-mail changed on their account). Of two revisions of one record the greater is the newer state, whatever order the changes committed in; revisions share the number space of the log's positions and are never reused. An event carries its record with the record's revision, and a change made as a side effect sends the altered record's own event (`goal.updated`, `meeting.updated`), so a local copy applies an event only when its `object.revision` is greater than the one it holds. A revision may also advance on a write that changed nothing visible; it never goes back. What a record tells only its reader is not part of its revision, and events never carry it: a message's `acknowledged` (the reader's own `cascading_message.acknowledged` tells it), the reader's own rating while a meeting's ratings are hidden (read `GET /meetings/{id}` after their own `meeting_rating.set`), an organization's `role` (their own `organization_member.updated` tells it) and a meeting's `ratingWindow`, which follows the clock. Keep these as the reader's GET last answered them when applying an event. An integer of at most 2^53 − 1, exact in every JSON reader.
+         * @example 48213
+         */
+        Revision: number;
         /**
          * @description ACTIVE, or SUSPENDED (reads work, every change gets 409 orgSuspended).
          * @enum {string}
@@ -4426,9 +4645,10 @@ export interface components {
          * @enum {string}
          */
         Locale: "en" | "sk";
-        /** @description An organization as seen by one of its members. `role` is the caller's organization role. The settings `name`, `timezone` and `defaultLocale` are top-level fields. */
+        /** @description An organization as seen by one of its members. `role` is the caller's organization role, which is the caller's own and so not part of `revision`. The settings `name`, `timezone` and `defaultLocale` are top-level fields. */
         Organization: {
             id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             name: string;
             status: components["schemas"]["OrganizationStatus"];
             role: components["schemas"]["OrganizationRole"];
@@ -4511,7 +4731,11 @@ export interface components {
          *     - `invalid_union`: the body matches none of the allowed shapes;
          *     - `invalid_json`: the body is not valid JSON;
          *     - `too_deep`: arrays and objects of the body nest more than 32 levels deep (`path` leads to the first one past level 32);
-         *     - `invalid_character`: text holds the character NUL (U+0000), which no text can store.
+         *     - `invalid_character`: text holds the character NUL (U+0000), which no text can store;
+         *     - `invalid_csv`: a CSV import's file is malformed (a quote that never closes, a row with more or fewer cells than the header);
+         *     - `duplicate`: a row of a CSV import repeats an earlier one (the message names it);
+         *     - `formula`: a cell of a CSV import that a spreadsheet would run as a formula.
+         *     A CSV import's issues have `path` `["rows", "<row>", "<column>"]`, rows numbered as a spreadsheet numbers them.
          *     Clients must tolerate codes and keys added later.
          */
         ValidationIssue: {
@@ -4571,6 +4795,7 @@ export interface components {
         Cursor: string;
         OrganizationMember: {
             userId: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             /** Format: email */
             email: string;
             name: string;
@@ -4605,11 +4830,6 @@ export interface components {
         UpdateOrganizationMemberRequest: {
             role: components["schemas"]["OrganizationRole"];
         };
-        /**
-         * @description How new a record is: the position in the organization's event log of the last change that altered what a GET of the record answers, the record's own changes and those made to it as a side effect (a goal's milestones, a meeting's ratings, segues, headlines and messages). Of two revisions of one record the greater is the newer state, whatever order the changes committed in; revisions share the number space of the log's positions and are never reused. An event carries its record with the record's revision, so a local copy applies an event only when its `object.revision` is greater than the one it holds. A revision may also advance on a write that changed nothing visible; it never goes back. An integer of at most 2^53 − 1, exact in every JSON reader.
-         * @example 48213
-         */
-        Revision: number;
         Team: {
             id: components["schemas"]["Id"];
             revision: components["schemas"]["Revision"];
@@ -4699,6 +4919,7 @@ export interface components {
         TeamRole: "OWNER" | "ADMIN" | "MEMBER" | "VIEWER";
         TeamMember: {
             userId: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             /** Format: email */
             email: string;
             name: string;
@@ -4715,125 +4936,84 @@ export interface components {
             /** @default MEMBER */
             role: components["schemas"]["TeamRole"];
         };
-        UpdateTeamMemberRequest: {
-            role: components["schemas"]["TeamRole"];
+        /** @description A list field of the vision as returned; older free text stays text; `null` until set. */
+        VisionListValue: string[] | string | null;
+        /** @description An object field of the vision as returned; older free text stays text; `null` until set. */
+        VisionObjectValue: {
+            [key: string]: string | string[];
+        } | string | null;
+        /** @description The team's vision document. Every field is `null` until it is set. List and object fields are returned parsed; a list or object field that still holds older free text from the web application (any stored text that is not JSON of the field's shape) is returned as that text. Text fields are always returned as text, even when the text looks like JSON. */
+        Vision: {
+            id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
+            teamId: components["schemas"]["Id"];
+            coreValues: components["schemas"]["VisionListValue"];
+            coreFocus: components["schemas"]["VisionObjectValue"];
+            tenYearTarget: string | null;
+            marketingStrategy: components["schemas"]["VisionObjectValue"];
+            threeYearPicture: string | null;
+            oneYearPlan: string | null;
+            quarterlyRocks: components["schemas"]["VisionListValue"];
+            issuesList: components["schemas"]["VisionListValue"];
+            updatedAt: components["schemas"]["Instant"];
         };
-        /** @description A to-do of a team. */
-        Task: {
+        /** @description A seat of the accountability chart. `parentId` links it to the seat above; top-level seats have `parentId: null`. `position` orders seats that share a parent, 1 for the first. */
+        Seat: {
             id: components["schemas"]["Id"];
             revision: components["schemas"]["Revision"];
             teamId: components["schemas"]["Id"];
             title: string;
-            ownerId: components["schemas"]["Id"];
-            dueDate: components["schemas"]["Day"];
-            completed: boolean;
-            /** @description When the task was completed; `null` while it is open. */
-            completedAt: components["schemas"]["Instant"] | null;
-            /** @description The meeting the task arose from, or `null`. */
-            meetingId: components["schemas"]["Id"] | null;
-            createdAt: components["schemas"]["Instant"];
-        };
-        /** @description A page of tasks; `nextCursor` leads to the next page and is `null` on the last one. */
-        TaskPage: {
-            data: components["schemas"]["Task"][];
-            nextCursor: components["schemas"]["NextCursor"];
-        };
-        CreateTaskRequest: {
-            title: string;
-            /** @description A member of the team. */
-            ownerId: components["schemas"]["Id"];
-            dueDate: components["schemas"]["Day"];
-            /** @description A meeting of the same team the task arises from; `null` or omitted for none. */
-            meetingId?: components["schemas"]["Id"] | null;
-        };
-        /** @description Only the fields to change; at least one. */
-        UpdateTaskRequest: {
-            title?: string;
-            /** @description A member of the team. */
-            ownerId?: components["schemas"]["Id"];
-            dueDate?: components["schemas"]["Day"];
-            /** @description true completes the task and sets completedAt; false reopens it and clears completedAt. */
-            completed?: boolean;
+            parentId: components["schemas"]["Id"] | null;
+            /** @description The person in the seat, or `null` when vacant. */
+            userId: components["schemas"]["Id"] | null;
+            responsibilities: string | null;
+            position: number;
         };
         /**
-         * @description OPEN, SOLVING or SOLVED; any step is allowed, SOLVED sets resolvedAt.
+         * @description LINK for links added through the API; FILE for files uploaded in the web application.
          * @enum {string}
          */
-        IssueStatus: "OPEN" | "SOLVING" | "SOLVED";
-        /**
-         * @description Priority of an issue.
-         * @enum {string}
-         */
-        IssuePriority: "HIGH" | "MEDIUM" | "LOW";
-        /** @description An issue of a team. */
-        Issue: {
+        DocumentType: "LINK" | "FILE";
+        Document: {
             id: components["schemas"]["Id"];
             revision: components["schemas"]["Revision"];
             teamId: components["schemas"]["Id"];
-            title: string;
-            /** @description Longer text; `null` when there is none. */
-            description: string | null;
-            priority: components["schemas"]["IssuePriority"];
-            status: components["schemas"]["IssueStatus"];
-            /** @description The meeting the issue was raised in, or `null`. */
-            meetingId: components["schemas"]["Id"] | null;
+            name: string;
+            /** @description Address of the link, or the download address of an uploaded file. */
+            url: string;
+            type: components["schemas"]["DocumentType"];
             createdById: components["schemas"]["Id"];
-            /** @description When the issue was set to SOLVED; `null` unless SOLVED. */
-            resolvedAt: components["schemas"]["Instant"] | null;
             createdAt: components["schemas"]["Instant"];
         };
-        /** @description A page of issues; `nextCursor` leads to the next page and is `null` on the last one. */
-        IssuePage: {
-            data: components["schemas"]["Issue"][];
-            nextCursor: components["schemas"]["NextCursor"];
+        /**
+         * @description Core value name (1-200 characters) to whether the person lives it; at most 50 entries.
+         * @example {
+         *       "Do the right thing": true,
+         *       "Grow or die": false
+         *     }
+         */
+        CoreValuesScores: {
+            [key: string]: boolean;
         };
-        CreateIssueRequest: {
-            title: string;
-            description?: string | null;
-            /** @default MEDIUM */
-            priority: components["schemas"]["IssuePriority"];
-            /** @description A meeting of the same team the issue was raised in; `null` or omitted for none. */
-            meetingId?: components["schemas"]["Id"] | null;
+        /** @description Gets it, wants it, capacity to do it. */
+        Gwc: {
+            getsIt: boolean;
+            wantsIt: boolean;
+            capacityToDoIt: boolean;
         };
-        /** @description Only the fields to change; at least one. */
-        UpdateIssueRequest: {
-            title?: string;
-            /** @description An empty string or `null` clears the description. */
-            description?: string | null;
-            priority?: components["schemas"]["IssuePriority"];
-            status?: components["schemas"]["IssueStatus"];
-        };
-        CreateGoalRequest: {
-            title: string;
-            description?: string | null;
-            /** @description A member of the team. */
-            ownerId: components["schemas"]["Id"];
+        /** @description One evaluator's review of one team member for one quarter. */
+        PeopleReview: {
+            id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
+            teamId: components["schemas"]["Id"];
+            /** @description The reviewed person. */
+            userId: components["schemas"]["Id"];
+            evaluatorId: components["schemas"]["Id"];
             quarter: components["schemas"]["Quarter"];
-            /** @default DEPARTMENT */
-            level: components["schemas"]["GoalLevel"];
-        };
-        /** @description Only the fields to change; at least one. The goal's owner who is not a team Admin may send only `status`. */
-        UpdateGoalRequest: {
-            title?: string;
-            /** @description An empty string or `null` clears the description. */
-            description?: string | null;
-            ownerId?: components["schemas"]["Id"];
-            quarter?: components["schemas"]["Quarter"];
-            level?: components["schemas"]["GoalLevel"];
-            status?: components["schemas"]["GoalStatus"];
-        };
-        CreateMilestoneRequest: {
-            title: string;
-            /** @description Optional; `null` or omitted for no date. */
-            dueDate?: components["schemas"]["Day"] | null;
-        };
-        /** @description Only the fields to change; at least one. */
-        UpdateMilestoneRequest: {
-            title?: string;
-            /** @description `null` removes the date. */
-            dueDate?: components["schemas"]["Day"] | null;
-            /** @description true completes the milestone, false reopens it. */
-            completed?: boolean;
+            coreValuesScores: components["schemas"]["CoreValuesScores"];
+            gwc: components["schemas"]["Gwc"];
+            notes: string | null;
+            updatedAt: components["schemas"]["Instant"];
         };
         /** @description A Scorecard measurable. */
         Metric: {
@@ -4852,20 +5032,6 @@ export interface components {
             description: string | null;
             /** @description Place in the team's Scorecard, 1 for the first row; positions are consecutive. */
             position: number;
-        };
-        /** @description All metrics at once; `nextCursor` is always `null`. */
-        MetricList: {
-            data: components["schemas"]["Metric"][];
-            nextCursor: components["schemas"]["NoNextCursor"];
-        };
-        CreateMetricRequest: {
-            title: string;
-            /** @description Target with an operator `>`, `>=`, `<`, `<=` or `=` and a number; a bare number means `>=`. Stored as sent (trimmed). */
-            goal: string;
-            /** @description A member of the team. */
-            ownerId: components["schemas"]["Id"];
-            unit?: string | null;
-            description?: string | null;
         };
         /** @description The value of a metric for one week. */
         MetricValue: {
@@ -4896,55 +5062,6 @@ export interface components {
             /** @description Every metric of the team, in Scorecard order (`position` 1 first). */
             metrics: components["schemas"]["ScorecardMetric"][];
         };
-        /** @description One metric's value for the week, as `PUT /metrics/{id}/values/{week}` takes it. */
-        ScorecardWeekValue: {
-            /** @description A metric of the team. */
-            metricId: components["schemas"]["Id"];
-            /** @description The week's value (trimmed, 1-50 characters); numbers are sent as strings, read as `PUT /metrics/{id}/values/{week}` reads them. */
-            value: string;
-            /** @description When omitted it is computed from the metric's goal. Required when the value cannot be judged (text, an ambiguous number, or a goal without a number). */
-            onTrack?: boolean;
-        };
-        /** @description The values of one week for several metrics of the team, each as `PUT /metrics/{id}/values/{week}` takes it. */
-        PutScorecardWeekRequest: {
-            /** @description One item per metric, each metric at most once, at most 200 items (a Scorecard rarely has more than 20 metrics). Metrics the request does not name keep their value of the week, if any. */
-            values: components["schemas"]["ScorecardWeekValue"][];
-        };
-        /** @description The values a request saved for one week of a team's Scorecard. */
-        ScorecardWeek: {
-            teamId: components["schemas"]["Id"];
-            /** @description The Monday that starts the week. */
-            week: components["schemas"]["Day"];
-            /** @description The saved value of every metric the request named, in the request's order. */
-            values: components["schemas"]["MetricValue"][];
-        };
-        /**
-         * @description Moves a metric one place up or down in the Scorecard (lowercase, as in the reference).
-         * @enum {string}
-         */
-        MetricDirection: "up" | "down";
-        /** @description Only the fields to change; at least one. */
-        UpdateMetricRequest: {
-            title?: string;
-            goal?: string;
-            ownerId?: components["schemas"]["Id"];
-            /** @description An empty string or `null` clears the unit. */
-            unit?: string | null;
-            /** @description An empty string or `null` clears the description. */
-            description?: string | null;
-            direction?: components["schemas"]["MetricDirection"];
-        };
-        /** @description A page of weekly values; `nextCursor` leads to the next page and is `null` on the last one. */
-        MetricValuePage: {
-            data: components["schemas"]["MetricValue"][];
-            nextCursor: components["schemas"]["NextCursor"];
-        };
-        PutMetricValueRequest: {
-            /** @description The week's value (trimmed, 1-50 characters); numbers are sent as strings. Decimal comma or dot, thousands groups, spaces and a trailing `%` are understood; a number that could be read two ways (both separators, or `1,500`) is not guessed. */
-            value: string;
-            /** @description When omitted it is computed from the metric's goal. Required when the value cannot be judged (text, an ambiguous number, or a goal without a number). */
-            onTrack?: boolean;
-        };
         /**
          * @description SCHEDULED, then IN_PROGRESS, then COMPLETED; one step forward at a time.
          * @enum {string}
@@ -4973,23 +5090,6 @@ export interface components {
             createdById: components["schemas"]["Id"];
             rating: components["schemas"]["MeetingRatingSummary"];
         };
-        /** @description A page of meetings; `nextCursor` leads to the next page and is `null` on the last one. */
-        MeetingPage: {
-            data: components["schemas"]["Meeting"][];
-            nextCursor: components["schemas"]["NextCursor"];
-        };
-        /** @description Schedules a meeting on a day; it starts SCHEDULED. */
-        ScheduleMeeting: {
-            date: components["schemas"]["Day"];
-        };
-        /** @description Records a meeting that took place; it is created COMPLETED. */
-        RecordPastMeeting: {
-            /** @description With a zone offset or `Z`; not in the future. */
-            startedAt: components["schemas"]["Instant"];
-            durationMin: number;
-        };
-        /** @description Exactly one shape: `{date}` schedules a meeting; `{startedAt, durationMin}` records a past one. No other fields are allowed. */
-        CreateMeetingRequest: components["schemas"]["ScheduleMeeting"] | components["schemas"]["RecordPastMeeting"];
         /** @description One person's rating of a meeting. */
         Rating: {
             userId: components["schemas"]["Id"];
@@ -5051,6 +5151,310 @@ export interface components {
             ratingWindow: components["schemas"]["RatingWindow"];
             ratingsHidden: boolean;
         };
+        /**
+         * @description Priority of an issue.
+         * @enum {string}
+         */
+        IssuePriority: "HIGH" | "MEDIUM" | "LOW";
+        /**
+         * @description OPEN, SOLVING or SOLVED; any step is allowed, SOLVED sets resolvedAt.
+         * @enum {string}
+         */
+        IssueStatus: "OPEN" | "SOLVING" | "SOLVED";
+        /** @description An issue of a team. */
+        Issue: {
+            id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
+            teamId: components["schemas"]["Id"];
+            title: string;
+            /** @description Longer text; `null` when there is none. */
+            description: string | null;
+            priority: components["schemas"]["IssuePriority"];
+            status: components["schemas"]["IssueStatus"];
+            /** @description The meeting the issue was raised in, or `null`. */
+            meetingId: components["schemas"]["Id"] | null;
+            createdById: components["schemas"]["Id"];
+            /** @description When the issue was set to SOLVED; `null` unless SOLVED. */
+            resolvedAt: components["schemas"]["Instant"] | null;
+            createdAt: components["schemas"]["Instant"];
+        };
+        /** @description A to-do of a team. */
+        Task: {
+            id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
+            teamId: components["schemas"]["Id"];
+            title: string;
+            ownerId: components["schemas"]["Id"];
+            dueDate: components["schemas"]["Day"];
+            completed: boolean;
+            /** @description When the task was completed; `null` while it is open. */
+            completedAt: components["schemas"]["Instant"] | null;
+            /** @description The meeting the task arose from, or `null`. */
+            meetingId: components["schemas"]["Id"] | null;
+            createdAt: components["schemas"]["Instant"];
+        };
+        /** @description What a team's screen shows, in one answer, each record exactly as the caller's own read of it answers at `position`. The members come in this order, and each list in the order stated: `position`, `takenAt`, `team`, `members`, `vision`, `seats`, `documents`, `peopleReviews`, `goals`, `scorecard`, `meetings`, `issues`, `tasks`. */
+        TeamSnapshot: {
+            /** @description The place in the organization's event log the snapshot was taken at, read in the snapshot's own transaction (the form a feed or a stream takes as `after`). Every change whose event is at or before it is in the snapshot, and every change the snapshot does not hold has its event after it. Following the log from here may show again a change the snapshot already holds, at the same `revision`: a copy applies an event only when its `object.revision` is greater than the one it holds. */
+            position: components["schemas"]["LogPosition"];
+            /** @description When the snapshot was taken: the windows below (recently completed tasks, meetings, quarters, Scorecard weeks) are counted from it, in the caller's time zone (the profile's, else the organization's). */
+            takenAt: components["schemas"]["Instant"];
+            /** @description The team, as `GET /teams/{teamId}` answers it. */
+            team: components["schemas"]["Team"];
+            /** @description Every member of the team, as `GET /teams/{teamId}/members` lists them, in its order. */
+            members: components["schemas"]["TeamMember"][];
+            /** @description The team's vision, as `GET /teams/{teamId}/vision` answers it; `null` while the team has none. */
+            vision: components["schemas"]["Vision"] | null;
+            /** @description The accountability chart, as `GET /teams/{teamId}/org-chart` lists it, in its order. */
+            seats: components["schemas"]["Seat"][];
+            /** @description Every document of the team, as `GET /teams/{teamId}/documents` lists them, in its order. */
+            documents: components["schemas"]["Document"][];
+            /** @description The people reviews the caller may read, of every quarter, as `GET /teams/{teamId}/people-reviews` lists them for the caller, in its order. */
+            peopleReviews: components["schemas"]["PeopleReview"][];
+            /** @description The team's goals of the current quarter, then those of the quarter before, each with its milestones, as `GET /teams/{teamId}/goals?quarter=…` lists them, in its order. */
+            goals: components["schemas"]["Goal"][];
+            /** @description The Scorecard of the 13 weeks up to the current week, as `GET /teams/{teamId}/scorecard` answers it without `from` and `to`. */
+            scorecard: components["schemas"]["Scorecard"];
+            /** @description The team's meetings dated from 13 weeks (91 days) before today on, every upcoming one included, newest first (day, then creation), each with its ratings, segues, headlines and messages as `GET /meetings/{id}` answers it. */
+            meetings: components["schemas"]["MeetingDetail"][];
+            /** @description The team's open issues: those OPEN, then those SOLVING, each group as `GET /teams/{teamId}/issues?status=…` lists it, in its order. SOLVED issues are left out. */
+            issues: components["schemas"]["Issue"][];
+            /** @description The team's open tasks, then the tasks completed in the 14 days before `takenAt`, each group oldest first as `GET /teams/{teamId}/tasks` lists it. Tasks completed earlier are left out. */
+            tasks: components["schemas"]["Task"][];
+        };
+        UpdateTeamMemberRequest: {
+            role: components["schemas"]["TeamRole"];
+        };
+        /** @description A page of tasks; `nextCursor` leads to the next page and is `null` on the last one. */
+        TaskPage: {
+            data: components["schemas"]["Task"][];
+            nextCursor: components["schemas"]["NextCursor"];
+        };
+        CreateTaskRequest: {
+            title: string;
+            /** @description A member of the team. */
+            ownerId: components["schemas"]["Id"];
+            dueDate: components["schemas"]["Day"];
+            /** @description A meeting of the same team the task arises from; `null` or omitted for none. */
+            meetingId?: components["schemas"]["Id"] | null;
+        };
+        /**
+         * @description A team's tasks as CSV (see "CSV import and export" for the format). The header row names these columns, in this order:
+         *
+         *     - `id`: the task's id; ignored by an import (a new task gets a new id), where two rows with the same id are duplicates;
+         *     - `title`: 1-500 characters;
+         *     - `ownerEmail`: the e-mail address of the owner, a member of the team;
+         *     - `dueDate`: `YYYY-MM-DD`;
+         *     - `completed`: `true` or `false`; empty on import means `false`;
+         *     - `completedAt`: when it was completed, an instant; empty while open; on import kept when given for a completed task, else the time of the import;
+         *     - `createdAt`: when it was created, an instant; on import kept when given, else the time of the import (rows keep their order).
+         *
+         *     An import takes the same columns in any order; `title`, `ownerEmail` and `dueDate` are required.
+         *     A column the list above does not name is refused (422 `unrecognized_keys`).
+         */
+        TasksCsv: string;
+        /** @description What a CSV import wrote, or with `dryRun` would write. */
+        CsvImport: {
+            /** @description The team the rows went to. */
+            teamId: components["schemas"]["Id"];
+            /**
+             * @description What the file held.
+             * @enum {string}
+             */
+            kind: "tasks" | "issues" | "scorecard";
+            /** @description Whether this was a dry run, which writes nothing. */
+            dryRun: boolean;
+            /** @description The rows of the file below its header. */
+            rows: number;
+            /** @description The records created (tasks, issues) or the weekly values set (Scorecard), or those a dry run would write. */
+            written: number;
+        };
+        /** @description Only the fields to change; at least one. */
+        UpdateTaskRequest: {
+            title?: string;
+            /** @description A member of the team. */
+            ownerId?: components["schemas"]["Id"];
+            dueDate?: components["schemas"]["Day"];
+            /** @description true completes the task and sets completedAt; false reopens it and clears completedAt. */
+            completed?: boolean;
+        };
+        /** @description A page of issues; `nextCursor` leads to the next page and is `null` on the last one. */
+        IssuePage: {
+            data: components["schemas"]["Issue"][];
+            nextCursor: components["schemas"]["NextCursor"];
+        };
+        CreateIssueRequest: {
+            title: string;
+            description?: string | null;
+            /** @default MEDIUM */
+            priority: components["schemas"]["IssuePriority"];
+            /** @description A meeting of the same team the issue was raised in; `null` or omitted for none. */
+            meetingId?: components["schemas"]["Id"] | null;
+        };
+        /**
+         * @description A team's issues as CSV (see "CSV import and export" for the format). The header row names these columns, in this order:
+         *
+         *     - `id`: the issue's id; ignored by an import (a new issue gets a new id), where two rows with the same id are duplicates;
+         *     - `title`: 1-500 characters;
+         *     - `description`: at most 5,000 characters; empty for none;
+         *     - `priority`: `HIGH`, `MEDIUM` or `LOW`; empty on import means `MEDIUM`;
+         *     - `status`: `OPEN`, `SOLVING` or `SOLVED`; empty on import means `OPEN`;
+         *     - `createdByEmail`: the e-mail address of who raised it, a member of the team; empty on import means the caller;
+         *     - `resolvedAt`: when it was solved, an instant; empty unless `SOLVED`; on import kept when given for a solved issue, else the time of the import;
+         *     - `createdAt`: when it was raised, an instant; on import kept when given, else the time of the import (rows keep their order).
+         *
+         *     An import takes the same columns in any order; `title` is required.
+         *     A column the list above does not name is refused (422 `unrecognized_keys`).
+         */
+        IssuesCsv: string;
+        /** @description Only the fields to change; at least one. */
+        UpdateIssueRequest: {
+            title?: string;
+            /** @description An empty string or `null` clears the description. */
+            description?: string | null;
+            priority?: components["schemas"]["IssuePriority"];
+            status?: components["schemas"]["IssueStatus"];
+        };
+        CreateGoalRequest: {
+            title: string;
+            description?: string | null;
+            /** @description A member of the team. */
+            ownerId: components["schemas"]["Id"];
+            quarter: components["schemas"]["Quarter"];
+            /** @default DEPARTMENT */
+            level: components["schemas"]["GoalLevel"];
+        };
+        /**
+         * @description A team's goals with their milestones as CSV, one row per milestone (see "CSV import and export" for the format). The header row names these columns, in this order:
+         *
+         *     - `goalId`: the goal's id;
+         *     - `title`: the goal's title;
+         *     - `description`: empty for none;
+         *     - `ownerEmail`: the e-mail address of the owner;
+         *     - `quarter`: `YYYY-Qn`;
+         *     - `level`: `COMPANY` or `DEPARTMENT`;
+         *     - `status`: `ON_TRACK`, `OFF_TRACK` or `DONE`;
+         *     - `milestoneId`: empty for a goal without milestones;
+         *     - `milestoneTitle`;
+         *     - `milestoneDueDate`: `YYYY-MM-DD`, empty for none;
+         *     - `milestoneCompleted`: `true` or `false`.
+         */
+        GoalsCsv: string;
+        /** @description Only the fields to change; at least one. The goal's owner who is not a team Admin may send only `status`. */
+        UpdateGoalRequest: {
+            title?: string;
+            /** @description An empty string or `null` clears the description. */
+            description?: string | null;
+            ownerId?: components["schemas"]["Id"];
+            quarter?: components["schemas"]["Quarter"];
+            level?: components["schemas"]["GoalLevel"];
+            status?: components["schemas"]["GoalStatus"];
+        };
+        CreateMilestoneRequest: {
+            title: string;
+            /** @description Optional; `null` or omitted for no date. */
+            dueDate?: components["schemas"]["Day"] | null;
+        };
+        /** @description Only the fields to change; at least one. */
+        UpdateMilestoneRequest: {
+            title?: string;
+            /** @description `null` removes the date. */
+            dueDate?: components["schemas"]["Day"] | null;
+            /** @description true completes the milestone, false reopens it. */
+            completed?: boolean;
+        };
+        /** @description All metrics at once; `nextCursor` is always `null`. */
+        MetricList: {
+            data: components["schemas"]["Metric"][];
+            nextCursor: components["schemas"]["NoNextCursor"];
+        };
+        CreateMetricRequest: {
+            title: string;
+            /** @description Target with an operator `>`, `>=`, `<`, `<=` or `=` and a number; a bare number means `>=`. Stored as sent (trimmed). */
+            goal: string;
+            /** @description A member of the team. */
+            ownerId: components["schemas"]["Id"];
+            unit?: string | null;
+            description?: string | null;
+        };
+        /**
+         * @description A team's Scorecard as CSV, a table of weeks by metrics (see "CSV import and
+         *     export" for the format). The header row names the columns:
+         *     - `week`: the Monday that starts the week, `YYYY-MM-DD`;
+         *     - then one column per metric, named by the metric's title exactly, holding
+         *       the week's value (1-50 characters), empty when none.
+         *
+         *     An import takes `week` and any of the team's metrics, in any order; a
+         *     column that names no metric of the team, or a title two of its metrics
+         *     share, is refused (422).
+         */
+        ScorecardCsv: string;
+        /** @description One metric's value for the week, as `PUT /metrics/{id}/values/{week}` takes it. */
+        ScorecardWeekValue: {
+            /** @description A metric of the team. */
+            metricId: components["schemas"]["Id"];
+            /** @description The week's value (trimmed, 1-50 characters); numbers are sent as strings, read as `PUT /metrics/{id}/values/{week}` reads them. */
+            value: string;
+            /** @description When omitted it is computed from the metric's goal. Required when the value cannot be judged (text, an ambiguous number, or a goal without a number). */
+            onTrack?: boolean;
+        };
+        /** @description The values of one week for several metrics of the team, each as `PUT /metrics/{id}/values/{week}` takes it. */
+        PutScorecardWeekRequest: {
+            /** @description One item per metric, each metric at most once, at most 200 items (a Scorecard rarely has more than 20 metrics). Metrics the request does not name keep their value of the week, if any. */
+            values: components["schemas"]["ScorecardWeekValue"][];
+        };
+        /** @description The values a request saved for one week of a team's Scorecard. */
+        ScorecardWeek: {
+            teamId: components["schemas"]["Id"];
+            /** @description The Monday that starts the week. */
+            week: components["schemas"]["Day"];
+            /** @description The saved value of every metric the request named, in the request's order. */
+            values: components["schemas"]["MetricValue"][];
+        };
+        /**
+         * @description Moves a metric one place up or down in the Scorecard (lowercase, as in the reference).
+         * @enum {string}
+         */
+        MetricDirection: "up" | "down";
+        /** @description Only the fields to change; at least one. */
+        UpdateMetricRequest: {
+            title?: string;
+            goal?: string;
+            ownerId?: components["schemas"]["Id"];
+            /** @description An empty string or `null` clears the unit. */
+            unit?: string | null;
+            /** @description An empty string or `null` clears the description. */
+            description?: string | null;
+            direction?: components["schemas"]["MetricDirection"];
+        };
+        /** @description A page of weekly values; `nextCursor` leads to the next page and is `null` on the last one. */
+        MetricValuePage: {
+            data: components["schemas"]["MetricValue"][];
+            nextCursor: components["schemas"]["NextCursor"];
+        };
+        PutMetricValueRequest: {
+            /** @description The week's value (trimmed, 1-50 characters); numbers are sent as strings. Decimal comma or dot, thousands groups, spaces and a trailing `%` are understood; a number that could be read two ways (both separators, or `1,500`) is not guessed. */
+            value: string;
+            /** @description When omitted it is computed from the metric's goal. Required when the value cannot be judged (text, an ambiguous number, or a goal without a number). */
+            onTrack?: boolean;
+        };
+        /** @description A page of meetings; `nextCursor` leads to the next page and is `null` on the last one. */
+        MeetingPage: {
+            data: components["schemas"]["Meeting"][];
+            nextCursor: components["schemas"]["NextCursor"];
+        };
+        /** @description Schedules a meeting on a day; it starts SCHEDULED. */
+        ScheduleMeeting: {
+            date: components["schemas"]["Day"];
+        };
+        /** @description Records a meeting that took place; it is created COMPLETED. */
+        RecordPastMeeting: {
+            /** @description With a zone offset or `Z`; not in the future. */
+            startedAt: components["schemas"]["Instant"];
+            durationMin: number;
+        };
+        /** @description Exactly one shape: `{date}` schedules a meeting; `{startedAt, durationMin}` records a past one. No other fields are allowed. */
+        CreateMeetingRequest: components["schemas"]["ScheduleMeeting"] | components["schemas"]["RecordPastMeeting"];
         /** @description Advances the meeting's status one step forward. */
         AdvanceMeeting: {
             /**
@@ -5133,27 +5537,6 @@ export interface components {
             /** @description The ids of the messages to acknowledge, 1-500 of them. */
             ids: components["schemas"]["Id"][];
         };
-        /** @description A list field of the vision as returned; older free text stays text; `null` until set. */
-        VisionListValue: string[] | string | null;
-        /** @description An object field of the vision as returned; older free text stays text; `null` until set. */
-        VisionObjectValue: {
-            [key: string]: string | string[];
-        } | string | null;
-        /** @description The team's vision document. Every field is `null` until it is set. List and object fields are returned parsed; a list or object field that still holds older free text from the web application (any stored text that is not JSON of the field's shape) is returned as that text. Text fields are always returned as text, even when the text looks like JSON. */
-        Vision: {
-            id: components["schemas"]["Id"];
-            revision: components["schemas"]["Revision"];
-            teamId: components["schemas"]["Id"];
-            coreValues: components["schemas"]["VisionListValue"];
-            coreFocus: components["schemas"]["VisionObjectValue"];
-            tenYearTarget: string | null;
-            marketingStrategy: components["schemas"]["VisionObjectValue"];
-            threeYearPicture: string | null;
-            oneYearPlan: string | null;
-            quarterlyRocks: components["schemas"]["VisionListValue"];
-            issuesList: components["schemas"]["VisionListValue"];
-            updatedAt: components["schemas"]["Instant"];
-        };
         /**
          * @description A list of texts, at most 100 items of 1-1000 characters each (trimmed).
          * @example [
@@ -5193,18 +5576,6 @@ export interface components {
         };
         /** @description Sets one field of the vision. The shape of `value` depends on `field`: a list of texts for coreValues, quarterlyRocks and issuesList; an object for coreFocus and marketingStrategy; a text, stored as sent (not trimmed), for tenYearTarget, threeYearPicture and oneYearPlan. The stored value may be at most 20,000 characters. */
         UpdateVisionRequest: components["schemas"]["SetVisionList"] | components["schemas"]["SetVisionObject"] | components["schemas"]["SetVisionText"];
-        /** @description A seat of the accountability chart. `parentId` links it to the seat above; top-level seats have `parentId: null`. `position` orders seats that share a parent, 1 for the first. */
-        Seat: {
-            id: components["schemas"]["Id"];
-            revision: components["schemas"]["Revision"];
-            teamId: components["schemas"]["Id"];
-            title: string;
-            parentId: components["schemas"]["Id"] | null;
-            /** @description The person in the seat, or `null` when vacant. */
-            userId: components["schemas"]["Id"] | null;
-            responsibilities: string | null;
-            position: number;
-        };
         /** @description All seats at once; `nextCursor` is always `null`. */
         SeatList: {
             data: components["schemas"]["Seat"][];
@@ -5226,36 +5597,6 @@ export interface components {
             /** @description An empty string or `null` clears them. */
             responsibilities?: string | null;
         };
-        /**
-         * @description Core value name (1-200 characters) to whether the person lives it; at most 50 entries.
-         * @example {
-         *       "Do the right thing": true,
-         *       "Grow or die": false
-         *     }
-         */
-        CoreValuesScores: {
-            [key: string]: boolean;
-        };
-        /** @description Gets it, wants it, capacity to do it. */
-        Gwc: {
-            getsIt: boolean;
-            wantsIt: boolean;
-            capacityToDoIt: boolean;
-        };
-        /** @description One evaluator's review of one team member for one quarter. */
-        PeopleReview: {
-            id: components["schemas"]["Id"];
-            revision: components["schemas"]["Revision"];
-            teamId: components["schemas"]["Id"];
-            /** @description The reviewed person. */
-            userId: components["schemas"]["Id"];
-            evaluatorId: components["schemas"]["Id"];
-            quarter: components["schemas"]["Quarter"];
-            coreValuesScores: components["schemas"]["CoreValuesScores"];
-            gwc: components["schemas"]["Gwc"];
-            notes: string | null;
-            updatedAt: components["schemas"]["Instant"];
-        };
         /** @description A page of people reviews; `nextCursor` leads to the next page and is `null` on the last one. */
         PeopleReviewPage: {
             data: components["schemas"]["PeopleReview"][];
@@ -5268,22 +5609,6 @@ export interface components {
             coreValuesScores: components["schemas"]["CoreValuesScores"];
             gwc: components["schemas"]["Gwc"];
             notes?: string | null;
-        };
-        /**
-         * @description LINK for links added through the API; FILE for files uploaded in the web application.
-         * @enum {string}
-         */
-        DocumentType: "LINK" | "FILE";
-        Document: {
-            id: components["schemas"]["Id"];
-            revision: components["schemas"]["Revision"];
-            teamId: components["schemas"]["Id"];
-            name: string;
-            /** @description Address of the link, or the download address of an uploaded file. */
-            url: string;
-            type: components["schemas"]["DocumentType"];
-            createdById: components["schemas"]["Id"];
-            createdAt: components["schemas"]["Instant"];
         };
         /** @description A page of documents; `nextCursor` leads to the next page and is `null` on the last one. */
         DocumentPage: {
@@ -5302,6 +5627,7 @@ export interface components {
          *     - `team.created`, `.updated`, `.deleted`; `team_member.added`, `.updated`, `.removed`
          *     - `task.*`, `issue.*`, `goal.*`, `milestone.*`, `metric.*`, `seat.*`: `created`, `updated`, `deleted`
          *     - `metric_value.set`, `people_review.set`
+         *     - `csv_import.completed`: one per CSV import written, whatever its number of rows
          *     - `meeting.created`, `meeting.updated`, `meeting.status_changed` (a change that
          *       moves the status; other changes are `meeting.updated`),
          *       `meeting.ratings_revealed`; `meeting_rating.set`, `meeting_rating.deleted`
@@ -5316,10 +5642,11 @@ export interface components {
          *     New types may be added within v1; receivers must ignore types they do not know.
          * @enum {string}
          */
-        WebhookEventType: "organization.updated" | "organization_member.added" | "organization_member.updated" | "organization_member.removed" | "team.created" | "team.updated" | "team.deleted" | "team_member.added" | "team_member.updated" | "team_member.removed" | "task.created" | "task.updated" | "task.deleted" | "issue.created" | "issue.updated" | "issue.deleted" | "goal.created" | "goal.updated" | "goal.deleted" | "milestone.created" | "milestone.updated" | "milestone.deleted" | "metric.created" | "metric.updated" | "metric.deleted" | "metric_value.set" | "meeting.created" | "meeting.updated" | "meeting.status_changed" | "meeting.ratings_revealed" | "meeting_rating.set" | "meeting_rating.deleted" | "segue.created" | "headline.created" | "cascading_message.created" | "cascading_message.deleted" | "cascading_message.acknowledged" | "vision.created" | "vision.updated" | "seat.created" | "seat.updated" | "seat.deleted" | "people_review.set" | "document.created" | "document.deleted" | "export.completed" | "webhook.ping";
+        WebhookEventType: "organization.updated" | "organization_member.added" | "organization_member.updated" | "organization_member.removed" | "team.created" | "team.updated" | "team.deleted" | "team_member.added" | "team_member.updated" | "team_member.removed" | "task.created" | "task.updated" | "task.deleted" | "issue.created" | "issue.updated" | "issue.deleted" | "goal.created" | "goal.updated" | "goal.deleted" | "milestone.created" | "milestone.updated" | "milestone.deleted" | "metric.created" | "metric.updated" | "metric.deleted" | "metric_value.set" | "csv_import.completed" | "meeting.created" | "meeting.updated" | "meeting.status_changed" | "meeting.ratings_revealed" | "meeting_rating.set" | "meeting_rating.deleted" | "segue.created" | "headline.created" | "cascading_message.created" | "cascading_message.deleted" | "cascading_message.acknowledged" | "vision.created" | "vision.updated" | "seat.created" | "seat.updated" | "seat.deleted" | "people_review.set" | "document.created" | "document.deleted" | "export.completed" | "webhook.ping";
         /** @description A webhook subscription of an organization: the HTTPS endpoint its events are sent to and the event types it receives. The signing secret is never shown here; only the answers of `POST /orgs/{orgId}/webhooks` and `POST /webhooks/{webhookId}/rotate-secret` carry it (`WebhookWithSecret`). */
         Webhook: {
             id: components["schemas"]["Id"];
+            revision: components["schemas"]["Revision"];
             orgId: components["schemas"]["Id"];
             /**
              * @description The endpoint each event is sent to with `POST`.
@@ -5432,7 +5759,7 @@ export interface components {
          *     New types may be added within v1; consumers must ignore types they do not know.
          * @enum {string}
          */
-        EventType: "organization.updated" | "organization_member.added" | "organization_member.updated" | "organization_member.removed" | "team.created" | "team.updated" | "team.deleted" | "team_member.added" | "team_member.updated" | "team_member.removed" | "task.created" | "task.updated" | "task.deleted" | "issue.created" | "issue.updated" | "issue.deleted" | "goal.created" | "goal.updated" | "goal.deleted" | "milestone.created" | "milestone.updated" | "milestone.deleted" | "metric.created" | "metric.updated" | "metric.deleted" | "metric_value.set" | "meeting.created" | "meeting.updated" | "meeting.status_changed" | "meeting.ratings_revealed" | "meeting_rating.set" | "meeting_rating.deleted" | "segue.created" | "headline.created" | "cascading_message.created" | "cascading_message.deleted" | "cascading_message.acknowledged" | "vision.created" | "vision.updated" | "seat.created" | "seat.updated" | "seat.deleted" | "people_review.set" | "document.created" | "document.deleted" | "export.completed";
+        EventType: "organization.updated" | "organization_member.added" | "organization_member.updated" | "organization_member.removed" | "team.created" | "team.updated" | "team.deleted" | "team_member.added" | "team_member.updated" | "team_member.removed" | "task.created" | "task.updated" | "task.deleted" | "issue.created" | "issue.updated" | "issue.deleted" | "goal.created" | "goal.updated" | "goal.deleted" | "milestone.created" | "milestone.updated" | "milestone.deleted" | "metric.created" | "metric.updated" | "metric.deleted" | "metric_value.set" | "csv_import.completed" | "meeting.created" | "meeting.updated" | "meeting.status_changed" | "meeting.ratings_revealed" | "meeting_rating.set" | "meeting_rating.deleted" | "segue.created" | "headline.created" | "cascading_message.created" | "cascading_message.deleted" | "cascading_message.acknowledged" | "vision.created" | "vision.updated" | "seat.created" | "seat.updated" | "seat.deleted" | "people_review.set" | "document.created" | "document.deleted" | "export.completed";
         /** @description Body of every `organization.updated` delivery. */
         OrganizationUpdatedEvent: {
             /**
@@ -5978,6 +6305,25 @@ export interface components {
                 object: components["schemas"]["MetricValue"];
             };
         };
+        /** @description Body of every `csv_import.completed` delivery. */
+        CsvImportCompletedEvent: {
+            /**
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "csv_import.completed";
+            /** @description When the import was written. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization and team of the import, and what it wrote. */
+            data: {
+                /** @description The organization of the change. */
+                orgId: components["schemas"]["Id"];
+                /** @description The team the rows went to. */
+                teamId: components["schemas"]["Id"];
+                /** @description The import as its answer gave it. */
+                object: components["schemas"]["CsvImport"];
+            };
+        };
         /** @description Body of every `meeting.created` delivery. */
         MeetingCreatedEvent: {
             /**
@@ -6398,7 +6744,7 @@ export interface components {
             };
         };
         /** @description One event of the organization's log: exactly the body its webhook deliveries carry (one of the events of the `webhooks` section but `webhook.ping`, which is no change, told apart by `type`) with the event's `id` in front. Consumers must ignore types they do not know: new ones may be added within v1. */
-        Event: (components["schemas"]["OrganizationUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["OrganizationMemberAddedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["OrganizationMemberUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["OrganizationMemberRemovedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamMemberAddedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamMemberUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamMemberRemovedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TaskCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TaskUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TaskDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["IssueCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["IssueUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["IssueDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["GoalCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["GoalUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["GoalDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MilestoneCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MilestoneUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MilestoneDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricValueSetEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingStatusChangedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingRatingsRevealedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingRatingSetEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingRatingDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SegueCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["HeadlineCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CascadingMessageCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CascadingMessageDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CascadingMessageAcknowledgedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["VisionCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["VisionUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SeatCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SeatUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SeatDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["PeopleReviewSetEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["DocumentCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["DocumentDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["ExportCompletedEvent"] & components["schemas"]["EventIdentity"]);
+        Event: (components["schemas"]["OrganizationUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["OrganizationMemberAddedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["OrganizationMemberUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["OrganizationMemberRemovedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamMemberAddedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamMemberUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamMemberRemovedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TaskCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TaskUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TaskDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["IssueCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["IssueUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["IssueDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["GoalCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["GoalUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["GoalDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MilestoneCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MilestoneUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MilestoneDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricValueSetEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CsvImportCompletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingStatusChangedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingRatingsRevealedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingRatingSetEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingRatingDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SegueCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["HeadlineCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CascadingMessageCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CascadingMessageDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CascadingMessageAcknowledgedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["VisionCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["VisionUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SeatCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SeatUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SeatDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["PeopleReviewSetEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["DocumentCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["DocumentDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["ExportCompletedEvent"] & components["schemas"]["EventIdentity"]);
         /** @description A page of the event log, oldest first; `nextCursor` leads to the next page and is `null` on the last one. */
         EventPage: {
             data: components["schemas"]["Event"][];
@@ -6743,6 +7089,32 @@ export interface components {
                 "application/json": components["schemas"]["ApiError"];
             };
         };
+        /** @description The CSV is larger than 2 MB or holds more than 10,000 rows (`payloadTooLarge`); nothing was written. */
+        CsvPayloadTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                traceresponse: components["headers"]["TraceResponse"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
+        /** @description The body is not sent as `text/csv`, or not in UTF-8 (a UTF-16 file, a legacy code page, bytes that are no UTF-8) (`unsupportedMediaType`); nothing was written. */
+        CsvUnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                traceresponse: components["headers"]["TraceResponse"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiError"];
+            };
+        };
         /** @description The organization is suspended (`orgSuspended`), or the meeting cannot be rated now (`ratingClosed`); or a request with the same `Idempotency-Key` is still running (`idempotencyKeyInUse`). */
         RatingConflict: {
             headers: {
@@ -6906,6 +7278,8 @@ export interface components {
          * @example /v1/tasks/0d0d0000-0000-4000-8000-000000000001
          */
         TaskLocation: string;
+        /** @description `attachment` with the file name a browser or `curl -OJ` saves the export under (`tasks.csv`, `issues.csv`, `goals.csv`, `scorecard.csv`). */
+        ContentDisposition: string;
         /**
          * @description The URL of the new issue's own read, `GET /issues/{id}`, under the server's `/v1`: a `GET` of it answers this record with the `ETag` of this answer.
          * @example /v1/issues/0e0e0000-0000-4000-8000-000000000001
@@ -7736,6 +8110,43 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    getTeamSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The team's snapshot. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamSnapshot"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
     removeTeamMember: {
         parameters: {
             query?: never;
@@ -7944,6 +8355,98 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidChange"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    exportTeamTasks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, streamed. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["TasksCsv"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    importTeamTasks: {
+        parameters: {
+            query?: {
+                /** @description `true` to check the whole file and answer what would be written, writing nothing and sending no event. */
+                dryRun?: boolean;
+            };
+            header?: {
+                /**
+                 * @description Makes a retry of this change safe (see "Retries and concurrent edits"): 1 to 255 printable ASCII characters, sent bare or as a structured-field string (`"…"`); a UUID is a good choice. The first request with a key runs; a repeat with the same key, path and body within 24 hours gets the stored answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. The same key with another path or body gets 422 `idempotencyKeyReused`; while the first request still runs, 409 `idempotencyKeyInUse`. Keys are scoped to the caller and the operation.
+                 * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": components["schemas"]["TasksCsv"];
+            };
+        };
+        responses: {
+            /** @description What was written, or with `dryRun` what would be. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CsvImport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["CsvPayloadTooLarge"];
+            415: components["responses"]["CsvUnsupportedMediaType"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8209,6 +8712,98 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    exportTeamIssues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, streamed. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["IssuesCsv"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    importTeamIssues: {
+        parameters: {
+            query?: {
+                /** @description `true` to check the whole file and answer what would be written, writing nothing and sending no event. */
+                dryRun?: boolean;
+            };
+            header?: {
+                /**
+                 * @description Makes a retry of this change safe (see "Retries and concurrent edits"): 1 to 255 printable ASCII characters, sent bare or as a structured-field string (`"…"`); a UUID is a good choice. The first request with a key runs; a repeat with the same key, path and body within 24 hours gets the stored answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. The same key with another path or body gets 422 `idempotencyKeyReused`; while the first request still runs, 409 `idempotencyKeyInUse`. Keys are scoped to the caller and the operation.
+                 * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": components["schemas"]["IssuesCsv"];
+            };
+        };
+        responses: {
+            /** @description What was written, or with `dryRun` what would be. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CsvImport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["CsvPayloadTooLarge"];
+            415: components["responses"]["CsvUnsupportedMediaType"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
     getIssue: {
         parameters: {
             query?: never;
@@ -8468,6 +9063,44 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidChange"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    exportTeamGoals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, streamed. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["GoalsCsv"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
         };
@@ -8925,6 +9558,98 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    exportTeamScorecard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file, streamed. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ScorecardCsv"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    importTeamScorecard: {
+        parameters: {
+            query?: {
+                /** @description `true` to check the whole file and answer what would be written, writing nothing and sending no event. */
+                dryRun?: boolean;
+            };
+            header?: {
+                /**
+                 * @description Makes a retry of this change safe (see "Retries and concurrent edits"): 1 to 255 printable ASCII characters, sent bare or as a structured-field string (`"…"`); a UUID is a good choice. The first request with a key runs; a repeat with the same key, path and body within 24 hours gets the stored answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. The same key with another path or body gets 422 `idempotencyKeyReused`; while the first request still runs, 409 `idempotencyKeyInUse`. Keys are scoped to the caller and the operation.
+                 * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Id of the team.
+                 * @example 0c0c0000-0000-4000-8000-000000000001
+                 */
+                teamId: components["parameters"]["TeamId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": components["schemas"]["ScorecardCsv"];
+            };
+        };
+        responses: {
+            /** @description What was written, or with `dryRun` what would be. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CsvImport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["CsvPayloadTooLarge"];
+            415: components["responses"]["CsvUnsupportedMediaType"];
             422: components["responses"]["Invalid"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -10956,7 +11681,7 @@ export interface operations {
             query?: {
                 /** @description The id of the last event you processed, or a log position (`lp_…`) of this organization that a read stated in `Log-Position`: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. */
                 after?: components["schemas"]["LogStart"];
-                /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-46 types, at most the number of event types there are (this bound grows with the list of types). */
+                /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-47 types, at most the number of event types there are (this bound grows with the list of types). */
                 types?: components["schemas"]["EventType"][];
                 /** @description Only events of this team. Events of the organization itself (`organization.*`, `organization_member.*`, `export.*`) belong to no team and are left out. */
                 teamId?: components["schemas"]["Id"];
@@ -11013,7 +11738,7 @@ export interface operations {
             query?: {
                 /** @description The id of the last event you processed, or a log position (`lp_…`) of the team's organization that a read stated in `Log-Position`: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. An id the organization's log no longer keeps, or a position whose following events it no longer keeps, gives 410 `eventsExpired`. */
                 after?: components["schemas"]["LogStart"];
-                /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-46 types, at most the number of event types there are (this bound grows with the list of types). Types of the organization itself (`organization.*`, `organization_member.*`, `export.*`) belong to no team and never appear here. */
+                /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-47 types, at most the number of event types there are (this bound grows with the list of types). Types of the organization itself (`organization.*`, `organization_member.*`, `export.*`) belong to no team and never appear here. */
                 types?: components["schemas"]["EventType"][];
                 /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
                 limit?: components["parameters"]["Limit"];
@@ -11068,7 +11793,7 @@ export interface operations {
             query?: {
                 /** @description Only events of these teams, comma separated (`teamId=0c0c…0001,0c0c…0002`). Events of the organization itself (`organization.*`, `organization_member.*`, `export.*`) belong to no team and are left out. */
                 teamId?: string[];
-                /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-46 types, at most the number of event types there are (this bound grows with the list of types). */
+                /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-47 types, at most the number of event types there are (this bound grows with the list of types). */
                 types?: components["schemas"]["EventType"][];
                 /** @description The id of the last event you processed, or a log position (`lp_…`) that a read stated in `Log-Position`: the stream first sends every event after it. Ignored when `Last-Event-ID` is sent. */
                 after?: components["schemas"]["LogStart"];

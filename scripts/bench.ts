@@ -46,6 +46,11 @@
  *   - change-to-receipt latency at 50 evenly paced PATCHes a second (receipt − the event's `timestamp`):
  *     p99 < 1 s.
  *
+ * The team snapshot, on each database (benchSnapshot, scripts/bench/snapshot.ts): a team of 10,000 open
+ * tasks, 1,000 open issues and a Scorecard of 100 metrics × 13 weeks loaded in one request, bytes and
+ * time against paging the lists for the same records (reported); a PATCH's rate while 200 clients
+ * load snapshots ÷ with none ≥ 0.8.
+ *
  * The live event streams, on PostgreSQL, servers in processes of their own (benchStreams,
  * scripts/bench/streams.ts): change → event on another instance at 50 PATCHes a second with 500 streams
  * open, p99 ≤ 250 ms; 1,000 idle streams' memory (≤ 64 KB resident a stream) and heartbeat round;
@@ -57,10 +62,11 @@
  * BENCH_ONLY=tracing the tracing figures, BENCH_ONLY=feed the feed's, BENCH_ONLY=streams the live
  * streams', BENCH_ONLY=idle-streams only the idle streams' memory and heartbeat figures (with
  * BENCH_HEAP_SNAPSHOTS=dir, the server's heap snapshots with one and with 1,000 streams written
- * there), BENCH_ONLY=floor `/v1/me` and a task against their floors and the p99s at half rate of
+ * there), BENCH_ONLY=snapshot the team snapshot's, BENCH_ONLY=floor `/v1/me` and a task against their floors and the p99s at half rate of
  * those and of the issue page, the meeting read and the Scorecard (PostgreSQL then seeded with 10,000
- * tasks); BENCH_ONLY=export a change's p99 during an organization's export ÷ without
- * (scripts/bench/export.ts; PostgreSQL then seeded with BENCH_EXPORT_RECORDS tasks, 200,000 unless given). Each pair of runs (`loadPair`) also prints where a request's CPU went: the server's
+ * tasks), BENCH_ONLY=csv the CSV export of the million tasks and a 10,000-row import (scripts/bench/csv.ts),
+ * BENCH_ONLY=export a change's p99 during an organization's export ÷ without (scripts/bench/export.ts;
+ * PostgreSQL then seeded with BENCH_EXPORT_RECORDS tasks, 200,000 unless given). Each pair of runs (`loadPair`) also prints where a request's CPU went: the server's
  * process, PostgreSQL's processes and the rest of the machine (the load generator, the kernel).
  * BENCH_WEBHOOK_CONCURRENCY and BENCH_WEBHOOK_POLL_MS set the worker's `concurrency` and `pollMs` for
  * the throughput figure (its defaults otherwise).
@@ -76,7 +82,9 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { connections, seconds, type Check, type Result } from './bench/harness.js';
 import { metricCount, seedLists, seedMeeting, seedScorecard, seedTasks, seedWorld, tasksInOrder, weeksOfValues, type Stack } from './bench/seed.js';
 import { benchExport } from './bench/export.js';
+import { benchCsv } from './bench/csv.js';
 import { benchDeepPages, benchFeed, benchFloor, measureStack } from './bench/shapes.js';
+import { benchSnapshot } from './bench/snapshot.js';
 import { benchIdleStreams, benchStreams } from './bench/streams.js';
 import { benchTracing, type TracingStack } from './bench/tracing.js';
 import { benchWebhooks, type WebhookStack } from './bench/webhooks.js';
@@ -87,9 +95,9 @@ const pgliteTaskCount = 10_000;
 /** Events in the organization's log before the changes measured add theirs. */
 const postgresLogEvents = 100_000;
 const pgliteLogEvents = 20_000;
-/** BENCH_ONLY=webhooks, tracing, feed, streams, idle-streams or floor: only those figures (PostgreSQL then seeds 10,000 tasks instead of a million). */
+/** BENCH_ONLY=webhooks, tracing, feed, streams, idle-streams, floor or csv: only those figures (PostgreSQL then seeds 10,000 tasks instead of a million, but for csv). */
 const only = process.env.BENCH_ONLY || undefined;
-const onlyValues = ['webhooks', 'tracing', 'feed', 'streams', 'idle-streams', 'floor', 'export'];
+const onlyValues = ['webhooks', 'tracing', 'feed', 'streams', 'idle-streams', 'floor', 'snapshot', 'csv', 'export'];
 if (only !== undefined && !onlyValues.includes(only)) throw new Error(`BENCH_ONLY=${only}: the values known are ${onlyValues.map((value) => `"${value}"`).join(', ')}`);
 const webhooksOnly = only === 'webhooks';
 const tracingOnly = only === 'tracing';
@@ -97,6 +105,9 @@ const feedOnly = only === 'feed';
 const idleStreamsOnly = only === 'idle-streams';
 const streamsOnly = only === 'streams' || idleStreamsOnly;
 const floorOnly = only === 'floor';
+const snapshotOnly = only === 'snapshot';
+/** The CSV export and import alone, on the full million tasks (scripts/bench/csv.ts). */
+const csvOnly = only === 'csv';
 const exportOnly = only === 'export';
 /** The tasks of the organization exported by BENCH_ONLY=export on PostgreSQL. */
 const exportTaskCount = Number(process.env.BENCH_EXPORT_RECORDS ?? 200_000);
@@ -121,7 +132,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
     await migrateToLatest(db);
     const world = await seedWorld(db);
     const seedingStarted = performance.now();
-    const taskCount = exportOnly ? exportTaskCount : only ? pgliteTaskCount : postgresTaskCount;
+    const taskCount = exportOnly ? exportTaskCount : only && !csvOnly ? pgliteTaskCount : postgresTaskCount;
     await seedTasks(db, world, taskCount);
     const seeded = performance.now();
     const scorecard = await seedScorecard(db, world);
@@ -180,6 +191,8 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
       if (feedOnly) return await benchFeed(stack, results);
       if (exportOnly) return await benchExport(stack, { inThread: false });
       if (floorOnly) return await benchFloor(stack, results);
+      if (snapshotOnly) return await benchSnapshot(stack, results);
+      if (csvOnly) return await benchCsv(stack, taskCount, results);
       if (idleStreamsOnly) return await benchIdleStreams({ ...stack, databaseUrl: url.toString() });
       if (streamsOnly) return await benchStreams({ ...stack, databaseUrl: url.toString() }, results);
       return await (webhooksOnly ? benchWebhooks(webhookStack, results) : benchTracing(tracingStack, results));
@@ -188,9 +201,11 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
     const checks = await benchDeepPages(db, world, url.toString(), taskCount, results);
     checks.push(...(await measureStack(stack, results)));
     checks.push(...(await benchFeed(stack, results)));
+    checks.push(...(await benchSnapshot(stack, results)));
     checks.push(...(await benchTracing(tracingStack, results)));
     checks.push(...(await benchWebhooks(webhookStack, results)));
     checks.push(...(await benchStreams({ ...stack, databaseUrl: url.toString() }, results)));
+    checks.push(...(await benchCsv(stack, taskCount, results)));
     return checks;
   } finally {
     await rawPool.end();
@@ -238,7 +253,11 @@ async function benchPglite(results: Result[]): Promise<Check[]> {
     const checks = only ? [] : await measureStack(stack, results);
     if (!only || feedOnly) checks.push(...(await benchFeed(stack, results)));
     if (feedOnly) return checks;
+    if (!only || snapshotOnly) checks.push(...(await benchSnapshot(stack, results)));
+    if (snapshotOnly) return checks;
     if (floorOnly) return await benchFloor(stack, results);
+    if (!only || csvOnly) checks.push(...(await benchCsv(stack, pgliteTaskCount, results)));
+    if (csvOnly) return checks;
     if (!webhooksOnly) {
       // Kysely instances of their own on the same PGlite, whose destruction would close it: left to the stack's.
       const open = async (hooks: DatabaseOptions) => ({ db: new Kysely<Database>({ dialect: new PGliteDialect(pglite), ...statementLog(hooks) }), close: async () => undefined });

@@ -3,9 +3,10 @@
  * name). With TEAM_OS_URL it talks to that server; without, it starts the mock on a free port for
  * the run, so the example works with no server at all.
  *
- * `make client-example EXAMPLE=live` runs client/examples/liveEvents.ts, which needs the server (the
- * mock cannot stream): without TEAM_OS_URL, `make run`'s, with the Owner's demo key and the demo team
- * from its data/demo-keys.txt unless TEAM_OS_API_KEY and TEAM_OS_TEAM_ID are set.
+ * `make client-example EXAMPLE=live` runs client/examples/liveEvents.ts and `EXAMPLE=sync`
+ * client/examples/sync.ts, which need the server (the mock cannot stream): without TEAM_OS_URL,
+ * `make run`'s, with the Owner's demo key and the demo team from its data/demo-keys.txt unless
+ * TEAM_OS_API_KEY and TEAM_OS_TEAM_ID are set.
  */
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -14,7 +15,9 @@ import { startMock } from './mock.js';
 import { freePort } from './ports.js';
 
 const root = resolve(import.meta.dirname, '..');
-const live = process.argv[2] === 'live';
+/** The examples that need the server, and their files. */
+const streaming: Record<string, string> = { live: 'liveEvents', sync: 'sync' };
+const live = Object.hasOwn(streaming, process.argv[2] ?? '');
 
 /** `make run`'s address and, from its keys file (tab-separated: TAG, then fields), the Owner's key and the team to start from. */
 async function demoServer(): Promise<Record<string, string>> {
@@ -34,7 +37,7 @@ async function demoServer(): Promise<Record<string, string>> {
 const mock = process.env.TEAM_OS_URL || live ? undefined : await startMock(await freePort(), await freePort());
 if (mock) console.log(`(against the mock at ${mock.url}: it answers the contract's fixed examples)`);
 const server = live && !process.env.TEAM_OS_URL ? await demoServer() : {};
-const example = spawn(resolve(root, 'node_modules/.bin/tsx'), [resolve(root, `client/examples/${live ? 'liveEvents' : 'openTasks'}.ts`)], {
+const example = spawn(resolve(root, 'node_modules/.bin/tsx'), [resolve(root, `client/examples/${live ? streaming[process.argv[2]!] : 'openTasks'}.ts`)], {
   cwd: root,
   stdio: 'inherit',
   env: { ...process.env, ...server, ...(mock ? { TEAM_OS_URL: mock.url } : {}) },

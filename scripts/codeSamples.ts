@@ -38,6 +38,8 @@ interface SampleRequest {
   query: { name: string; value: unknown }[];
   headers: { name: string; value: unknown }[];
   body: unknown;
+  /** The request body's media type: JSON, or a CSV file sent as its text. */
+  bodyType: 'application/json' | 'text/csv';
   authenticated: boolean;
   /** The success answer's media type, which decides how the client reads it. */
   answers: string | undefined;
@@ -84,8 +86,11 @@ function requestOf(document: Document, path: string, method: SampleRequest['meth
     parameters.filter((p) => p.in === where && (all || p.required)).map((p) => ({ name: p.name, value: exampleOf(p, deref, id) }));
 
   let body: unknown;
+  let bodyType: SampleRequest['bodyType'] = 'application/json';
   if (operation.requestBody) {
-    const content = deref<OpenAPIV3_1.RequestBodyObject>(operation.requestBody).content['application/json'];
+    const contents = deref<OpenAPIV3_1.RequestBodyObject>(operation.requestBody).content;
+    if (!contents['application/json'] && contents['text/csv']) bodyType = 'text/csv';
+    const content = contents[bodyType];
     const first = Object.values(content?.examples ?? {})[0];
     if (first === undefined) throw new Error(`${id}: its request body has no named example for its code samples`);
     body = deref<OpenAPIV3_1.ExampleObject>(first).value;
@@ -103,6 +108,7 @@ function requestOf(document: Document, path: string, method: SampleRequest['meth
     query: named('query', false),
     headers: named('header', false),
     body,
+    bodyType,
     authenticated: security.length > 0,
     answers,
     answerName: schema?.$ref?.split('/').pop(),
@@ -133,7 +139,12 @@ export function curlSample(request: SampleRequest): string {
   const lines = [`curl ${options.join(' ')} "\${TEAM_OS_URL:-${DEFAULT_URL}}${path}${query ? `?${query}` : ''}"`];
   if (request.authenticated) lines.push('-H "Authorization: Bearer $TEAM_OS_API_KEY"');
   for (const { name, value } of request.headers) lines.push(`-H ${shellQuote(`${name}: ${text(value)}`)}`);
-  if (request.body !== undefined) lines.push(`-H 'Content-Type: application/json'`, `-d ${shellQuote(JSON.stringify(request.body, null, 2).replaceAll('\n', '\n  '))}`);
+  if (request.body !== undefined && request.bodyType === 'text/csv') {
+    // A file as it would be saved: `--data-binary @tasks.csv` sends one from disk the same way.
+    lines.push(`-H 'Content-Type: text/csv'`, `--data-binary ${shellQuote(String(request.body))}`);
+  } else if (request.body !== undefined) {
+    lines.push(`-H 'Content-Type: application/json'`, `-d ${shellQuote(JSON.stringify(request.body, null, 2).replaceAll('\n', '\n  '))}`);
+  }
   const note = changesNote(request);
   return `${note === undefined ? '' : `# ${note}\n`}${lines.join(' \\\n  ')}`;
 }
@@ -145,7 +156,15 @@ function quoted(value: string): string {
 }
 
 /** A value as a TypeScript literal in the style of the client's README: single quotes, bare keys where possible. */
+/** A value written as code rather than as a literal (a function the sample passes). */
+class Code {
+  constructor(readonly source: string) {}
+}
+
+const bodyAsIs = new Code('(csv) => csv');
+
 export function literal(value: unknown, indent = ''): string {
+  if (value instanceof Code) return value.source;
   if (typeof value === 'string') return quoted(value);
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   const inner = `${indent}  `;
@@ -174,6 +193,11 @@ export function clientSample(request: SampleRequest): string {
   const init: Record<string, unknown> = {};
   if (Object.keys(params).length > 0) init.params = params;
   if (request.body !== undefined) init.body = request.body;
+  if (request.bodyType === 'text/csv') {
+    // The file's text as it is, not as a JSON string.
+    init.headers = { 'Content-Type': 'text/csv' };
+    init.bodySerializer = bodyAsIs;
+  }
   const parseAs = request.answers === undefined || request.answers.includes('json') ? undefined : request.answers === 'text/event-stream' ? 'stream' : 'text';
   if (parseAs) init.parseAs = parseAs;
   const call = `await client.${request.method.toUpperCase()}(${[quoted(request.path), ...(Object.keys(init).length > 0 ? [literal(init)] : [])].join(', ')})`;

@@ -96,7 +96,7 @@ export async function createApp(options: {
    * `subscribe` is the database's (`OpenDatabase.subscribe`). Every request reads its caller from the
    * database unless given (AUTH_CACHE=off).
    */
-  callerCache?: { subscribe: Listen; ttlMs?: number; maxEntries?: number } | undefined;
+  callerCache?: { subscribe: Listen; ttlMs?: number; maxEntries?: number; silenceMs?: number } | undefined;
   /**
    * The live event streams (src/live/streams.ts): `subscribe` is the database's notifications, which
    * wake them and tell them of changed callers; without it every stream decides its access before

@@ -170,6 +170,12 @@ export function quarterOf(day: string): string {
   return `${day.slice(0, 4)}-Q${Math.floor(date.getUTCMonth() / 3) + 1}`;
 }
 
+/** The quarter before a quarter (`2026-Q1` → `2025-Q4`). */
+export function previousQuarter(quarter: string): string {
+  const [year, number] = [Number(quarter.slice(0, 4)), Number(quarter.slice(6))];
+  return number === 1 ? `${year - 1}-Q4` : `${year}-Q${number - 1}`;
+}
+
 export function isQuarter(value: string): boolean {
   const match = QUARTER_PATTERN.exec(value);
   return match !== null && inYearRange(Number(match[1]));

@@ -22,7 +22,7 @@ let app: TestApp;
 beforeAll(async () => {
   database = await createTestDatabase({ onQuery: (text) => statements?.push(text) });
   // The refresh of the log's end that reads state (Log-Position) belongs to the process, not to a request: it waits a minute here.
-  app = await startTestApp({ database, logPositions: { refreshMs: 60_000 } });
+  app = await startTestApp({ database, logPositions: { refreshMs: 60_000 }, callerCache: { silenceMs: 60_000 } });
 });
 afterAll(async () => {
   await app.close();

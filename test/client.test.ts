@@ -22,7 +22,7 @@ import { createEvents } from './support/eventFactories.js';
 import { createGoals, createIssues, createTask, createTasks } from './support/executionFactories.js';
 import { createMeetingIn } from './support/meetingFactories.js';
 import { createMetricValues } from './support/scorecardFactories.js';
-import { createTeamWorld } from './support/factories.js';
+import { addTeamMember, createTeam, createTeamWorld } from './support/factories.js';
 import { freePort } from './support/ports.js';
 import { startProxy, useProxiedApp, type Proxy } from './support/proxy.js';
 import { startReceiver, type Receiver } from './support/receiver.js';
@@ -184,6 +184,26 @@ describe(`the typed client against the server (${databaseLabel})`, () => {
       expect(proxy.passed.length).toBe(pageable ? Math.max(1, whole.data.length) : 1);
       expect(proxy.passed.every((request) => request.status === 200)).toBe(true);
     });
+  });
+
+  it("exports a team's tasks with exportCsv and brings them into another team with importCsv, a dry run first", async () => {
+    const { org, team, person } = await createTeamWorld(app.db);
+    const member = await person('MEMBER', 'MEMBER');
+    const target = await createTeam(app.db, org.id);
+    await addTeamMember(app.db, target.id, member.user.id, 'MEMBER');
+    await createTask(app.db, team.id, member.user.id, { title: '=Book the Rotterdam slot' });
+    const client = createTeamOsClient({ baseUrl: baseUrl(), apiKey: member.key });
+
+    const file = await new Response(await client.exportCsv(team.id, 'tasks')).text();
+    const checked = await client.importCsv(target.id, 'tasks', file, { dryRun: true });
+    const written = await client.importCsv(target.id, 'tasks', file);
+    const refused = await client.importCsv(target.id, 'tasks', 'title\r\nNo owner\r\n').catch((error: unknown) => error);
+
+    expect(file).toContain(",'=Book the Rotterdam slot,");
+    expect(checked).toEqual({ teamId: target.id, kind: 'tasks', dryRun: true, rows: 1, written: 1 });
+    expect(written).toEqual({ ...checked, dryRun: false });
+    expect(refused).toBeInstanceOf(TeamOsError);
+    expect((refused as TeamOsError).issues.map((issue) => issue.path)).toEqual([['rows', '1', 'ownerEmail'], ['rows', '1', 'dueDate']]);
   });
 
   it('retries a POST whose answer was lost with the same Idempotency-Key, and the retry makes no second task', async () => {

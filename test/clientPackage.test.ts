@@ -46,8 +46,8 @@ describe('the packed client', () => {
     if (project) await rm(project, { recursive: true, force: true });
   });
 
-  it('installs with openapi-fetch and eventsource (the live stream) as its only dependencies', () => {
-    expect(installed.filter((name) => !name.startsWith('.'))).toEqual(['@team-os', 'eventsource', 'eventsource-parser', 'openapi-fetch', 'openapi-typescript-helpers']);
+  it('installs with openapi-fetch, eventsource (the live stream) and idb-keyval (the local copy in IndexedDB) as its only dependencies', () => {
+    expect(installed.filter((name) => !name.startsWith('.'))).toEqual(['@team-os', 'eventsource', 'eventsource-parser', 'idb-keyval', 'openapi-fetch', 'openapi-typescript-helpers']);
   });
 
   it('holds the client, the types of the contract and its README, and no server code', () => {

@@ -10,11 +10,16 @@
 import { describe, expect, it } from 'vitest';
 import { eventCatalog, eventSpecOf, jobEvents } from '../src/events/catalog.js';
 import { matrixRows } from './permissions/rows.js';
+import { handlers } from '../src/handlers/index.js';
+import { writesItsEvent } from '../src/handlers/types.js';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { contract, operations } from './support/contract.js';
 import { changingOperations, contractPlacesOf, eventfulOperations, whereEventsAreDeclared } from './support/eventLog.js';
 
-const declaredTypes = new Set([...eventfulOperations.flatMap((operationId) => eventSpecOf(operationId)!.types), ...Object.keys(jobEvents)]);
+const declaredTypes = new Set([
+  ...eventfulOperations.flatMap((operationId) => [...eventSpecOf(operationId)!.types, ...(eventSpecOf(operationId)!.alsoSends ?? []).map((effect) => effect.type)]),
+  ...Object.keys(jobEvents),
+]);
 const contractTypes = Object.keys(contract.webhooks ?? {}).filter((type) => type !== 'webhook.ping');
 
 describe('the event catalog', () => {
@@ -38,6 +43,25 @@ describe('the event catalog', () => {
       .filter(([type, job]) => !((contract.webhooks![type] as OpenAPIV3_1.PathItemObject).post?.description ?? '').includes(`\`${job.startedBy}\``))
       .map(([type, job]) => `openapi/webhooks/${type}.yaml: \`${job.startedBy}\``);
     expect(unnamed).toEqual([]);
+  });
+
+  const sideEffects = eventfulOperations.flatMap((operationId) => (eventSpecOf(operationId)!.alsoSends ?? []).map((effect) => ({ operationId, effect })));
+
+  it.each(sideEffects.map(({ operationId, effect }) => [operationId, effect.type] as const))(
+    "%s also sends %s, which the contract's description of that event names it for",
+    (operationId, type) => {
+      const operation = operations.find((candidate) => candidate.operationId === operationId)!;
+      const description = (contract.webhooks?.[type] as { post: { description: string } }).post.description.replace(/\s+/g, ' ');
+      expect(description, `name \`${operation.method.toUpperCase()} ${operation.path}\` in openapi/webhooks/${type}.yaml`).toContain(
+        `\`${operation.method.toUpperCase()} ${operation.path}\``,
+      );
+    },
+  );
+
+  it('declares side effects only for records with a GET, never for a change written in one statement with its event', () => {
+    const reads = new Set(operations.filter((operation) => operation.method === 'get').map((operation) => operation.path));
+    expect(sideEffects.filter(({ effect }) => !reads.has(effect.read))).toEqual([]);
+    expect(sideEffects.filter(({ operationId }) => writesItsEvent(handlers[operationId])).map(({ operationId }) => operationId)).toEqual([]);
   });
 
   it('has a row of the authorization matrix for every operation that sends events, to drive it', () => {

@@ -30,7 +30,7 @@ import { databaseLabel } from './support/database.js';
 import { feedShowsAll } from './support/eventFactories.js';
 import { addOrganizationMember, addTeamMember, createCaller, createOrganization, createTeam } from './support/factories.js';
 import { createMeetingIn, createMessage, createRating } from './support/meetingFactories.js';
-import { startTestApp, type TestApp } from './support/testApp.js';
+import { csvFile, startTestApp, type TestApp } from './support/testApp.js';
 
 type EventType = Schemas['EventType'];
 
@@ -313,6 +313,14 @@ const scenarios: Record<EventType, Scenario[]> = {
       prepare: metric,
       change: (ctx) => call('PUT', `/metrics/${ctx.id}/values/2026-11-16`, w.actor.key, { value: '42' }),
       subject: { path: (ctx) => `/metrics/${ctx.id}/values?limit=200`, record: (body) => item(body.data, (value) => value.week === '2026-11-16') },
+    },
+  ],
+  'csv_import.completed': [
+    {
+      type: 'csv_import.completed',
+      change: () => call('POST', `/teams/${w.teamId}/issues/csv`, w.actor.key, csvFile('title\r\nLate deliveries\r\n')),
+      // No GET shows an import: its event goes to those who read the team's records it wrote.
+      audience: ['orgOwner', 'orgAdmin', 'implementer', 'teamOwner', 'teamAdmin', 'teamMember', 'teamViewer'],
     },
   ],
   'meeting.created': [

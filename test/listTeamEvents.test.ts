@@ -101,10 +101,11 @@ describe(`a team's feed (${databaseLabel})`, () => {
       ['organization Admin', t.orgAdmin.key, every],
       ['Implementer', t.implementer.key, every.filter((id) => id !== t.ids['cascading_message.acknowledged'])],
       ['team Admin', t.teamAdmin.key, every.filter((id) => id !== t.ids['cascading_message.acknowledged'])],
-      ['team Member', t.member.key, idsOf(t, ['task.created', reviewOfViewer, reviewOfMember, 'cascading_message.created', 'cascading_message.acknowledged'])],
-      ['team Viewer', t.viewer.key, idsOf(t, ['task.created', reviewOfViewer, 'cascading_message.created'])],
+      ['team Member', t.member.key, idsOf(t, ['task.created', reviewOfViewer, reviewOfMember, 'cascading_message.created', 'meeting.updated', 'cascading_message.acknowledged'])],
+      ['team Viewer', t.viewer.key, idsOf(t, ['task.created', reviewOfViewer, 'cascading_message.created', 'meeting.updated'])],
     ];
-    expect(t.log.map((row) => row.type)).toEqual(['task.created', 'people_review.set', 'people_review.set', 'cascading_message.created', 'cascading_message.acknowledged']);
+    // The message's meeting shows it: its meeting.updated follows.
+    expect(t.log.map((row) => row.type)).toEqual(['task.created', 'people_review.set', 'people_review.set', 'cascading_message.created', 'meeting.updated', 'cascading_message.acknowledged']);
 
     for (const [reader, key, ids] of expected) {
       const { shown } = await walk(t.team.id, key);
@@ -141,9 +142,11 @@ describe(`a team's feed (${databaseLabel})`, () => {
     const { shown, pages } = await walk(t.team.id, t.viewer.key, '?limit=1');
 
     expect(second.body.data.map((event: Shown) => event.id)).toEqual(idsOf(t, [`review of ${t.viewer.user.id}`]));
-    expect([third.body.data.map((event: Shown) => event.id), third.body.nextCursor]).toEqual([idsOf(t, ['cascading_message.created']), null]);
-    expect(shown.map((event) => event.id)).toEqual(idsOf(t, ['task.created', `review of ${t.viewer.user.id}`, 'cascading_message.created']));
-    expect(pages).toBe(3);
+    expect(third.body.data.map((event: Shown) => event.id)).toEqual(idsOf(t, ['cascading_message.created']));
+    const last = await teamFeed(t.team.id, t.viewer.key, `?limit=1&cursor=${encodeURIComponent(third.body.nextCursor)}`);
+    expect([last.body.data.map((event: Shown) => event.id), last.body.nextCursor]).toEqual([idsOf(t, ['meeting.updated']), null]);
+    expect(shown.map((event) => event.id)).toEqual(idsOf(t, ['task.created', `review of ${t.viewer.user.id}`, 'cascading_message.created', 'meeting.updated']));
+    expect(pages).toBe(4);
   });
 
   it('tells a Viewer paging people reviews one by one neither the ids nor the number of the reviews hidden from them', async () => {

@@ -251,6 +251,11 @@ const statesNoPosition: Partial<Record<OperationId, string>> = {
   listWebhooks: 'subscriptions: their changes send no event',
   getWebhook: 'a subscription: its changes send no event',
   listWebhookDeliveries: 'deliveries: no record of the log',
+  getTeamSnapshot: 'its body states `position`, taken in the transaction that read it, exactly',
+  exportTeamTasks: 'a CSV file read in batches of many statements as it is sent: no one position holds for it',
+  exportTeamIssues: 'a CSV file read in batches, no one position',
+  exportTeamGoals: 'a CSV file read in batches, no one position',
+  exportTeamScorecard: 'a CSV file read in batches, no one position',
 };
 
 const gets = operations.filter((operation) => operation.method === 'get');

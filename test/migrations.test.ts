@@ -135,12 +135,14 @@ const schema: SchemaFacts = {
     timezone: 'text required',
     default_locale: 'text required',
     created_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   organization_members: {
     org_id: 'text required',
     user_id: 'text required',
     role: 'text required',
     joined_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   teams: {
     id: 'text defaulted',
@@ -158,6 +160,7 @@ const schema: SchemaFacts = {
     user_id: 'text required',
     role: 'text required',
     joined_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   meetings: {
     id: 'text defaulted',
@@ -375,6 +378,7 @@ const schema: SchemaFacts = {
     created_snapshot: 'pg_snapshot defaulted',
     created_at: 'timestamptz defaulted',
     updated_at: 'timestamptz defaulted',
+    revision: 'bigint required',
   },
   webhook_events: {
     id: 'text defaulted',
@@ -1616,6 +1620,58 @@ describe.each(databases)('the revisions migration on $name', ({ open }) => {
 
     const down = await migrator.migrateTo('0011_event_size');
     expect(down.results).toEqual([{ migrationName: '0012_revisions', direction: 'Down', status: 'Success' }]);
+    expect(Object.fromEntries((await keptEvents()).map((row) => [row.id, row.event]))).toEqual(before);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+
+describe.each(databases)('the member revisions migration on $name', ({ open }) => {
+  const at = new Date('2026-11-27T08:00:00.000Z');
+  const events = [
+    ['event-org', 'organization.updated', { id: 'org-members', name: 'Members', status: 'ACTIVE', role: 'OWNER', timezone: 'UTC', defaultLocale: 'en' }],
+    ['event-member', 'team_member.added', { userId: 'user-old', email: 'old@example.com', name: 'Old', role: 'MEMBER' }],
+    ['event-removed', 'team_member.removed', { userId: 'user-old' }],
+  ] as const;
+  let database: OpenDatabase;
+  let migrator: Migrator;
+  let before: Record<string, string>;
+
+  const keptEvents = async () => {
+    const { rows } = await sql<{ id: string; event: string; position: string }>`select id, event, position::text from webhook_events order by id`.execute(database.db);
+    return rows;
+  };
+
+  beforeAll(async () => {
+    database = await open();
+    migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
+    await migrator.migrateTo('0013_event_log_purges');
+    await sql`insert into organizations (id, name, slug, timezone, default_locale) values ('org-members', 'Members', 'members', 'UTC', 'en')`.execute(database.db);
+    for (const [id, type, object] of events) {
+      const event = eventText(id, type, at, { orgId: 'org-members', teamId: null, object });
+      await sql`insert into webhook_events (id, org_id, type, event) values (${id}, 'org-members', ${type}, ${event})`.execute(database.db);
+    }
+    before = Object.fromEntries((await keptEvents()).map((row) => [row.id, row.event]));
+  });
+
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it("gives the organization and members of the events kept before the event's position as revision, after their key, and down takes it out again", async () => {
+    const up = await migrator.migrateTo('0014_member_revisions');
+    expect(up.results).toEqual([{ migrationName: '0014_member_revisions', direction: 'Up', status: 'Success' }]);
+    const kept = Object.fromEntries((await keptEvents()).map((row) => [row.id, { object: JSON.parse(row.event).data.object, position: Number(row.position) }]));
+    expect(Object.keys(kept['event-org']!.object).slice(0, 2)).toEqual(['id', 'revision']);
+    expect(kept['event-org']!.object).toEqual({ ...events[0][2], revision: kept['event-org']!.position });
+    expect(Object.keys(kept['event-member']!.object).slice(0, 2)).toEqual(['userId', 'revision']);
+    expect(kept['event-member']!.object).toEqual({ ...events[1][2], revision: kept['event-member']!.position });
+    expect(kept['event-removed']!.object).toEqual({ userId: 'user-old' });
+    const { rows } = await sql<{ revision: string }>`select revision::text from organizations where id = 'org-members'`.execute(database.db);
+    expect(Number(rows[0]!.revision)).toBeGreaterThan(0);
+
+    const down = await migrator.migrateTo('0013_event_log_purges');
+    expect(down.results).toEqual([{ migrationName: '0014_member_revisions', direction: 'Down', status: 'Success' }]);
     expect(Object.fromEntries((await keptEvents()).map((row) => [row.id, row.event]))).toEqual(before);
   });
 });

@@ -42,9 +42,12 @@ function requestFor(op: ContractOperation): { url: string; init: RequestInit } {
   const init: RequestInit = { method: op.method.toUpperCase(), headers };
   const requestBody = op.operation.requestBody as OpenAPIV3_1.RequestBodyObject | undefined;
   if (requestBody) {
-    const [example] = Object.values(requestBody.content['application/json']?.examples ?? {});
-    headers['content-type'] = 'application/json';
-    init.body = JSON.stringify(deref<OpenAPIV3_1.ExampleObject>(example!, '').value.value);
+    // A CSV import sends its file's text as it is.
+    const mediaType = requestBody.content['application/json'] ? 'application/json' : 'text/csv';
+    const [example] = Object.values(requestBody.content[mediaType]?.examples ?? {});
+    const value = deref<OpenAPIV3_1.ExampleObject>(example!, '').value.value as unknown;
+    headers['content-type'] = mediaType;
+    init.body = mediaType === 'text/csv' ? String(value) : JSON.stringify(value);
   }
   return { url: `${mock.url}${path}`, init };
 }

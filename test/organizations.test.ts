@@ -34,6 +34,7 @@ describe(`organization settings (${databaseLabel})`, () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       id: org.id,
+      revision: expect.any(Number),
       name: 'Acme Logistics',
       status: 'ACTIVE',
       role: 'ADMIN',
@@ -111,7 +112,7 @@ describe(`organization members (${databaseLabel})`, () => {
     expect(first.body.data.map((m: { userId: string }) => m.userId)).toEqual([caller.user.id, others[0]!.user.id]);
     expect(second.body.nextCursor).toBeNull();
     expect(second.body.data).toEqual(
-      others.slice(1).map(({ user, role }) => ({ userId: user.id, email: user.email, name: user.name, role, joinedAt: expect.any(String) })),
+      others.slice(1).map(({ user, role }) => ({ userId: user.id, revision: expect.any(Number), email: user.email, name: user.name, role, joinedAt: expect.any(String) })),
     );
   });
 
@@ -133,7 +134,7 @@ describe(`organization members (${databaseLabel})`, () => {
     const rows = await app.db
       .selectFrom('organization_members')
       .innerJoin('users', 'users.id', 'organization_members.user_id')
-      .select(['organization_members.user_id', 'organization_members.role', 'organization_members.joined_at', 'users.email', 'users.name'])
+      .select(['organization_members.user_id', 'organization_members.revision', 'organization_members.role', 'organization_members.joined_at', 'users.email', 'users.name'])
       .where('organization_members.org_id', '=', org.id)
       .orderBy('organization_members.joined_at')
       .orderBy('organization_members.user_id')
@@ -154,6 +155,7 @@ describe(`organization members (${databaseLabel})`, () => {
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
       userId: person.id,
+      revision: expect.any(Number),
       email: 'Eva.Horvathova@example.com',
       name: 'Eva Horváthová',
       role: 'MEMBER',
@@ -239,7 +241,7 @@ describe(`organization members (${databaseLabel})`, () => {
     const response = await app.request('PATCH', `/v1/orgs/${org.id}/members/${person.id}`, { key, body: { role: 'ADMIN' } });
 
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ userId: person.id, email: person.email, name: person.name, role: 'ADMIN', joinedAt: expect.any(String) });
+    expect(response.body).toEqual({ userId: person.id, revision: expect.any(Number), email: person.email, name: person.name, role: 'ADMIN', joinedAt: expect.any(String) });
     expect((await member(org.id, person.id))?.role).toBe('ADMIN');
   });
 

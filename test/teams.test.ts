@@ -199,7 +199,7 @@ describe(`team members (${databaseLabel})`, () => {
     const response = await app.request('POST', `/v1/teams/${team.id}/members`, { key, body: { userId: person.id } });
 
     expect(response.status).toBe(201);
-    expect(response.body).toEqual({ userId: person.id, email: person.email, name: 'Peter Novák', role: 'MEMBER' });
+    expect(response.body).toEqual({ userId: person.id, revision: expect.any(Number), email: person.email, name: 'Peter Novák', role: 'MEMBER' });
   });
 
   it('a person outside the organization, or already in the team, is refused', async () => {
@@ -251,7 +251,7 @@ describe(`team members (${databaseLabel})`, () => {
     const rows = await app.db
       .selectFrom('team_members')
       .innerJoin('users', 'users.id', 'team_members.user_id')
-      .select(['team_members.user_id', 'team_members.role', 'team_members.joined_at', 'users.email', 'users.name'])
+      .select(['team_members.user_id', 'team_members.revision', 'team_members.role', 'team_members.joined_at', 'users.email', 'users.name'])
       .where('team_members.team_id', '=', team.id)
       .orderBy('team_members.joined_at')
       .orderBy('team_members.user_id')
@@ -269,7 +269,7 @@ describe(`team members (${databaseLabel})`, () => {
     await addTeamMember(app.db, otherTeam.id, person.user.id, 'MEMBER');
 
     const patched = await app.request('PATCH', `/v1/teams/${team.id}/members/${person.user.id}`, { key, body: { role: 'OWNER' } });
-    expect(patched.body).toEqual({ userId: person.user.id, email: person.user.email, name: person.user.name, role: 'OWNER' });
+    expect(patched.body).toEqual({ userId: person.user.id, revision: expect.any(Number), email: person.user.email, name: person.user.name, role: 'OWNER' });
 
     expect((await app.request('DELETE', `/v1/teams/${team.id}/members/${person.user.id}`, { key })).status).toBe(204);
     expect((await app.request('GET', `/v1/teams/${team.id}`, { key: person.key })).status).toBe(404);

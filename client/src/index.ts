@@ -16,7 +16,10 @@ import { readEvents, type EventsOptions, type FeedEventOf, type FeedEventType } 
 import { exportsClient, type ExportsClient } from './exports.js';
 import { openLive, type LiveOptions, type LiveStream } from './live.js';
 import type { ItemOf, ListPath, PageOf } from './pages.js';
+import { needsRequestBody, type OwnAnswer } from './ownWrites.js';
 import { retryingFetch, type RetryOptions } from './retry.js';
+import type { SnapshotRecords } from './localCopy.js';
+import { openSync, type SyncOptions, type SyncStore } from './sync.js';
 
 export type { components, operations, paths, webhooks } from '../../generated/api.js';
 export { TeamOsError, unwrap, type ErrorBody, type ErrorCode, type ValidationIssue } from './errors.js';
@@ -24,6 +27,9 @@ export type { EventsOptions, FeedEvent, FeedEventOf, FeedEventType, FollowOption
 export { ExportFailed, type ExportsClient, type OrgExport, type WaitOptions } from './exports.js';
 export type { ItemOf, ListPath, PageOf, ResponseOf, StatusOf } from './pages.js';
 export type { LiveEnd, LiveOptions, LiveReconnecting, LiveReconnectOptions, LiveState, LiveStream } from './live.js';
+export type { CopyChange, RecordKind, SyncRecords } from './localCopy.js';
+export type { SyncOptions, SyncStore, TeamSyncState } from './sync.js';
+export { indexedDbStorage, memoryStorage, type SyncStorage } from './storage.js';
 export { retryAfterMs, rateLimitResetMs, retryDelayMs, type RetryOptions } from './retry.js';
 // verifyWebhook is `@team-os/client/webhooks`: only receivers need it and its `standardwebhooks`.
 export type { HeadersLike, WebhookEvent, WebhookEventOf, WebhookEventType } from './webhooks.js';
@@ -128,7 +134,42 @@ export interface TeamOsClient extends Omit<Client<paths>, Methods> {
   live<Type extends FeedEventType = FeedEventType>(options: LiveOptions<Type>): LiveStream;
   /** An organization's export (Owners only): `start`, `get`, `wait` (with its progress) and `download` (the archive, streamed). */
   exports: ExportsClient;
+  /**
+   * A local copy of the caller's records of `teamIds`, kept exactly as their own reads would answer:
+   * each team is loaded from its snapshot (or restored from `storage`) and then follows its live
+   * stream; the answers of changes made with this client are applied at once. Read it with `get`,
+   * its queries (`openTasks`, `openIssues`, …) and `subscribe`; stop it with `signal` or `close()`.
+   * Each team holds one live stream of the key's.
+   */
+  sync(options: SyncOptions): SyncStore;
+  /**
+   * A team's tasks, issues, goals (a row per milestone) or Scorecard (weeks × metrics) as one CSV file
+   * (`GET /teams/{teamId}/{kind}/csv`), streamed as the server reads it: UTF-8 with a byte-order mark,
+   * commas, CRLF; cells a spreadsheet would run start with `'`. Pipe it to a file rather than holding
+   * it whole. A refusal throws `TeamOsError`.
+   */
+  exportCsv(teamId: string, kind: CsvExportKind, options?: { signal?: AbortSignal }): Promise<ReadableStream<Uint8Array>>;
+  /**
+   * Imports a CSV file with the columns its export has (`POST /teams/{teamId}/{kind}/csv`): checked
+   * whole, then written all or nothing, or with `dryRun` only checked. Answers what was (or would be)
+   * written; a file with bad rows throws `TeamOsError` 422 whose `issues` name each bad cell by row
+   * and column (`["rows", "3", "ownerEmail"]`). Retried safely with an `Idempotency-Key` (given, or a
+   * new one).
+   */
+  importCsv(teamId: string, kind: CsvImportKind, file: string | Blob | Uint8Array, options?: { dryRun?: boolean; idempotencyKey?: string; signal?: AbortSignal }): Promise<Schema<'CsvImport'>>;
 }
+
+/** What a team's CSV export holds. */
+export type CsvExportKind = 'tasks' | 'issues' | 'goals' | 'scorecard';
+/** What a team's CSV import takes. */
+export type CsvImportKind = Schema<'CsvImport'>['kind'];
+
+const csvPaths = {
+  tasks: '/teams/{teamId}/tasks/csv',
+  issues: '/teams/{teamId}/issues/csv',
+  goals: '/teams/{teamId}/goals/csv',
+  scorecard: '/teams/{teamId}/scorecard/csv',
+} as const;
 
 const methods = ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE'] as const;
 
@@ -166,6 +207,23 @@ export function createTeamOsClient(options: TeamOsClientOptions): TeamOsClient {
       const seconds = /^@(-?\d+)$/.exec(deprecation.trim())?.[1];
       const sunset = response.headers.get('sunset');
       tell({ operation, operationDeprecated, parameters, deprecatedAt: seconds === undefined ? undefined : new Date(Number(seconds) * 1000), sunset: sunset === null ? undefined : new Date(sunset), link: links[0] });
+    },
+  });
+
+  // The answers of the caller's own changes, for the local copies of `sync` open now.
+  const answerListeners = new Set<(answer: OwnAnswer) => void>();
+  const requestBodies = new Map<string, unknown>();
+  inner.use({
+    async onRequest({ request, schemaPath, id }) {
+      if (answerListeners.size > 0 && needsRequestBody(request.method, schemaPath)) requestBodies.set(id, await request.clone().json().catch(() => undefined));
+    },
+    async onResponse({ request, response, schemaPath, params, id }) {
+      const requestBody = requestBodies.get(id);
+      requestBodies.delete(id);
+      if (answerListeners.size === 0 || request.method === 'GET' || request.method === 'HEAD' || !response.ok) return;
+      const body: unknown = response.status === 204 ? undefined : await response.clone().json().catch(() => undefined);
+      const answer: OwnAnswer = { method: request.method, schemaPath, path: (params.path ?? {}) as Record<string, string>, status: response.status, body, requestBody };
+      for (const listener of answerListeners) listener(answer);
     },
   });
 
@@ -214,6 +272,19 @@ export function createTeamOsClient(options: TeamOsClientOptions): TeamOsClient {
   client.events = (orgId, options = {}) =>
     readEvents(async (query, signal) => unwrap(await inner.GET('/orgs/{orgId}/events', { params: { path: { orgId }, query }, signal })) as PageOf<'/orgs/{orgId}/events'>, options);
   // Each connection is one long request: never through the retries, which would read it whole.
+  client.exportCsv = async (teamId, kind, { signal } = {}) =>
+    unwrap(await inner.GET(csvPaths[kind], { params: { path: { teamId } }, parseAs: 'stream', signal })) as ReadableStream<Uint8Array>;
+  client.importCsv = async (teamId, kind, file, { dryRun, idempotencyKey, signal } = {}) =>
+    unwrap(
+      await inner.POST(csvPaths[kind], {
+        params: { path: { teamId }, query: dryRun === undefined ? {} : { dryRun }, header: idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey } },
+        // The file as it is: openapi-fetch would write a string as JSON.
+        body: file as string,
+        bodySerializer: (body: unknown) => body as BodyInit,
+        headers: { 'Content-Type': 'text/csv' },
+        signal,
+      }),
+    );
   client.live = (live) => openLive(new URL(`${options.baseUrl.replace(/\/$/, '')}/events/stream`), headers, send, live);
   client.exports = exportsClient(
     {
@@ -223,5 +294,31 @@ export function createTeamOsClient(options: TeamOsClientOptions): TeamOsClient {
     // One long answer: never through the retries, which would read it whole.
     (path, signal) => send(new Request(`${options.baseUrl.replace(/\/$/, '')}${path}`, { headers, ...(signal ? { signal } : {}) })),
   );
+  const statusOf = async (call: Promise<{ response: Response }>) => (await call).response.status;
+  client.sync = (sync) =>
+    openSync(
+      {
+        authorization: headers.Authorization,
+        userId: async (signal) => (unwrap(await inner.GET('/me', { signal })) as { user: { id: string } }).user.id,
+        // The contract's `TeamSnapshot`, of which the copy reads the records and the position.
+        snapshot: async (teamId, signal): Promise<SnapshotRecords> => unwrap(await inner.GET('/teams/{teamId}/snapshot', { params: { path: { teamId } }, signal })),
+        record: async (kind, id, teamId, signal) => {
+          const result =
+            kind === 'meeting'
+              ? await inner.GET('/meetings/{id}', { params: { path: { id } }, signal })
+              : kind === 'goal'
+                ? await inner.GET('/goals/{id}', { params: { path: { id } }, signal })
+                : await inner.GET('/teams/{teamId}/vision', { params: { path: { teamId } }, signal });
+          return (result.response.ok ? unwrap(result as { data?: unknown; response: Response }) : result.response.status) as never;
+        },
+        teamStatus: (teamId, signal) => statusOf(inner.GET('/teams/{teamId}', { params: { path: { teamId } }, signal })),
+        live: (live) => client.live(live),
+        onAnswer(listener) {
+          answerListeners.add(listener);
+          return () => void answerListeners.delete(listener);
+        },
+      },
+      sync,
+    );
   return client;
 }

@@ -90,6 +90,9 @@ export function openLive<Type extends FeedEventType>(url: URL, headers: Record<s
   if (options.after) url.searchParams.set('after', options.after);
   const { retries = 10, baseDelayMs = 1_000, maxDelayMs = 30_000 } = options.reconnect ?? {};
   let lastEventId: string | undefined = options.after;
+  // Only an event delivered is resumed after with `Last-Event-ID`: until then the URL's `after` (an
+  // event id or a log position) says where the stream starts, on every connection.
+  let delivered = false;
   let state: LiveState = 'connecting';
   let attempt = 0;
   // Counted apart: a long outage of lost connections must not spend the retries of the balancer's answers.
@@ -102,7 +105,10 @@ export function openLive<Type extends FeedEventType>(url: URL, headers: Record<s
   class Source extends EventSource {
     override dispatchEvent(event: Event): boolean {
       if (event instanceof MessageEvent && event.type !== 'open' && event.type !== 'error') {
-        lastEventId = event.lastEventId || lastEventId;
+        if (event.lastEventId) {
+          lastEventId = event.lastEventId;
+          delivered = true;
+        }
         options.onEvent(JSON.parse(event.data as string) as FeedEventOf<Type>);
       }
       return super.dispatchEvent(event);
@@ -126,7 +132,7 @@ export function openLive<Type extends FeedEventType>(url: URL, headers: Record<s
     const current = new Source(url.toString(), {
       fetch: async (input, init) => {
         // Each connection is a new source: the id to resume after is sent here, not by the package.
-        const resume: Record<string, string> = lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId };
+        const resume: Record<string, string> = delivered && lastEventId !== undefined ? { 'Last-Event-ID': lastEventId } : {};
         const response = await send(new Request(input, { ...init, headers: { ...init.headers, ...headers, ...resume } }));
         if (response.ok) return response;
         const text = await response.text();

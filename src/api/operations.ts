@@ -27,13 +27,15 @@ export type PathParams<K extends OperationId> =
 export type QueryParams<K extends OperationId> =
   Parameters<K> extends { query?: infer Q } ? (Q extends Record<string, unknown> ? Q : Record<never, never>) : Record<never, never>;
 
-/** The JSON request body of an operation, or `undefined` when it takes none. */
+/** The JSON request body of an operation, a CSV file's text, or `undefined` when it takes none. */
 export type RequestBody<K extends OperationId> =
   Operation<K> extends { requestBody: { content: { 'application/json': infer B } } }
     ? B
     : Operation<K> extends { requestBody?: { content: { 'application/json': infer B } } }
       ? B | undefined
-      : undefined;
+      : Operation<K> extends { requestBody: { content: { 'text/csv': string } } }
+        ? string
+        : undefined;
 
 type Responses<K extends OperationId> = Operation<K>['responses'];
 
@@ -46,6 +48,8 @@ type BodyOf<R> = R extends { content: { 'application/json': infer B } }
         : R extends { content: { 'text/event-stream': unknown } }
         ? StreamBody
         : R extends { content: { 'application/x-tar': unknown } }
+          ? StreamBody
+        : R extends { content: { 'text/csv': unknown } }
           ? StreamBody
           : undefined;
 

@@ -42,7 +42,7 @@ export function keyQuery(db: Kysely<Database> | Transaction<Database>, by: { col
         .whereRef('organization_members.user_id', '=', 'users.id')
         .select(
           sql<Membership[]>`coalesce(json_agg(json_build_object(
-            'id', organizations.id, 'name', organizations.name, 'status', organizations.status,
+            'id', organizations.id, 'revision', organizations.revision, 'name', organizations.name, 'status', organizations.status,
             'role', organization_members.role, 'timezone', organizations.timezone,
             'defaultLocale', organizations.default_locale
           ) order by organizations.name, organizations.id), '[]'::json)`.as('organizations'),

@@ -413,6 +413,7 @@ const eventReaders: Record<EventType, EventRule> = {
   'metric.updated': teamReaders,
   'metric.deleted': teamReaders,
   'metric_value.set': teamReaders,
+  'csv_import.completed': teamReaders,
   'meeting.created': teamReaders,
   'meeting.updated': teamReaders,
   'meeting.status_changed': teamReaders,

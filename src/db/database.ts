@@ -156,6 +156,8 @@ export interface OrganizationsTable {
   timezone: string;
   default_locale: Locale;
   created_at: GeneratedTimestamp;
+  /** The log position of the row's last change (0014_member_revisions): set by the database on every write, never by the application. */
+  revision: ColumnType<string, never, never>;
 }
 export type OrganizationRow = Selectable<OrganizationsTable>;
 export type NewOrganization = Insertable<OrganizationsTable>;
@@ -167,6 +169,8 @@ export interface OrganizationMembersTable {
   user_id: string;
   role: OrganizationRole;
   joined_at: GeneratedTimestamp;
+  /** The log position of the row's last change (0014_member_revisions): set by the database on every write, never by the application. */
+  revision: ColumnType<string, never, never>;
 }
 export type OrganizationMemberRow = Selectable<OrganizationMembersTable>;
 export type NewOrganizationMember = Insertable<OrganizationMembersTable>;
@@ -197,6 +201,8 @@ export interface TeamMembersTable {
   user_id: string;
   role: TeamRole;
   joined_at: GeneratedTimestamp;
+  /** The log position of the row's last change (0014_member_revisions): set by the database on every write, never by the application. */
+  revision: ColumnType<string, never, never>;
 }
 export type TeamMemberRow = Selectable<TeamMembersTable>;
 export type NewTeamMember = Insertable<TeamMembersTable>;
@@ -564,6 +570,8 @@ export interface WebhookSubscriptionsTable {
   created_snapshot: Generated<string>;
   created_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
+  /** The log position of the row's last change (0014_member_revisions): set by the database on every write, never by the application. */
+  revision: ColumnType<string, never, never>;
 }
 export type WebhookSubscriptionRow = Selectable<WebhookSubscriptionsTable>;
 export type WebhookSubscriptionUpdate = Updateable<WebhookSubscriptionsTable>;
@@ -627,7 +635,7 @@ export interface WebhookAttemptsTable {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Exports (0014_org_exports)
+// Exports (0015_org_exports)
 
 export type OrgExportState = 'QUEUED' | 'RUNNING' | 'COMPLETED' | 'FAILED';
 

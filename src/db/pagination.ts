@@ -194,3 +194,22 @@ export function preparedJsonPages<A extends Record<string, unknown>, TB extends 
     return { records: String(row?.records ?? ''), nextCursor, facts: factsOf<Pick<O, F>>(row, facts, fetched) };
   };
 }
+
+/**
+ * Where a walk over a whole set in creation order stands (a CSV export, src/api/csvBody.ts): the last
+ * row's `created_at`, as PostgreSQL's text (its microseconds, which a JavaScript Date would cut to
+ * milliseconds and so repeat rows), and its id.
+ */
+export interface CreationKey {
+  at: string;
+  id: string;
+}
+
+/** How many rows an export reads per statement: a few hundred KB of memory, a thousand statements for a million rows. */
+export const EXPORT_BATCH_ROWS = 1000;
+
+/** The condition of the rows after `after` in the order `created_at, id` of `table`; every row when there is none. */
+export const afterCreation = (table: string, after: CreationKey | undefined) =>
+  after === undefined
+    ? sql<SqlBool>`true`
+    : sql<SqlBool>`(${sql.ref(`${table}.created_at`)}, ${sql.ref(`${table}.id`)}) > (${after.at}::timestamptz, ${after.id})`;

@@ -15,11 +15,16 @@
  * writes exactly its event, valid against that schema (`make check-op OP=…` runs its part).
  */
 import type { ChangingOperation, OperationId, Schemas } from '../api/operations.js';
-import type { SubjectKind } from '../db/queries/events.js';
-import { meetingSeenByEveryone } from '../records/meetings.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
+import { EVENT_MAX_BYTES, type SubjectKind } from '../db/queries/events.js';
+import { findMeetingForEvent } from '../db/queries/meetings.js';
+import { meetingSeenByEveryone, toMeetingDetail } from '../records/meetings.js';
 
 export interface ChangeInput {
   params: Record<string, string>;
+  /** The query parameters, validated (a CSV import's `dryRun`). */
+  query?: Record<string, unknown>;
   body: unknown;
   /** The caller's user id. */
   userId: string;
@@ -48,6 +53,41 @@ export interface EventSpec {
   teamOf?: (result: ChangeResult) => string;
   /** The event of a successful change of one subject; `subjectId` is the subject's own id where it has one. */
   event: (input: ChangeInput, result: ChangeResult, subjectId: string) => { type: string; object: unknown };
+  /**
+   * The events the change also sends for another record it alters (its side effects), in the same
+   * transaction after its own. Each is declared here, and only here: the contract's description of
+   * each of these events names every operation that sends it (test/eventCatalog.test.ts holds both).
+   */
+  alsoSends?: readonly SideEffect[];
+}
+
+/**
+ * Another record a change alters, so that what its GET answers changes (a milestone's goal, a segue's
+ * meeting): its revision rises in the change's transaction (the database's triggers, 0012_revisions)
+ * and it gets its own `x.updated` event, whose object is what its GET answers in that transaction.
+ */
+export interface SideEffect {
+  /** The event sent for the altered record. */
+  type: string;
+  /** The altered record's kind, where its event belongs (its organization and team). */
+  kind: SubjectKind;
+  /** The path of the altered record's GET, `{id}` its id: the event's object is its answer, read in the change's transaction. */
+  read: string;
+  /**
+   * The altered record's id: from the change's answer and input, or, where the change deletes the row
+   * that points to it, looked up before the change (`before`: the kind of lookup, from the operation's
+   * parameter).
+   */
+  of: ((input: ChangeInput, result: ChangeResult) => string) | { before: SubjectKind; from: (input: ChangeInput) => string };
+  /** The object as every reader of the event may see it, from the GET's answer; the answer itself when absent. */
+  seen?: (record: unknown) => unknown;
+  /**
+   * The altered record as its GET answers it to the caller at `at`, read for its event in one statement
+   * without what its reduced event leaves out when that alone passes `EVENT_MAX_BYTES` (`reduced`):
+   * a large meeting is then not read and written whole again for every segue added. Without it, the
+   * GET itself is run.
+   */
+  readForEvent?: (db: Kysely<Database>, id: string, input: ChangeInput, at: Date) => Promise<{ record: unknown; reduced: boolean } | undefined>;
 }
 
 const param = (name: string) => (input: ChangeInput) => input.params[name]!;
@@ -86,13 +126,46 @@ const removed = (type: string, kind: SubjectKind, from: string): EventSpec => ({
 /** A single meeting as every reader of the event may see it, never as the writer's own answer shows it. */
 const seenByEveryone = (result: ChangeResult) => meetingSeenByEveryone(result.body as Schemas['MeetingDetail']);
 
+
+/** A goal shows its milestones: each change of one is a change of the goal. */
+const goalOfMilestone = (of: SideEffect['of']): SideEffect => ({ type: 'goal.updated', kind: 'goal', read: '/goals/{id}', of });
+
+/** A meeting shows its rating summary, segues, headlines and messages: each change of one is a change of the meeting. */
+const meetingOf = (of: SideEffect['of']): SideEffect => ({
+  type: 'meeting.updated',
+  kind: 'meeting',
+  read: '/meetings/{id}',
+  of,
+  seen: (record) => meetingSeenByEveryone(record as Schemas['MeetingDetail']),
+  readForEvent: async (db, id, input, at) => {
+    const row = await findMeetingForEvent(db, id, input.userId, EVENT_MAX_BYTES);
+    return row && { record: toMeetingDetail(row, input.userId, at), reduced: row.large };
+  },
+});
+
+/** The meeting named by the operation's `{id}`. */
+const meetingInPath = meetingOf((input) => input.params.id!);
+
 const ratingSet: EventSpec = {
   types: ['meeting_rating.set', 'meeting_rating.deleted'],
+  alsoSends: [meetingInPath],
   subject: { kind: 'meeting', from: param('id') },
   event: (input, result) => ({
     type: result.status === 204 ? 'meeting_rating.deleted' : 'meeting_rating.set',
     object: { meetingId: input.params.id, userId: input.params.userId ?? input.userId },
   }),
+};
+
+/**
+ * A CSV import: one `csv_import.completed` for the whole file, its answer as the object, instead of
+ * an event per row (10,000 rows would be 10,000 events in the log and as many webhook deliveries); a
+ * dry run writes nothing and sends none (no subject).
+ */
+const csvImported: EventSpec = {
+  types: ['csv_import.completed'],
+  before: true,
+  subject: { kind: 'team', from: (input) => (input.query?.dryRun === true ? [] : [input.params.teamId!]) },
+  event: (_input, result) => ({ type: 'csv_import.completed', object: result.body }),
 };
 
 const subscriptions = noEvent('a subscription is the integration’s own setting, not an organization’s record: its changes go to no one');
@@ -113,15 +186,20 @@ export const eventCatalog: Record<ChangingOperation, EventDeclaration> = {
   createTask: answered('task.created', 'team', 'teamId'),
   updateTask: answered('task.updated', 'task', 'id'),
   deleteTask: deleted('task.deleted', 'task', 'id'),
+  importTeamTasks: csvImported,
   createIssue: answered('issue.created', 'team', 'teamId'),
   updateIssue: answered('issue.updated', 'issue', 'id'),
   deleteIssue: deleted('issue.deleted', 'issue', 'id'),
+  importTeamIssues: csvImported,
   createGoal: answered('goal.created', 'team', 'teamId'),
   updateGoal: answered('goal.updated', 'goal', 'id'),
   deleteGoal: deleted('goal.deleted', 'goal', 'id'),
-  createMilestone: answered('milestone.created', 'goal', 'id'),
-  updateMilestone: answered('milestone.updated', 'milestone', 'id'),
-  deleteMilestone: deleted('milestone.deleted', 'milestone', 'id'),
+  createMilestone: { ...answered('milestone.created', 'goal', 'id'), alsoSends: [goalOfMilestone((input) => input.params.id!)] },
+  updateMilestone: {
+    ...answered('milestone.updated', 'milestone', 'id'),
+    alsoSends: [goalOfMilestone((_input, result) => (result.body as Schemas['Milestone']).goalId)],
+  },
+  deleteMilestone: { ...deleted('milestone.deleted', 'milestone', 'id'), alsoSends: [goalOfMilestone({ before: 'goalOfMilestone', from: param('id') })] },
   createMetric: answered('metric.created', 'team', 'teamId'),
   updateMetric: answered('metric.updated', 'metric', 'id'),
   deleteMetric: deleted('metric.deleted', 'metric', 'id'),
@@ -135,6 +213,8 @@ export const eventCatalog: Record<ChangingOperation, EventDeclaration> = {
       object: (result.body as Schemas['ScorecardWeek']).values.find((value) => value.metricId === metricId),
     }),
   },
+
+  importTeamScorecard: csvImported,
 
   createMeeting: answered('meeting.created', 'team', 'teamId'),
   updateMeeting: {
@@ -153,10 +233,13 @@ export const eventCatalog: Record<ChangingOperation, EventDeclaration> = {
     subject: { kind: 'meeting', from: param('id') },
     event: (_input, result) => ({ type: 'meeting.ratings_revealed', object: seenByEveryone(result) }),
   },
-  createSegue: answered('segue.created', 'meeting', 'id'),
-  createHeadline: answered('headline.created', 'meeting', 'id'),
-  createCascadingMessage: answered('cascading_message.created', 'meeting', 'id'),
-  deleteCascadingMessage: deleted('cascading_message.deleted', 'message', 'id'),
+  createSegue: { ...answered('segue.created', 'meeting', 'id'), alsoSends: [meetingInPath] },
+  createHeadline: { ...answered('headline.created', 'meeting', 'id'), alsoSends: [meetingInPath] },
+  createCascadingMessage: { ...answered('cascading_message.created', 'meeting', 'id'), alsoSends: [meetingInPath] },
+  deleteCascadingMessage: {
+    ...deleted('cascading_message.deleted', 'message', 'id'),
+    alsoSends: [meetingOf({ before: 'meetingOfMessage', from: param('id') })],
+  },
   acknowledgeCascadingMessages: {
     types: ['cascading_message.acknowledged'],
     before: true,

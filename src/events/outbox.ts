@@ -20,8 +20,8 @@ import { bodyText } from '../api/jsonText.js';
 import type { OperationId } from '../api/operations.js';
 import type { Database } from '../db/database.js';
 import { inTransaction } from '../db/transaction.js';
-import { insertEventOf, insertEvents, subjectsBefore, type EventStamp, type NewEvent } from '../db/queries/events.js';
-import { eventSpecOf, type ChangeInput, type ChangeResult } from './catalog.js';
+import { insertChangeEvents, lookupsBefore, type EventOf, type EventStamp, type NewEvent, type Subject } from '../db/queries/events.js';
+import { eventSpecOf, type ChangeInput, type ChangeResult, type SideEffect } from './catalog.js';
 
 /** The JSON text of an event as the log keeps it and the feed answers it: `{"id","type","timestamp","data"}`, compact. */
 export function eventText(id: string, type: string, at: Date, data: { orgId: string; teamId: string | null; object: unknown }): string {
@@ -64,12 +64,58 @@ export async function changedOrRefused(changed: Promise<string | undefined>, ref
 }
 
 /**
+ * Reads a record as its GET answers it (the path of the GET, its parameters filled in) in the change's
+ * transaction, as the caller: the object of a side effect's event. The router gives it (it knows the
+ * reads); undefined outside a request.
+ */
+export type RecordRead = (path: string, db: Kysely<Database>) => Promise<unknown>;
+
+/** The side effects whose altered record is looked up before the change (it runs through a row the change deletes). */
+const lookedUpBefore = (effects: readonly SideEffect[], input: ChangeInput) =>
+  effects.flatMap((effect) => (typeof effect.of === 'function' ? [] : [{ kind: effect.of.before, keys: [effect.of.from(input)] }]));
+
+/** The altered record of each side effect looked up before the change (undefined for the others, and when none was found). */
+function alteredBefore(effects: readonly SideEffect[], found: readonly Subject[][]): (string | undefined)[] {
+  let next = 0;
+  return effects.map((effect) => (typeof effect.of === 'function' ? undefined : found[next++]![0]?.id));
+}
+
+/**
+ * The events of the records the change altered as a side effect (`alsoSends`), each with the altered
+ * record as its GET answers in the change's transaction, as every reader may see it.
+ */
+async function sideEffectEvents(
+  trx: Kysely<Database>,
+  effects: readonly SideEffect[],
+  before: readonly (string | undefined)[],
+  input: ChangeInput,
+  result: ChangeResult,
+  stamp: { at: Date; traceparent: string | null },
+  read: RecordRead | undefined,
+): Promise<EventOf[]> {
+  if (effects.length === 0) return [];
+  const events: EventOf[] = [];
+  for (const [index, effect] of effects.entries()) {
+    const key = typeof effect.of === 'function' ? effect.of(input, result) : before[index];
+    if (key === undefined) continue;
+    if (!effect.readForEvent && !read) throw new Error('A change with side effects needs the reads of their records');
+    const own = effect.readForEvent ? await effect.readForEvent(trx, key, input, stamp.at) : undefined;
+    const record = own ? own.record : await read!(effect.read.replace('{id}', encodeURIComponent(key)), trx);
+    const object = effect.seen ? effect.seen(record) : record;
+    events.push({ id: randomUUID(), kind: effect.kind, key, userId: input.userId, type: effect.type, object: bodyText(object), reduced: own?.reduced, ...stamp });
+  }
+  return events;
+}
+
+/**
  * Runs `change` (given the database or transaction to work in) and writes the events it causes in its
- * transaction, each with the `traceparent` of the request (its deliveries send it). With `itsOwnEvent`
- * (a handler that writes its event; not under If-Match) the change gets the event stamped and writes
- * it in its own statement: no transaction is opened, and within an Idempotency-Key's the statement is
- * one of it. A statement that changed nothing changed nothing in the transaction either, so the
- * change can run again there the old way when the facts moved in between.
+ * transaction, each with the `traceparent` of the request (its deliveries send it): its own, then
+ * those of the records it altered as a side effect (`alsoSends`), all in one statement. With
+ * `itsOwnEvent` (a handler that writes its event; not under If-Match) the change gets the event
+ * stamped and writes it in its own statement: no transaction is opened, and within an
+ * Idempotency-Key's the statement is one of it. A statement that changed nothing changed nothing in
+ * the transaction either, so the change can run again there the old way when the facts moved in
+ * between.
  */
 export async function withEvents<R extends ChangeResult>(
   db: Kysely<Database>,
@@ -79,11 +125,14 @@ export async function withEvents<R extends ChangeResult>(
   traceparent: string | null,
   change: (db: Kysely<Database>, event?: EventStamp) => Promise<R>,
   itsOwnEvent = false,
+  read?: RecordRead,
 ): Promise<R> {
   const spec = eventSpecOf(operationId);
   if (!spec) return change(db);
+  const effects = spec.alsoSends ?? [];
   const [onlyType, ...otherTypes] = spec.types;
-  if (itsOwnEvent && otherTypes.length === 0) {
+  // A change written in one statement has no side effects to send (test/eventCatalog.test.ts).
+  if (itsOwnEvent && otherTypes.length === 0 && effects.length === 0) {
     try {
       return await change(db, { id: randomUUID(), type: onlyType, at: now(), traceparent });
     } catch (error) {
@@ -92,38 +141,35 @@ export async function withEvents<R extends ChangeResult>(
   }
   const from = spec.subject.from(input);
   if (!spec.before) {
+    const sideLookups = lookedUpBefore(effects, input);
     return inTransaction(db, async (trx) => {
+      const before = alteredBefore(effects, sideLookups.length === 0 ? [] : await lookupsBefore(trx, sideLookups, input.userId));
       const result = await change(trx);
       const key = from as string;
       const { type, object } = spec.event(input, result, key);
       const at = now();
-      await insertEventOf(trx, {
-        id: randomUUID(),
-        kind: spec.subject.kind,
-        key,
-        userId: input.userId,
-        type,
-        teamId: spec.teamOf?.(result),
-        object: bodyText(object),
-        at,
-        traceparent,
-      });
+      const own: EventOf = { id: randomUUID(), kind: spec.subject.kind, key, userId: input.userId, type, teamId: spec.teamOf?.(result), object: bodyText(object), at, traceparent };
+      const sides = await sideEffectEvents(trx, effects, before, input, result, { at, traceparent }, read);
+      await insertChangeEvents(trx, [], [own, ...sides], at);
       return result;
     });
   }
   const keys = typeof from === 'string' ? [from] : from;
-  const subjects = await subjectsBefore(db, spec.subject.kind, keys, input.userId);
-  if (subjects.length === 0) return change(db);
+  // The change's own subjects and the records its side effects alter through a row it deletes, in one statement.
+  const [subjects, ...sideFound] = await lookupsBefore(db, [{ kind: spec.subject.kind, keys }, ...lookedUpBefore(effects, input)], input.userId);
+  if (subjects!.length === 0) return change(db);
+  const before = alteredBefore(effects, sideFound);
   return inTransaction(db, async (trx) => {
     const result = await change(trx);
     const at = now();
-    const events: NewEvent[] = subjects.map((subject) => {
+    const events: NewEvent[] = subjects!.map((subject) => {
       const { type, object } = spec.event(input, result, subject.id);
       const teamId = spec.teamOf?.(result) ?? subject.team_id;
       const id = randomUUID();
       return { id, orgId: subject.org_id, teamId, type, event: eventText(id, type, at, { orgId: subject.org_id, teamId, object }), traceparent };
     });
-    await insertEvents(trx, events, at);
+    const sides = await sideEffectEvents(trx, effects, before, input, result, { at, traceparent }, read);
+    await insertChangeEvents(trx, events, sides, at);
     return result;
   });
 }

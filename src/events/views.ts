@@ -6,7 +6,8 @@
  *
  * Two clocks. What an event carries was fixed when the change happened, as every reader of it may see
  * it (a meeting without hidden ratings, no reader's own acknowledgement: `meetingSeenByEveryone`), so
- * a view never adds to it: `acknowledged: false` in a meeting or message of an event means "not told",
+ * a view never adds to it: `acknowledged: false` in a meeting or message of an event means "not told"
+ * (what a record tells only its reader is outside its revision: a local copy keeps its own),
  * and a reader's own hidden rating is not in it either — `GET /meetings/{id}` tells both. Who may read
  * an event is judged when it is read: a member removed from a team no longer reads its old events.
  *

@@ -5,9 +5,10 @@ import type { GoalLevel } from '../db/database.js';
 import { loadOrganizationAccess, loadTeamAccess } from '../auth/access.js';
 import { standingOf } from '../db/queries/access.js';
 import * as goals from '../db/queries/goals.js';
-import { pageLimit } from '../db/pagination.js';
+import { EXPORT_BATCH_ROWS, pageLimit, type CreationKey } from '../db/pagination.js';
+import { attachment, csvBody, keysetBatches } from '../api/csvBody.js';
 import { NotFound, RuleViolation } from '../errors.js';
-import { goalJson, milestoneJson, toGoal, toMilestone } from '../records/goals.js';
+import { goalCsvColumns, goalCsvRows, goalJson, milestoneJson, toGoal, toMilestone } from '../records/goals.js';
 import { pageText } from '../api/jsonText.js';
 import { clearable, requireTeamMember } from './shared.js';
 import type { AreaHandlers, Handler } from './types.js';
@@ -119,6 +120,15 @@ export const deleteMilestone: Handler<'deleteMilestone'> = async ({ params }, { 
   return { status: 204, body: undefined };
 };
 
+/** The whole list as CSV, a row per milestone, read in batches of goals as the connection takes them. */
+export const exportTeamGoals: Handler<'exportTeamGoals'> = async ({ params }, { db, caller , logger }) => {
+  const first = await goals.goalExportBatch(db, params.teamId, caller.userId, undefined);
+  await loadTeamAccess(db, caller, params.teamId, 'collection', first.standing);
+  const read = async (after: CreationKey) => (await goals.goalExportBatch(db, params.teamId, caller.userId, after)).rows;
+  const keyOf = (row: { id: string; created_at_text: string }) => ({ at: row.created_at_text, id: row.id });
+  return { status: 200, headers: attachment('goals.csv'), body: csvBody(goalCsvColumns, keysetBatches(first.rows, EXPORT_BATCH_ROWS, read, keyOf, (batch) => batch.flatMap(goalCsvRows)), logger) };
+};
+
 export const goalsHandlers: AreaHandlers<'Goals'> = {
   listOrganizationGoals,
   listTeamGoals,
@@ -129,4 +139,5 @@ export const goalsHandlers: AreaHandlers<'Goals'> = {
   createMilestone,
   updateMilestone,
   deleteMilestone,
+  exportTeamGoals,
 };

@@ -7,13 +7,16 @@ import { changeGuard, loadTeamAccess } from '../auth/access.js';
 import { standingOf } from '../db/queries/access.js';
 import { deleteTeamItemWithEvent } from '../db/changes.js';
 import * as issues from '../db/queries/issues.js';
-import { pageLimit } from '../db/pagination.js';
-import { NotFound } from '../errors.js';
-import { issueJson, toIssue } from '../records/issues.js';
+import { EXPORT_BATCH_ROWS, pageLimit, type CreationKey } from '../db/pagination.js';
+import { attachment, csvBody, keysetBatches } from '../api/csvBody.js';
+import { NotFound, RuleViolation } from '../errors.js';
+import { issueCsvColumns, issueCsvRow, issueJson, toIssue } from '../records/issues.js';
 import { idOf, JsonText, pageText } from '../api/jsonText.js';
 import { locationOf } from '../api/location.js';
 import type { Schemas } from '../api/operations.js';
-import { clearable, requireMeetingOfTeam } from './shared.js';
+import { badRows, clearable, requireMeetingOfTeam, sheetOf } from './shared.js';
+import { issueCsvImport, judgeIssueRows } from '../rules/csvImport.js';
+import { memberEmails } from '../db/queries/teams.js';
 import { writingItsEvent, type AreaHandlers, type Handler } from './types.js';
 import { changedOrRefused } from '../events/outbox.js';
 import { inTransaction } from '../db/transaction.js';
@@ -96,10 +99,40 @@ export const deleteIssue: Handler<'deleteIssue'> = writingItsEvent(async ({ para
   return { status: 204, body: undefined };
 });
 
+/** The whole list as CSV, read in batches as the connection takes them; the first batch brings the caller's standing. */
+export const exportTeamIssues: Handler<'exportTeamIssues'> = async ({ params }, { db, caller , logger }) => {
+  const first = await issues.issueExportBatch(db, params.teamId, caller.userId, undefined);
+  await loadTeamAccess(db, caller, params.teamId, 'collection', first.standing);
+  const read = async (after: CreationKey) => (await issues.issueExportBatch(db, params.teamId, caller.userId, after)).rows;
+  const keyOf = (row: { id: string; created_at_text: string }) => ({ at: row.created_at_text, id: row.id });
+  return { status: 200, headers: attachment('issues.csv'), body: csvBody(issueCsvColumns, keysetBatches(first.rows, EXPORT_BATCH_ROWS, read, keyOf, (batch) => batch.map(issueCsvRow)), logger) };
+};
+
+/**
+ * The file is read and every row judged before anything is written (a dry run stops there); the
+ * issues are then written in one statement, all or nothing. Its one summary event is the catalog's.
+ */
+export const importTeamIssues: Handler<'importTeamIssues'> = async ({ params, query, body }, { db, caller }) => {
+  const sheet = sheetOf(body, issueCsvImport);
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
+  requireChange(access, teamAllows(access, 'writeIssue'));
+  const judged = judgeIssueRows(sheet, await memberEmails(db, params.teamId), caller.userId);
+  if ('problems' in judged) throw badRows(judged.problems);
+  const dryRun = query.dryRun === true;
+  const written = dryRun ? judged.issues.length : await inTransaction(db, async (trx) => {
+    const count = await issues.insertImportedIssues(trx, params.teamId, caller.userId, judged.issues);
+    if (count !== judged.issues.length) throw new RuleViolation('Someone named in the file left the team during the import; nothing was written. Send the file again.');
+    return count;
+  });
+  return { status: 200, body: { teamId: params.teamId, kind: 'issues', dryRun, rows: sheet.records.length, written } };
+};
+
 export const issuesHandlers: AreaHandlers<'Issues'> = {
   listTeamIssues,
   createIssue,
   getIssue,
   updateIssue,
   deleteIssue,
+  exportTeamIssues,
+  importTeamIssues,
 };

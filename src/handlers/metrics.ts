@@ -6,15 +6,18 @@ import type { Database } from '../db/database.js';
 import { loadTeamAccess } from '../auth/access.js';
 import { standingOf } from '../db/queries/access.js';
 import * as metrics from '../db/queries/metrics.js';
-import { pageLimit } from '../db/pagination.js';
+import { EXPORT_BATCH_ROWS, pageLimit } from '../db/pagination.js';
+import { attachment, csvBody, keysetBatches } from '../api/csvBody.js';
+import type { Day } from '../db/database.js';
 import { FormatError, NotFound, RuleViolation } from '../errors.js';
-import { metricValueJson, scorecardMetricJson, scorecardText, toMetric, toMetricValue } from '../records/metrics.js';
+import { metricValueJson, scorecardCsvRow, scorecardMetricJson, scorecardText, toMetric, toMetricValue } from '../records/metrics.js';
 import { pageText } from '../api/jsonText.js';
 import { judgeValue } from '../rules/metricValues.js';
 import { judgeWeek } from '../rules/scorecardWeek.js';
 import { SCORECARD_MAX_WEEKS, scorecardWeeks } from '../rules/scorecardWeeks.js';
 import { currentWeekMonday, isMonday } from '../time.js';
-import { clearable, requireTeamMember, zoneInTeam } from './shared.js';
+import { badRows, clearable, requireTeamMember, sheetOf, zoneInTeam } from './shared.js';
+import { judgeScorecardRows, scorecardCsvImport } from '../rules/csvImport.js';
 import type { AreaHandlers, Handler } from './types.js';
 import { inTransaction } from '../db/transaction.js';
 
@@ -143,6 +146,38 @@ export const putScorecardWeek: Handler<'putScorecardWeek'> = async ({ params, bo
   return { status: 200, body: { teamId: params.teamId, week: params.week, values: judged.values.map((value) => toMetricValue(byMetric.get(value.metricId)!)) } };
 };
 
+/** The Scorecard as a table of weeks by metrics: the metrics (with the caller's standing) make the header, the weeks come in batches. */
+export const exportTeamScorecard: Handler<'exportTeamScorecard'> = async ({ params }, { db, caller , logger }) => {
+  const { rows, standing } = await metrics.listTeamMetrics(db, params.teamId, caller.userId);
+  await loadTeamAccess(db, caller, params.teamId, 'collection', standing);
+  const ids = rows.map((row) => row.id);
+  const read = (after: Day | undefined) => metrics.scorecardExportBatch(db, params.teamId, after);
+  const first = ids.length === 0 ? [] : await read(undefined);
+  const batches = keysetBatches(first, EXPORT_BATCH_ROWS, read, (row) => row.week, (batch) => batch.map(scorecardCsvRow(ids)));
+  return { status: 200, headers: attachment('scorecard.csv'), body: csvBody(['week', ...rows.map((row) => row.title)], batches, logger) };
+};
+
+/**
+ * The table is read against the team's metrics and every value judged as the Scorecard week's PUT
+ * judges it (`judgeWeek`) before anything is written (a dry run stops there); the values are then
+ * written in one statement, all or nothing. Its one summary event is the catalog's.
+ */
+export const importTeamScorecard: Handler<'importTeamScorecard'> = async ({ params, query, body }, { db, caller }) => {
+  const { rows, standing } = await metrics.listTeamMetrics(db, params.teamId, caller.userId);
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection', standing);
+  requireChange(access, teamAllows(access, 'enterMetricValue'));
+  const sheet = sheetOf(body, scorecardCsvImport(rows));
+  const judged = judgeScorecardRows(sheet, rows);
+  if ('issues' in judged) throw badRows(judged.issues);
+  const dryRun = query.dryRun === true;
+  const written = dryRun ? judged.values.length : await inTransaction(db, async (trx) => {
+    const saved = await metrics.putScorecardValues(trx, { teamId: params.teamId, enteredById: caller.userId, values: judged.values });
+    if (saved.length !== judged.values.length) throw new RuleViolation('A metric was deleted during the import; nothing was written. Send the file again.');
+    return saved.length;
+  });
+  return { status: 200, body: { teamId: params.teamId, kind: 'scorecard', dryRun, rows: sheet.records.length, written } };
+};
+
 export const metricsHandlers: AreaHandlers<'Metrics'> = {
   listTeamMetrics,
   createMetric,
@@ -152,4 +187,6 @@ export const metricsHandlers: AreaHandlers<'Metrics'> = {
   listMetricValues,
   putMetricValue,
   putScorecardWeek,
+  exportTeamScorecard,
+  importTeamScorecard,
 };

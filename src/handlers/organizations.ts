@@ -84,8 +84,8 @@ export const updateOrganizationMember: Handler<'updateOrganizationMember'> = asy
     if (member.role === 'OWNER' && body.role !== 'OWNER' && (await organizations.countOwners(trx, params.orgId)) === 1) {
       throw new RuleViolation('This person is the last Owner of the organization; make someone else Owner first.');
     }
-    await organizations.setMemberRole(trx, params.orgId, params.userId, body.role);
-    return { ...member, role: body.role };
+    const revision = await organizations.setMemberRole(trx, params.orgId, params.userId, body.role);
+    return { ...member, revision, role: body.role };
   });
   return { status: 200, body: toOrganizationMember(updated) };
 };

@@ -10,7 +10,8 @@ import { membershipIn, type TeamAccess } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
 import { meetingTeamId } from '../db/queries/meetings.js';
 import { isTeamMember } from '../db/queries/teams.js';
-import { RuleViolation } from '../errors.js';
+import { FormatError, RuleViolation, type ValidationIssue } from '../errors.js';
+import { readCsv, type CsvColumns, type CsvSheet } from '../rules/csvFile.js';
 import { callerTimeZone, canonicalTimeZone } from '../time.js';
 
 /** The caller's time zone in an organization they belong to: the profile's, else the organization's. */
@@ -58,4 +59,14 @@ export function clearable(text: string | null): string | null;
 export function clearable(text: string | null | undefined): string | null | undefined;
 export function clearable(text: string | null | undefined): string | null | undefined {
   return text === undefined ? undefined : text || null;
+}
+
+/** The 422 of an import's bad rows: every cell named, nothing written. */
+export const badRows = (issues: ValidationIssue[]) => new FormatError(issues, 'Some rows cannot be imported; nothing was written.');
+
+/** A CSV file read against the columns an import takes; its structure's problems answered as one 422. */
+export function sheetOf(text: string, columns: CsvColumns): CsvSheet {
+  const sheet = readCsv(text, columns);
+  if ('issues' in sheet) throw badRows(sheet.issues);
+  return sheet;
 }

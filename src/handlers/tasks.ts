@@ -7,13 +7,16 @@ import { changeGuard, loadTeamAccess } from '../auth/access.js';
 import { standingOf } from '../db/queries/access.js';
 import { deleteTeamItemWithEvent } from '../db/changes.js';
 import * as tasks from '../db/queries/tasks.js';
-import { pageLimit } from '../db/pagination.js';
-import { NotFound } from '../errors.js';
-import { taskJson, toTask } from '../records/tasks.js';
+import { EXPORT_BATCH_ROWS, pageLimit, type CreationKey } from '../db/pagination.js';
+import { attachment, csvBody, keysetBatches } from '../api/csvBody.js';
+import { NotFound, RuleViolation } from '../errors.js';
+import { taskCsvColumns, taskCsvRow, taskJson, toTask } from '../records/tasks.js';
 import { idOf, JsonText, pageText } from '../api/jsonText.js';
 import { locationOf } from '../api/location.js';
 import type { Schemas } from '../api/operations.js';
-import { requireMeetingOfTeam, requireTeamMember } from './shared.js';
+import { badRows, requireMeetingOfTeam, requireTeamMember, sheetOf } from './shared.js';
+import { judgeTaskRows, taskCsvImport } from '../rules/csvImport.js';
+import { memberEmails } from '../db/queries/teams.js';
 import { writingItsEvent, type AreaHandlers, type Handler } from './types.js';
 import { changedOrRefused } from '../events/outbox.js';
 import { inTransaction } from '../db/transaction.js';
@@ -104,10 +107,40 @@ export const deleteTask: Handler<'deleteTask'> = writingItsEvent(async ({ params
   return { status: 204, body: undefined };
 });
 
+/** The whole list as CSV, read in batches as the connection takes them; the first batch brings the caller's standing. */
+export const exportTeamTasks: Handler<'exportTeamTasks'> = async ({ params }, { db, caller , logger }) => {
+  const first = await tasks.taskExportBatch(db, params.teamId, caller.userId, undefined);
+  await loadTeamAccess(db, caller, params.teamId, 'collection', first.standing);
+  const read = async (after: CreationKey) => (await tasks.taskExportBatch(db, params.teamId, caller.userId, after)).rows;
+  const keyOf = (row: { id: string; created_at_text: string }) => ({ at: row.created_at_text, id: row.id });
+  return { status: 200, headers: attachment('tasks.csv'), body: csvBody(taskCsvColumns, keysetBatches(first.rows, EXPORT_BATCH_ROWS, read, keyOf, (batch) => batch.map(taskCsvRow)), logger) };
+};
+
+/**
+ * The file is read and every row judged before anything is written (a dry run stops there); the
+ * tasks are then written in one statement, all or nothing. Its one summary event is the catalog's.
+ */
+export const importTeamTasks: Handler<'importTeamTasks'> = async ({ params, query, body }, { db, caller }) => {
+  const sheet = sheetOf(body, taskCsvImport);
+  const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
+  requireChange(access, teamAllows(access, 'writeTask'));
+  const judged = judgeTaskRows(sheet, await memberEmails(db, params.teamId));
+  if ('issues' in judged) throw badRows(judged.issues);
+  const dryRun = query.dryRun === true;
+  const written = dryRun ? judged.tasks.length : await inTransaction(db, async (trx) => {
+    const count = await tasks.insertImportedTasks(trx, params.teamId, judged.tasks);
+    if (count !== judged.tasks.length) throw new RuleViolation('An owner left the team during the import; nothing was written. Send the file again.');
+    return count;
+  });
+  return { status: 200, body: { teamId: params.teamId, kind: 'tasks', dryRun, rows: sheet.records.length, written } };
+};
+
 export const tasksHandlers: AreaHandlers<'Tasks'> = {
   listTeamTasks,
   createTask,
   getTask,
   updateTask,
   deleteTask,
+  exportTeamTasks,
+  importTeamTasks,
 };

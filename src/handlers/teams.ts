@@ -12,6 +12,9 @@ import { adjustMeetingSettings } from '../rules/meetingSettings.js';
 import { nextFreeSlug, slugify } from '../rules/slug.js';
 import type { AreaHandlers, Handler } from './types.js';
 import { inTransaction } from '../db/transaction.js';
+import { StreamBody } from '../api/streamBody.js';
+import type { Schemas } from '../api/operations.js';
+import { buildSnapshot, SNAPSHOT_CONCURRENCY, Turns } from './snapshot.js';
 
 export const listOrganizationTeams: Handler<'listOrganizationTeams'> = async ({ params }, { db, caller }) => {
   const access = await loadOrganizationAccess(db, caller, params.orgId, 'collection');
@@ -91,8 +94,8 @@ export const updateTeamMember: Handler<'updateTeamMember'> = async ({ params, bo
   const member = await teams.findTeamMember(db, params.teamId, params.userId);
   if (!member) throw new NotFound();
   requireActive(access);
-  await teams.setTeamMemberRole(db, params.teamId, params.userId, body.role);
-  return { status: 200, body: toTeamMember({ ...member, role: body.role }) };
+  const revision = await teams.setTeamMemberRole(db, params.teamId, params.userId, body.role);
+  return { status: 200, body: toTeamMember({ ...member, revision, role: body.role }) };
 };
 
 export const removeTeamMember: Handler<'removeTeamMember'> = async ({ params }, { db, caller }) => {
@@ -104,6 +107,16 @@ export const removeTeamMember: Handler<'removeTeamMember'> = async ({ params }, 
   return { status: 204, body: undefined };
 };
 
+const snapshotTurns = new Turns(SNAPSHOT_CONCURRENCY);
+
+/** Built whole before it is sent (src/handlers/snapshot.ts): a refusal is still answered as any other. */
+export const getTeamSnapshot: Handler<'getTeamSnapshot'> = async ({ params }, { db, caller, now, secrets }) => ({
+  status: 200,
+  body: new StreamBody<Schemas['TeamSnapshot']>(async (req, res) =>
+    (await buildSnapshot(db, snapshotTurns, { caller, teamId: params.teamId, now, secrets })).send(req, res),
+  ),
+});
+
 export const teamsHandlers: AreaHandlers<'Teams'> = {
   listOrganizationTeams,
   createTeam,
@@ -114,4 +127,5 @@ export const teamsHandlers: AreaHandlers<'Teams'> = {
   addTeamMember,
   updateTeamMember,
   removeTeamMember,
+  getTeamSnapshot,
 };

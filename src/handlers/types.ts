@@ -5,6 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { JsonText } from '../api/jsonText.js';
+import type { StreamBody } from '../api/streamBody.js';
 import type { OperationId, OperationOf, OperationRequest, SuccessResponse, Tag } from '../api/operations.js';
 import type { Caller } from '../auth/caller.js';
 import type { SecretBox } from '../auth/secrets.js';
@@ -40,12 +41,14 @@ export interface RequestContext extends PublicContext {
 }
 
 type AsJsonText<R> = R extends { body: infer B } ? Omit<R, 'body'> & { body: JsonText<B> } : never;
+type AsStream<R> = R extends { body: infer B } ? (B extends StreamBody<unknown> ? never : Omit<R, 'body'> & { body: StreamBody<B> }) : never;
 
 /**
  * An answer may carry its body already written as JSON by PostgreSQL (src/db/json.ts): a read's page,
- * or the record a change's one statement wrote for its event and its answer.
+ * or the record a change's one statement wrote for its event and its answer; or write it itself
+ * (`StreamBody`), as the team snapshot does.
  */
-export type Answer<K extends OperationId> = SuccessResponse<K> | AsJsonText<SuccessResponse<K>>;
+export type Answer<K extends OperationId> = SuccessResponse<K> | AsJsonText<SuccessResponse<K>> | AsStream<SuccessResponse<K>>;
 
 export type Handler<K extends OperationId> = (
   request: OperationRequest<K>,

@@ -85,10 +85,16 @@ export const answerSchema = (operation: Operation, status: string) =>
 
 const isPage = (operation: Operation) => answerSchema(operation, '200').includes('"nextCursor"');
 
+/** A read that answers a whole set as a file (a CSV export): a list too, not one resource. */
+const isFile = (operation: Operation) => {
+  const content = (operation.responses?.['200'] as { content?: Record<string, unknown> } | undefined)?.content;
+  return content !== undefined && content['text/csv'] !== undefined;
+};
+
 /**
  * For each change: the read of one resource (not a list) at its own path or the nearest path
  * above it — `PATCH /tasks/{id}` acts on `GET /tasks/{id}`, a rating `PUT
- * /meetings/{id}/ratings/me` on `GET /meetings/{id}`; the search stops at a list. A change with no
+ * /meetings/{id}/ratings/me` on `GET /meetings/{id}`; the search stops at a list (or a CSV file of one). A change with no
  * such read takes no If-Match.
  */
 export function resourceReads(operations: Operation[]): Map<string, ResourceRead> {
@@ -100,7 +106,7 @@ export function resourceReads(operations: Operation[]): Map<string, ResourceRead
       const read = reads.get(segments.slice(0, length).join('/'));
       if (!read) continue;
       // A change inside a list (a new task, a member's role) is not a change of the resource above it.
-      if (isPage(read)) break;
+      if (isPage(read) || isFile(read)) break;
       const parameters = [...read.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
       const answer = Object.keys(change.responses ?? {}).find((status) => status.startsWith('2'));
       const sameRecord = answer !== undefined && answer !== '204' && answerSchema(change, answer) === answerSchema(read, '200');

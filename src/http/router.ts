@@ -13,7 +13,7 @@ import type { ErrorObject } from 'ajv';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { OperationId } from '../api/operations.js';
-import { bodyText } from '../api/jsonText.js';
+import { bodyText, JsonText } from '../api/jsonText.js';
 import { StreamBody } from '../api/streamBody.js';
 import type { SecretBox } from '../auth/secrets.js';
 import { scopeAllows, type Scope } from '../auth/scopes.js';
@@ -33,6 +33,7 @@ import { deprecationsOf, tellDeprecation } from './deprecation.js';
 import { errorAnswer } from './errorHandler.js';
 import { fingerprintOf, idempotencyKeyOf, runIdempotent, type Outcome } from './idempotency.js';
 import { maxBodyDepth, prepareBody, tooDeepAt } from './requestBody.js';
+import { readCsvBody } from './csvRequest.js';
 import { pageHeaders } from './securityHeaders.js';
 import { integerTextIssues, nulCharacterIssues, validationError, type IntegerParameter } from './validation.js';
 
@@ -261,6 +262,9 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
     const bodySchema = (operation.requestBody as { content?: Record<string, { schema?: object }> } | undefined)?.content?.[
       'application/json'
     ]?.schema;
+    const requestContent = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content;
+    // A CSV import takes the file's text as its body (src/http/csvRequest.ts).
+    const takesCsv = requestContent?.['text/csv'] !== undefined;
     const mediaType = successMediaType(operation);
     const integers = integerParameters(operation);
     const lists = listParameters(operation);
@@ -284,7 +288,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
       const idempotencyKey = isChange ? idempotencyKeyOf(req.get('idempotency-key')) : undefined;
       const ifMatch = read ? ifMatchOf(req.get('if-match')) : undefined;
 
-      const body = bodySchema ? prepareBody(bodySchema as never, req.body) : undefined;
+      const body = takesCsv ? (req.body as string) : bodySchema ? prepareBody(bodySchema as never, req.body) : undefined;
       const query = splitLists(req.query as Record<string, unknown>, lists);
       // The shape openapi-backend validates: its validators coerce `path` and `query` in place.
       const input = { path: { ...params }, query: { ...query }, header: req.headers, requestBody: body };
@@ -316,7 +320,10 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
         // The docs page (with its own headers) and the changelog: text sent as it is, in the media type the contract names.
         if (mediaType === 'text/html') return pageHeaders(req, res, () => void res.status(result.status).type('html').send(result.body));
         if (mediaType === 'text/markdown') return void res.status(result.status).type(mediaType).send(result.body);
-        if (result.body instanceof StreamBody) return result.body.open(req, res);
+        if (result.body instanceof StreamBody) {
+          for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+          return result.body.open(req, res);
+        }
         return writeRead(req, res, outcomeOf(result));
       }
 
@@ -344,8 +351,16 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
         const current = await own.handler({ params: found.params, query: {}, body: undefined }, { ...context, db: target });
         readTag = etagOf(bodyText(current.body));
       };
+      // A record a change alters as a side effect, as its own GET answers it to the caller in the change's transaction.
+      const readRecord = async (path: string, target: Kysely<Database>) => {
+        const found = table.find('GET', path);
+        if (!found) throw new Error(`${operationId} declares a side effect read at ${path}, which no read of the contract answers`);
+        const own = found.store as Entry;
+        const answered = await own.handler({ params: found.params, query: {}, body: undefined }, { ...context, db: target });
+        return answered.body instanceof JsonText ? JSON.parse(answered.body.text) : answered.body;
+      };
       const change = async (database: Kysely<Database>): Promise<Outcome> => {
-        const input = { params, body, userId: req.caller!.userId };
+        const input = { params, query: request.query, body, userId: req.caller!.userId };
         readTag = undefined;
         const result = await withEvents(
           database,
@@ -359,6 +374,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
             return answered;
           },
           ownEvent && ifMatch === undefined,
+          readRecord,
         );
         const outcome = outcomeOf(result);
         if ((read?.sameRecord || outcome.headers.Location !== undefined) && outcome.body !== null) outcome.headers.ETag = readTag ?? etagOf(outcome.body);
@@ -401,6 +417,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
         // Before anything can answer: a refusal of a deprecated operation tells it too.
         if (deprecations) tellDeprecation(deprecations, req, res);
         const run = () => void answer(params, req, res, next).catch(next);
+        if (takesCsv) return readCsvBody(req, res, (error?: unknown) => (error ? next(error) : run()));
         if (!bodySchema) return run();
         if (hasBody(req) && !req.is('application/json')) return next(new UnsupportedMediaType());
         readBody(req, res, (error?: unknown) => (error ? next(error) : run()));

@@ -2,6 +2,7 @@
 import type { Schemas } from '../api/operations.js';
 import type { GoalRow } from '../db/database.js';
 import { declareRecord } from '../db/json.js';
+import type { CsvRow } from '../api/csvBody.js';
 import type { MilestoneJson } from '../db/queries/goals.js';
 
 const milestone = declareRecord<MilestoneJson, Schemas['Milestone']>({
@@ -33,3 +34,34 @@ export const { toRecord: toGoal, shape: goalJson } = declareRecord<GoalRow & { m
   milestones: ['json', 'milestones', milestone],
   createdAt: ['instant', 'created_at'],
 });
+
+/** The columns of a goal's milestone in a CSV export (the contract's `GoalsCsv`), in their order. */
+export const goalCsvColumns = [
+  'goalId',
+  'title',
+  'description',
+  'ownerEmail',
+  'quarter',
+  'level',
+  'status',
+  'milestoneId',
+  'milestoneTitle',
+  'milestoneDueDate',
+  'milestoneCompleted',
+] as const;
+
+/** A goal of the CSV export → its rows: one per milestone, the goal's cells on each; one with empty milestone cells when it has none. */
+export const goalCsvRows = (row: {
+  id: string;
+  title: string;
+  description: string | null;
+  owner_email: string;
+  quarter: string;
+  level: string;
+  status: string;
+  milestones: MilestoneJson[];
+}): CsvRow[] => {
+  const goal = [row.id, row.title, row.description, row.owner_email, row.quarter, row.level, row.status];
+  if (row.milestones.length === 0) return [[...goal, null, null, null, null]];
+  return row.milestones.map((m) => [...goal, m.id, m.title, m.due_date, String(m.completed)]);
+};

@@ -1,5 +1,6 @@
 /** Rows → the contract's metric, weekly value and Scorecard records. */
 import { JsonText } from '../api/jsonText.js';
+import type { CsvRow } from '../api/csvBody.js';
 import type { Schemas } from '../api/operations.js';
 import type { MetricRow, MetricValueRow } from '../db/database.js';
 import { declareRecord, type JsonShape } from '../db/json.js';
@@ -40,3 +41,9 @@ export const scorecardText = (teamId: string, range: ScorecardWeeks, metrics: st
   new JsonText<Schemas['Scorecard']>(
     `{"teamId":${JSON.stringify(teamId)},"from":${JSON.stringify(range.from)},"to":${JSON.stringify(range.to)},"weeks":${JSON.stringify(range.weeks)},"metrics":[${metrics}]}`,
   );
+
+/** A week of the Scorecard's CSV export → its cells: the week, then each metric's value in `metricIds`' order. */
+export const scorecardCsvRow = (metricIds: readonly string[]) => (row: { week: string; values: Record<string, string> }): CsvRow => [
+  row.week,
+  ...metricIds.map((id) => row.values[id] ?? null),
+];

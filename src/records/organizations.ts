@@ -5,6 +5,7 @@ import { declareRecord } from '../db/json.js';
 
 export const toOrganization = (row: OrganizationRow, role: OrganizationRole): Schemas['Organization'] => ({
   id: row.id,
+  revision: Number(row.revision),
   name: row.name,
   status: row.status,
   role,
@@ -12,7 +13,7 @@ export const toOrganization = (row: OrganizationRow, role: OrganizationRole): Sc
   defaultLocale: row.default_locale,
 });
 
-export type OrganizationMemberDetails = Pick<OrganizationMemberRow, 'user_id' | 'role' | 'joined_at'> &
+export type OrganizationMemberDetails = Pick<OrganizationMemberRow, 'user_id' | 'revision' | 'role' | 'joined_at'> &
   Pick<UserRow, 'email' | 'name'>;
 
 /** `toOrganizationMember` for single reads and changes, `organizationMemberJson` for the list (src/db/json.ts). */
@@ -21,6 +22,7 @@ export const { toRecord: toOrganizationMember, shape: organizationMemberJson } =
   Schemas['OrganizationMember']
 >({
   userId: ['id', 'user_id'],
+  revision: ['integer', 'revision'],
   email: ['text', 'email'],
   name: ['text', 'name'],
   role: ['enum', 'role'],

@@ -14,11 +14,12 @@ export const toTeam = (row: TeamRow): Schemas['Team'] => ({
   meetingWarningMin: row.meeting_warning_min,
 });
 
-export type TeamMemberDetails = Pick<TeamMemberRow, 'user_id' | 'role'> & Pick<UserRow, 'email' | 'name'>;
+export type TeamMemberDetails = Pick<TeamMemberRow, 'user_id' | 'revision' | 'role'> & Pick<UserRow, 'email' | 'name'>;
 
 /** `toTeamMember` for single reads and changes, `teamMemberJson` for the list (src/db/json.ts). */
 export const { toRecord: toTeamMember, shape: teamMemberJson } = declareRecord<TeamMemberDetails, Schemas['TeamMember']>({
   userId: ['id', 'user_id'],
+  revision: ['integer', 'revision'],
   email: ['text', 'email'],
   name: ['text', 'name'],
   role: ['enum', 'role'],

@@ -7,6 +7,7 @@ import type { DeliveryRow } from '../db/queries/webhooks.js';
 /** `toWebhook` for single reads and changes, `webhookJson` for the list (src/db/json.ts): neither has the secret. */
 export const { toRecord: toWebhook, shape: webhookJson } = declareRecord<WebhookSubscriptionRow, Schemas['Webhook']>({
   id: ['id', 'id'],
+  revision: ['integer', 'revision'],
   orgId: ['id', 'org_id'],
   url: ['text', 'url'],
   events: ['texts', 'events'],

@@ -52,6 +52,13 @@ const parametersOf = (op: ContractOperation): Parameter[] =>
 export const bodySchemaOf = (op: ContractOperation): Schema | undefined =>
   (resolve(op.operation.requestBody as Schema) as { content?: Record<string, { schema?: Schema }> }).content?.['application/json']?.schema;
 
+/** The file a CSV import's contract shows (its first request example), or undefined for an operation that takes JSON. */
+export const csvExampleOf = (op: ContractOperation): string | undefined => {
+  const csv = (resolve(op.operation.requestBody as Schema) as { content?: Record<string, { examples?: Record<string, Schema> }> } | undefined)?.content?.['text/csv'];
+  const [example] = Object.values(csv?.examples ?? {});
+  return example === undefined ? undefined : String((resolve(example) as { value?: unknown }).value);
+};
+
 const asText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value) ?? 'undefined');
 const unreserved = /[A-Za-z0-9\-_.~]/;
 /** Percent-encoding of the UTF-8 bytes (a lone surrogate goes as U+FFFD, as `fetch` would send it). */
@@ -176,6 +183,8 @@ const brokenJson = ['{', '}', '{"a":}', '[1,]', "{'a':1}", 'nul', 'undefined', '
 const wholeBodies: unknown[] = [null, [], [{}], 'text', '', 0, -1, 1e308, true, false, {}];
 
 function validBody(op: ContractOperation, pool: IdPool): fc.Arbitrary<BodySpec> {
+  const csv = csvExampleOf(op);
+  if (csv !== undefined) return fc.constant({ kind: 'raw', text: csv, contentType: 'text/csv' } as BodySpec);
   const schema = bodySchemaOf(op);
   return schema ? validValue(schema, pool).map((value) => ({ kind: 'json', value }) as BodySpec) : fc.constant({ kind: 'none' } as BodySpec);
 }
@@ -205,7 +214,23 @@ function extremeBody(valid: fc.Arbitrary<unknown>, slots: Slot[], pool: IdPool):
 }
 
 /** Bodies that are wrong for the operation in one way; none for a GET. */
+/** CSV files broken in one way each: the format, the encoding's traces, formulas, the header. */
+const brokenCsv = ['"never closed\r\n', 'title\r\na,b\r\n', 'title\r\n', '', '\ufeff', '=1+1\r\n@x\r\n', 'title\r\n"a"b\r\n', '\u0000t\u0000i', 'a,a\r\n1,2\r\n', ',,,\r\n,,,\r\n', '\r\n\r\n', 'title\r\n' + '-x\r\n'.repeat(50)];
+
+/** A CSV import's bodies that are wrong in one way: none, a broken file, any text, another media type. */
+function hostileCsv(csv: string): fc.Arbitrary<{ body: BodySpec; mutation: string }> {
+  return fc.oneof(
+    { weight: 1, arbitrary: fc.constant({ body: { kind: 'none' } as BodySpec, mutation: 'no body' }) },
+    { weight: 3, arbitrary: fc.constantFrom(...brokenCsv).map((text) => ({ body: { kind: 'raw', text, contentType: 'text/csv' } as BodySpec, mutation: 'a broken CSV file' })) },
+    { weight: 2, arbitrary: fc.string({ maxLength: 200 }).map((text) => ({ body: { kind: 'raw', text, contentType: 'text/csv' } as BodySpec, mutation: 'any text as CSV' })) },
+    { weight: 1, arbitrary: fc.constantFrom(...contentTypes).map((contentType) => ({ body: { kind: 'raw', text: csv, contentType } as BodySpec, mutation: `content type ${contentType}` })) },
+  );
+}
+
+/** Bodies that are wrong for the operation in one way; none for a GET. */
 function hostileBody(op: ContractOperation, pool: IdPool): fc.Arbitrary<{ body: BodySpec; mutation: string }> | undefined {
+  const csv = csvExampleOf(op);
+  if (csv !== undefined) return hostileCsv(csv);
   const schema = bodySchemaOf(op);
   if (op.method === 'get') return undefined;
   if (!schema) {

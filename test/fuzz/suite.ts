@@ -25,7 +25,7 @@ import { databaseLabel, emptyDatabase } from '../support/database.js';
 import { operations, type ContractOperation } from '../support/contract.js';
 import { assertMatchesContract, send, startTestApp, type TestApp } from '../support/testApp.js';
 import { createFuzzWorld, type FuzzWorld } from './fixtures.js';
-import { bodySchemaOf, materialize, requestArbitrary, type FuzzRequest, type RealCursor } from './requests.js';
+import { bodySchemaOf, csvExampleOf, materialize, requestArbitrary, type FuzzRequest, type RealCursor } from './requests.js';
 
 const runs = Number(process.env.FUZZ_RUNS || 30);
 const seed = Number(process.env.FUZZ_SEED || 20261123);
@@ -165,7 +165,8 @@ async function check(op: ContractOperation, fuzz: FuzzWorld, request: FuzzReques
   if (response.status === 413) {
     expect(Buffer.byteLength(body ?? '', 'utf8'), `a body within ${bodyLimitBytes} bytes is never too large\n${shown}`).toBeGreaterThan(bodyLimitBytes);
   }
-  if (request.mutation === 'valid' && response.status === 422) {
+  // A CSV file's rows are judged against the team's people and metrics, which the fuzzer's example does not know.
+  if (request.mutation === 'valid' && response.status === 422 && csvExampleOf(op) === undefined) {
     expect(response.body?.error?.issues, `a valid request got a format error\n${shown}\n→ ${response.text}`).toBeUndefined();
   }
   if (response.status >= 400 && response.status < 500) {

@@ -37,6 +37,8 @@ export const administrationRows: AreaRows<'Account' | 'Organizations' | 'Teams'>
   deleteTeam: rowFor(                  [401, S,       204,     204,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],
     (w) => w.newTeam(),
     (w, team) => ({ path: `/v1/teams/${team.id}` })),
+  getTeamSnapshot: row(                [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
+    (w) => ({ path: `/v1/teams/${w.team.id}/snapshot` })),
   listTeamMembers: row(                [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
     (w) => ({ path: `/v1/teams/${w.team.id}/members` })),
   addTeamMember: rowFor(               [401, S,       201,     201,     403,        403,      403,      403,       403,       403,      403,     403,       403,             S],

@@ -39,4 +39,6 @@ export const goalRows: AreaRows<'Goals'> = {
   deleteMilestone: rowFor(             [401, S,       204,     204,     204,        204,      204,      204,       403,       403,      404,     404,       403,             S],
     milestoneOf(companyGoal),
     (_w, milestone) => ({ path: `/v1/milestones/${milestone.id}` })),
+  exportTeamGoals: row(                [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
+    (w) => ({ path: `/v1/teams/${w.team.id}/goals/csv` })),
 };

@@ -1,5 +1,6 @@
 /** Matrix rows of the issue operations. */
 import { createIssue } from '../support/executionFactories.js';
+import { csvFile } from '../support/testApp.js';
 import { row, rowFor, type AreaRows, type World } from './world.js';
 
 const S = 'scope';
@@ -22,4 +23,8 @@ export const issueRows: AreaRows<'Issues'> = {
   deleteIssue: rowFor(                 [401, S,       204,     204,     204,        204,      204,      403,       403,       404,      404,     404,       403,             S],
     newIssue,
     (_w, issue) => ({ path: `/v1/issues/${issue.id}` })),
+  importTeamIssues: row(               [401, S,       200,     200,     200,        200,      200,      200,       403,       403,      403,     403,       200,             S],
+    (w) => ({ path: `/v1/teams/${w.team.id}/issues/csv`, body: csvFile('title,priority\r\nLate deliveries,HIGH\r\n') })),
+  exportTeamIssues: row(               [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
+    (w) => ({ path: `/v1/teams/${w.team.id}/issues/csv` })),
 };

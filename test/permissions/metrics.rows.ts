@@ -1,5 +1,7 @@
 /** Matrix rows of the Scorecard operations. Metrics belong to the team Member (teamMember). */
+import { randomUUID } from 'node:crypto';
 import { createMetric } from '../support/scorecardFactories.js';
+import { csvFile } from '../support/testApp.js';
 import { row, rowFor, type AreaRows, type World } from './world.js';
 
 const S = 'scope';
@@ -30,4 +32,10 @@ export const metricRows: AreaRows<'Metrics'> = {
   putScorecardWeek: rowFor(            [401, S,       200,     200,     200,        200,      200,      200,       403,       403,      403,     403,       200,             S],
     newMetric,
     (w, metric) => ({ path: `/v1/teams/${w.team.id}/scorecard/weeks/2026-11-16`, body: { values: [{ metricId: metric.id, value: '27' }] } })),
+  importTeamScorecard: rowFor(         [401, S,       200,     200,     200,        200,      200,      200,       403,       403,      403,     403,       200,             S],
+    // A title of its own: a column names the metric by its title, which other rows' metrics share.
+    (w) => createMetric(w.db, w.team.id, w.users.teamMember.id, { title: `Leads ${randomUUID()}` }),
+    (w, metric) => ({ path: `/v1/teams/${w.team.id}/scorecard/csv`, body: csvFile(`week,${metric.title}\r\n2026-11-16,27\r\n`) })),
+  exportTeamScorecard: row(            [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
+    (w) => ({ path: `/v1/teams/${w.team.id}/scorecard/csv` })),
 };

@@ -1,5 +1,6 @@
 /** Matrix rows of the task operations. */
 import { createTask } from '../support/executionFactories.js';
+import { csvFile } from '../support/testApp.js';
 import { row, rowFor, type AreaRows, type World } from './world.js';
 
 const S = 'scope';
@@ -22,4 +23,8 @@ export const taskRows: AreaRows<'Tasks'> = {
   deleteTask: rowFor(                  [401, S,       204,     204,     204,        204,      204,      403,       403,       404,      404,     404,       403,             S],
     newTask,
     (_w, task) => ({ path: `/v1/tasks/${task.id}` })),
+  importTeamTasks: row(                [401, S,       200,     200,     200,        200,      200,      200,       403,       403,      403,     403,       200,             S],
+    (w) => ({ path: `/v1/teams/${w.team.id}/tasks/csv`, body: csvFile(`title,ownerEmail,dueDate\r\nSend the quote,${w.users.teamMember.email},2026-11-27\r\n`) })),
+  exportTeamTasks: row(                [401, 200,     200,     200,     200,        200,      200,      200,       200,       403,      403,     403,       200,             S],
+    (w) => ({ path: `/v1/teams/${w.team.id}/tasks/csv` })),
 };

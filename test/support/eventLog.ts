@@ -26,6 +26,16 @@ export function eventOf(operationId: OperationId): string | undefined {
   return sent;
 }
 
+/**
+ * Every event the matrix row's request of `operationId` sends: its own, then one for each record it
+ * alters as a side effect (the catalog's `alsoSends`: the row's request alters one of each).
+ */
+export function eventsOf(operationId: OperationId): string[] {
+  const own = eventOf(operationId);
+  if (own === undefined) return [];
+  return [own, ...(eventSpecOf(operationId)!.alsoSends ?? []).map((effect) => effect.type)];
+}
+
 /** Which part of an operation's answer its matrix row's event carries as its object, when not the whole answer. */
 const objectInTheAnswer: Partial<Record<OperationId, (answer: any) => unknown>> = {
   // A Scorecard week sends one event per value it saved (the row saves one), each the value as answered.

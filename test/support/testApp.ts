@@ -25,6 +25,17 @@ export interface ApiResponse<T = any> {
   text: string;
 }
 
+/** A body sent as it is, in its own media type, where a test passes `body`: a CSV file's text or bytes. */
+export class RawBody {
+  constructor(
+    readonly bytes: string | Uint8Array,
+    readonly contentType: string,
+  ) {}
+}
+
+/** A CSV file as an import takes it (`text/csv`). */
+export const csvFile = (bytes: string | Uint8Array, contentType = 'text/csv') => new RawBody(bytes, contentType);
+
 export interface RequestOptions {
   key?: string;
   body?: unknown;
@@ -100,8 +111,11 @@ async function streamOpening(response: Response, aborting: AbortController): Pro
 export async function send(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
-  let body: string | undefined = options.rawBody;
-  if (options.body !== undefined) {
+  let body: string | Blob | undefined = options.rawBody;
+  if (options.body instanceof RawBody) {
+    headers['content-type'] ??= options.body.contentType;
+    body = typeof options.body.bytes === 'string' ? options.body.bytes : new Blob([options.body.bytes as Uint8Array<ArrayBuffer>]);
+  } else if (options.body !== undefined) {
     headers['content-type'] ??= 'application/json';
     body = JSON.stringify(options.body);
   }
@@ -131,7 +145,7 @@ export async function startTestApp(
     /** Webhook settings: private targets allowed (as `make run` has it) and no delivery worker, unless given. */
     webhooks?: Parameters<typeof createApp>[0]['webhooks'];
     /** Callers kept in memory, as the server has them by default (AUTH_CACHE=on), unless false; the lifetime of a kept caller may be given. */
-    callerCache?: false | { ttlMs?: number };
+    callerCache?: false | { ttlMs?: number; silenceMs?: number };
     /** Live streams' settings; the database's notifications and the server's limits unless given. */
     live?: Parameters<typeof createApp>[0]['live'];
     /** How the log's end that reads state is kept; the server's refresh unless given. */

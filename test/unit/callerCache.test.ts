@@ -16,7 +16,7 @@ function caller(userId: string, orgIds: string[] = []): Caller {
     name: userId,
     timezone: null,
     systemRole: 'USER',
-    organizations: orgIds.map((id) => ({ id, name: id, status: 'ACTIVE', role: 'MEMBER', timezone: 'UTC', defaultLocale: 'en' })),
+    organizations: orgIds.map((id) => ({ id, revision: 1, name: id, status: 'ACTIVE', role: 'MEMBER', timezone: 'UTC', defaultLocale: 'en' })),
   };
 }
 

@@ -32,7 +32,7 @@ function callerIn(role?: OrganizationRole, status: OrganizationStatus = 'ACTIVE'
     name: 'Me',
     timezone: null,
     systemRole: 'USER',
-    organizations: role ? [{ id: 'org', name: 'Org', status, role, timezone: 'Europe/Bratislava', defaultLocale: 'en' }] : [],
+    organizations: role ? [{ id: 'org', revision: 1, name: 'Org', status, role, timezone: 'Europe/Bratislava', defaultLocale: 'en' }] : [],
   };
 }
 

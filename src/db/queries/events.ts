@@ -52,6 +52,8 @@ export type SubjectKind =
   | 'metric'
   | 'meeting'
   | 'message'
+  | 'goalOfMilestone'
+  | 'meetingOfMessage'
   | 'seat'
   | 'document'
   | 'unacknowledgedMessages';
@@ -79,6 +81,11 @@ function subjectsOf(kind: SubjectKind, keys: readonly string[], userId: string) 
     case 'milestone':
       return sql`select x.id, t.org_id, t.id as team_id from milestones x join goals g on g.id = x.goal_id join teams t on t.id = g.team_id
         where x.id = any${ids}`;
+    case 'goalOfMilestone':
+      return sql`select g.id, t.org_id, t.id as team_id from milestones x join goals g on g.id = x.goal_id join teams t on t.id = g.team_id
+        where x.id = any${ids}`;
+    case 'meetingOfMessage':
+      return sql`select m.id, x.org_id, m.team_id from cascading_messages x join meetings m on m.id = x.meeting_id where x.id = any${ids}`;
     case 'message':
       return sql`select x.id, x.org_id, m.team_id from cascading_messages x join meetings m on m.id = x.meeting_id where x.id = any${ids}`;
     case 'unacknowledgedMessages':
@@ -92,10 +99,21 @@ function subjectsOf(kind: SubjectKind, keys: readonly string[], userId: string) 
 
 /** The subjects of a change, looked up before it runs (a row it deletes, or what it alters), in one statement. */
 export async function subjectsBefore(db: Db, kind: SubjectKind, keys: readonly string[], userId: string): Promise<Subject[]> {
-  const { rows } = await sql<Subject>`
-    select subject.id, subject.org_id, subject.team_id from (${subjectsOf(kind, keys, userId)}) subject order by subject.id
-  `.execute(db);
-  return rows;
+  const [subjects] = await lookupsBefore(db, [{ kind, keys }], userId);
+  return subjects!;
+}
+
+/**
+ * Several lookups of subjects before a change, in one statement: the change's own subjects and the
+ * records it alters as a side effect through a row it deletes (a deleted milestone's goal). Answers
+ * each lookup's subjects, in the order asked.
+ */
+export async function lookupsBefore(db: Db, lookups: readonly { kind: SubjectKind; keys: readonly string[] }[], userId: string): Promise<Subject[][]> {
+  const parts = lookups.map(
+    ({ kind, keys }, index) => sql`(select ${sql.lit(index)} as lookup, subject.id, subject.org_id, subject.team_id from (${subjectsOf(kind, keys, userId)}) subject)`,
+  );
+  const { rows } = await sql<Subject & { lookup: number }>`select u.* from (${sql.join(parts, sql` union all `)}) u order by u.lookup, u.id`.execute(db);
+  return lookups.map((_lookup, index) => rows.filter((row) => row.lookup === index).map(({ id, org_id, team_id }) => ({ id, org_id, team_id })));
 }
 
 /**
@@ -118,11 +136,15 @@ const REDUCED_FIELDS_MAX_BYTES = 32 * 1024;
  * reads them with the subject's GET. Every writer of the log passes through here (`writeEvents`,
  * `changeWithEvent`), so no event of any kind can silence a stream or outgrow a page.
  *
+ * `reduced` (SQL, true for a row) keeps the reduced form whatever the text's size: the object of a
+ * large record read without its lists for its event (`findMeetingForEvent`), whose reduced form is
+ * the one of the whole, since lists are never kept.
+ *
  * `json` (not `jsonb`) keeps each value's text and the members' order as written. A text within the
  * limit costs its length's lookup only.
  */
-function keptEvent(text: RawBuilder<unknown>): RawBuilder<string> {
-  const reduced = sql`(select '{"id":' || (j.v->'id')::text || ',"type":' || (j.v->'type')::text || ',"timestamp":' || (j.v->'timestamp')::text
+function keptEvent(text: RawBuilder<unknown>, reduced: RawBuilder<unknown> = sql`false`): RawBuilder<string> {
+  const reducedText = sql`(select '{"id":' || (j.v->'id')::text || ',"type":' || (j.v->'type')::text || ',"timestamp":' || (j.v->'timestamp')::text
       || ',"data":{"orgId":' || (j.v->'data'->'orgId')::text || ',"teamId":' || (j.v->'data'->'teamId')::text || ',"object":{'
       || coalesce((
         select string_agg(m.member, ',' order by m.ord) || ',' from (
@@ -134,27 +156,67 @@ function keptEvent(text: RawBuilder<unknown>): RawBuilder<string> {
       ), '')
       || '"reduced":true,"kind":' || to_json(split_part(j.v->>'type', '.', 1))::text || '}}}'
     from (select t.event::json as v) j)`;
-  return sql<string>`(select case when octet_length(t.event) <= ${sql.lit(EVENT_MAX_BYTES)} then t.event else ${reduced} end from (select (${text})::text as event) t)`;
+  return sql<string>`(select case when not ${reduced} and octet_length(t.event) <= ${sql.lit(EVENT_MAX_BYTES)} then t.event else ${reducedText} end
+    from (select (${text})::text as event) t)`;
 }
 
-/** Writes the events of `sent` (rows of id, org_id, team_id, type, event, traceparent) into the log, in one statement of the change's transaction. */
+/**
+ * Writes the events of `sent` (rows of id, org_id, team_id, type, event, traceparent, and whether to
+ * keep it reduced whatever its size) into the log, in one statement of the change's transaction.
+ */
 async function writeEvents(trx: Transaction<Database>, sent: RawBuilder<unknown>, now: Date): Promise<void> {
   await sql`
     insert into webhook_events (id, org_id, team_id, type, event, traceparent, created_at)
-    select sent.id, sent.org_id, sent.team_id, sent.type, ${keptEvent(sql`sent.event`)}, sent.traceparent, ${now}
-    from (${sent}) sent (id, org_id, team_id, type, event, traceparent)
+    select sent.id, sent.org_id, sent.team_id, sent.type, ${keptEvent(sql`sent.event`, sql`sent.reduced`)}, sent.traceparent, ${now}
+    from (${sent}) sent (id, org_id, team_id, type, event, traceparent, reduced)
   `.execute(trx);
 }
 
 /** Writes events whose organization is known (their subjects were looked up before the change). */
 export async function insertEvents(trx: Transaction<Database>, events: readonly NewEvent[], now: Date): Promise<void> {
-  if (events.length === 0) return;
-  await writeEvents(
-    trx,
-    sql`select * from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.orgId)}::text[], ${events.map((e) => e.teamId)}::text[],
-      ${events.map((e) => e.type)}::text[], ${events.map((e) => e.event)}::text[], ${events.map((e) => e.traceparent ?? null)}::text[])`,
-    now,
-  );
+  await insertChangeEvents(trx, events, [], now);
+}
+
+/** An event whose subject (its organization and team) is found from what the request names, as it is written. */
+export interface EventOf {
+  id: string;
+  kind: SubjectKind;
+  key: string;
+  userId: string;
+  type: string;
+  /** The team of a resource created outside any team's rows (a new team); else the subject's. */
+  teamId?: string | undefined;
+  /** The event's object, as JSON text. */
+  object: string;
+  /**
+   * Whether the event is kept in its reduced form whatever the size of `object`: the object is a large
+   * record read without its lists (`findMeetingForEvent`), whose reduced form holds none of them.
+   */
+  reduced?: boolean;
+  at: Date;
+  traceparent?: string | null;
+}
+
+/**
+ * Writes the events of a change in one statement, in this order: those whose organization is known
+ * (`known`), then those whose subject is found from a key as they are written (`found`: a change's
+ * own event when its subject still exists after it, and the events of the records it altered as a
+ * side effect). One statement whatever their number, so a side effect costs its change no round trip
+ * of its own to write.
+ */
+export async function insertChangeEvents(trx: Transaction<Database>, known: readonly NewEvent[], found: readonly EventOf[], now: Date): Promise<void> {
+  if (known.length === 0 && found.length === 0) return;
+  const knownRows = sql`select *, false from unnest(${known.map((e) => e.id)}::text[], ${known.map((e) => e.orgId)}::text[], ${known.map((e) => e.teamId)}::text[],
+      ${known.map((e) => e.type)}::text[], ${known.map((e) => e.event)}::text[], ${known.map((e) => e.traceparent ?? null)}::text[])`;
+  const foundRows = found.map((event) => {
+    const teamId = event.teamId === undefined ? sql`subject.team_id` : sql`${event.teamId}::text`;
+    return sql`select ${event.id}::text, subject.org_id, ${teamId}, ${event.type}::text,
+      ${eventTextOf(event.id, event.type, event.at, sql`subject.org_id`, teamId, sql`${event.object}::text`)}, ${event.traceparent ?? null}::text,
+      ${sql.lit(event.reduced === true)}
+      from (${subjectsOf(event.kind, [event.key], event.userId)}) subject`;
+  });
+  const parts = [...(known.length > 0 ? [knownRows] : []), ...foundRows].map((part) => sql`(${part})`);
+  await writeEvents(trx, sql.join(parts, sql` union all `), now);
 }
 
 /**
@@ -165,34 +227,6 @@ function eventTextOf(id: string, type: string, at: Date, orgId: RawBuilder<unkno
   const known = `{"id":${JSON.stringify(id)},"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(at.toISOString())},"data":{"orgId":`;
   return sql`${known}::text || to_json(${orgId})::text || ',"teamId":' || coalesce(to_json(${teamId})::text, 'null')
       || ',"object":' || ${object} || '}}'`;
-}
-
-/**
- * Writes the event of a change whose subject still exists after it, finding the subject's
- * organization and team in the same statement, with `object` the JSON text given.
- */
-export function insertEventOf(
-  trx: Transaction<Database>,
-  event: {
-    id: string;
-    kind: SubjectKind;
-    key: string;
-    userId: string;
-    type: string;
-    teamId?: string | undefined;
-    object: string;
-    at: Date;
-    traceparent?: string | null;
-  },
-): Promise<void> {
-  const teamId = event.teamId === undefined ? sql`subject.team_id` : sql`${event.teamId}::text`;
-  return writeEvents(
-    trx,
-    sql`select ${event.id}::text, subject.org_id, ${teamId}, ${event.type}::text,
-      ${eventTextOf(event.id, event.type, event.at, sql`subject.org_id`, teamId, sql`${event.object}::text`)}, ${event.traceparent ?? null}::text
-      from (${subjectsOf(event.kind, [event.key], event.userId)}) subject`,
-    event.at,
-  );
 }
 
 /** An event stamped before its change runs, which the change writes itself (`changeWithEvent`). */

@@ -2,7 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Day, GoalLevel, GoalRow, GoalStatus, MilestoneRow } from '../database.js';
 import { jsonRecord, type JsonShape } from '../json.js';
-import { preparedJsonPages } from '../pagination.js';
+import { afterCreation, EXPORT_BATCH_ROWS, preparedJsonPages, type CreationKey } from '../pagination.js';
 import { prepared } from '../prepared.js';
 import { callerTeamRole, standingColumnNames, standingColumns, withStanding } from './access.js';
 
@@ -253,4 +253,25 @@ export function updateMilestone(db: Db, milestoneId: string, change: MilestoneCh
 
 export async function deleteMilestone(db: Db, milestoneId: string) {
   await db.deleteFrom('milestones').where('id', '=', milestoneId).execute();
+}
+
+/**
+ * A batch of the team's goals for its CSV export, in the list's order (oldest first) after `after`,
+ * each with its owner's e-mail, its milestones, and the caller's standing in the team (`standingColumns`).
+ */
+export async function goalExportBatch(db: Db, teamId: string, userId: string, after: CreationKey | undefined) {
+  const rows = await db
+    .selectFrom('goals')
+    .innerJoin('users', 'users.id', 'goals.owner_id')
+    .select(['goals.id', 'goals.title', 'goals.description', 'users.email as owner_email', 'goals.quarter', 'goals.level', 'goals.status', 'goals.created_at'])
+    .select(milestonesOf('goals.id'))
+    .select(sql<string>`goals.created_at::text`.as('created_at_text'))
+    .select(standingColumns(teamId, userId))
+    .where('goals.team_id', '=', teamId)
+    .where(afterCreation('goals', after))
+    .orderBy('goals.created_at')
+    .orderBy('goals.id')
+    .limit(EXPORT_BATCH_ROWS)
+    .execute();
+  return withStanding(teamId, { rows, facts: rows[0] });
 }

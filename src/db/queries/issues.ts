@@ -2,7 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, IssuePriority, IssueRow, IssueStatus } from '../database.js';
 import type { JsonShape } from '../json.js';
-import { preparedJsonPages } from '../pagination.js';
+import { afterCreation, EXPORT_BATCH_ROWS, preparedJsonPages, type CreationKey } from '../pagination.js';
 import { prepared } from '../prepared.js';
 import { changedItem, changeGranted, isNoneOrMeetingOfTeam, teamOfChange, type ChangeGuard } from '../changes.js';
 import { callerTeamRole, standingColumnNames, standingColumns, withStanding } from './access.js';
@@ -148,4 +148,63 @@ export function updateIssueWithEvent<R>(db: Db, shape: JsonShape<IssueRow, R>, i
 
 export async function deleteIssue(db: Db, issueId: string) {
   await db.deleteFrom('issues').where('id', '=', issueId).execute();
+}
+
+/**
+ * A batch of the team's issues for its CSV export, in the list's order (oldest first) after `after`,
+ * each with the e-mail of who raised it and the caller's standing in the team (`standingColumns`).
+ */
+export async function issueExportBatch(db: Db, teamId: string, userId: string, after: CreationKey | undefined) {
+  const rows = await db
+    .selectFrom('issues')
+    .innerJoin('users', 'users.id', 'issues.created_by_id')
+    .select(['issues.id', 'issues.title', 'issues.description', 'issues.priority', 'issues.status', 'users.email as created_by_email', 'issues.resolved_at', 'issues.created_at'])
+    .select(sql<string>`issues.created_at::text`.as('created_at_text'))
+    .select(standingColumns(teamId, userId))
+    .where('issues.team_id', '=', teamId)
+    .where(afterCreation('issues', after))
+    .orderBy('issues.created_at')
+    .orderBy('issues.id')
+    .limit(EXPORT_BATCH_ROWS)
+    .execute();
+  return withStanding(teamId, { rows, facts: rows[0] });
+}
+
+/** A row of a CSV import, as src/rules/csvImport.ts judged it. */
+export interface ImportedIssueRow {
+  title: string;
+  description: string | null;
+  priority: IssuePriority;
+  status: IssueStatus;
+  createdById: string;
+  resolvedAt: Date | null;
+  createdAt: Date | null;
+}
+
+/**
+ * The issues of a CSV import, in one statement whatever their number, each raised by the caller (who
+ * may raise issues without being a member, as an organization's Owner) or by a member of the team
+ * (checked again here, as for tasks). Stamped as `insertImportedTasks` stamps tasks; a SOLVED
+ * one without `resolvedAt` is resolved at the import's instant.
+ */
+export async function insertImportedIssues(db: Db, teamId: string, callerId: string, imported: readonly ImportedIssueRow[]): Promise<number> {
+  const { rows } = await sql<{ id: string }>`
+    insert into issues (team_id, title, description, priority, status, created_by_id, resolved_at, created_at)
+    select ${teamId}, sent.title, sent.description, sent.priority, sent.status, sent.created_by_id,
+      case when sent.status = 'SOLVED' then coalesce(sent.resolved_at, now()) end,
+      coalesce(sent.created_at, now() - (${imported.length}::int - sent.n) * interval '1 millisecond')
+    from unnest(
+      ${imported.map((issue) => issue.title)}::text[],
+      ${imported.map((issue) => issue.description)}::text[],
+      ${imported.map((issue) => issue.priority)}::text[],
+      ${imported.map((issue) => issue.status)}::text[],
+      ${imported.map((issue) => issue.createdById)}::text[],
+      ${imported.map((issue) => issue.resolvedAt)}::timestamptz[],
+      ${imported.map((issue) => issue.createdAt)}::timestamptz[]
+    ) with ordinality as sent(title, description, priority, status, created_by_id, resolved_at, created_at, n)
+    where sent.created_by_id = ${callerId}
+      or exists (select 1 from team_members tm where tm.team_id = ${teamId} and tm.user_id = sent.created_by_id)
+    returning id
+  `.execute(db);
+  return rows.length;
 }

@@ -3,7 +3,7 @@
  * messages. A meeting is read with everything it shows in one statement (JSON arrays built by
  * correlated subqueries), and a page of meetings with their rating summaries in one statement too.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Database, Day, HeadlineType, IssuePriority, IssueStatus, MeetingRow, MeetingStatus } from '../database.js';
 import { jsonRecord, type JsonShape } from '../json.js';
 import { preparedJsonPages } from '../pagination.js';
@@ -82,7 +82,7 @@ const ratingsOf = sql<RatingJson[]>`(
   where r.meeting_id = meetings.id
 )`.as('ratings');
 
-const seguesOf = sql<SegueJson[]>`(
+const seguesRows = sql<SegueJson[]>`(
   select coalesce(
     json_agg(
       json_build_object('id', s.id, 'revision', s.revision, 'meeting_id', s.meeting_id, 'user_id', s.user_id, 'content', s.content, 'created_at', s.created_at)
@@ -92,9 +92,10 @@ const seguesOf = sql<SegueJson[]>`(
   )
   from segues s
   where s.meeting_id = meetings.id
-)`.as('segues');
+)`;
+const seguesOf = seguesRows.as('segues');
 
-const headlinesOf = sql<HeadlineJson[]>`(
+const headlinesRows = sql<HeadlineJson[]>`(
   select coalesce(
     json_agg(
       json_build_object(
@@ -106,10 +107,15 @@ const headlinesOf = sql<HeadlineJson[]>`(
   )
   from headlines h
   where h.meeting_id = meetings.id
-)`.as('headlines');
+)`;
+const headlinesOf = headlinesRows.as('headlines');
 
 /** `messages`, each with whether the caller has acknowledged it. */
 function messagesOf(userId: string) {
+  return messagesRows(userId).as('messages');
+}
+
+function messagesRows(userId: string) {
   return sql<MessageJson[]>`(
     select coalesce(
       json_agg(
@@ -123,7 +129,7 @@ function messagesOf(userId: string) {
     )
     from cascading_messages c
     where c.meeting_id = meetings.id
-  )`.as('messages');
+  )`;
 }
 
 /** The meeting with its team's organization and the caller's role in the team. */
@@ -205,6 +211,53 @@ export async function findMeeting(db: Db, meetingId: string, userId: string) {
 }
 
 export type MeetingDetailRow = NonNullable<Awaited<ReturnType<typeof findMeeting>>>;
+
+/**
+ * The bytes of a meeting's segues', headlines' and messages' contents: a lower bound of the size of
+ * the meeting's JSON, which PostgreSQL knows without reading the texts (a long one keeps its size in
+ * its header). Escaping them to measure their JSON exactly cost each segue added to a large meeting
+ * more than reading it whole.
+ */
+const contentBytes = sql<number>`(
+  (select coalesce(sum(octet_length(s.content)), 0) from segues s where s.meeting_id = meetings.id)
+  + (select coalesce(sum(octet_length(h.content)), 0) from headlines h where h.meeting_id = meetings.id)
+  + (select coalesce(sum(octet_length(c.content)), 0) from cascading_messages c where c.meeting_id = meetings.id)
+)`;
+
+/**
+ * The meeting as `findMeeting` reads it for the event of a change that altered it, in one statement,
+ * but without its segues, headlines and messages (empty lists, `large` true) when their contents alone
+ * take more than `bytes` of JSON: its event is then kept in its reduced form, which holds none of
+ * them, so a meeting of 1 MB is not read and written again for each segue added to it.
+ */
+export async function findMeetingForEvent(db: Db, meetingId: string, userId: string, bytes: number) {
+  const large = sql<boolean>`${contentBytes} > ${bytes}`;
+  const listed = <T, Name extends string>(list: RawBuilder<T[]>, name: Name) => sql<T[]>`case when ${large} then '[]'::json else ${list} end`.as(name);
+  const row = await selectMeetingFacts(db, userId)
+    .select([ratingSummaryOf('meetings.id'), nextStartedAt, ratingsOf, large.as('large')])
+    .select([listed(seguesRows, 'segues'), listed(headlinesRows, 'headlines'), listed(messagesRows(userId), 'messages')])
+    .where('meetings.id', '=', meetingId)
+    .executeTakeFirst();
+  return row;
+}
+
+/**
+ * The team's meetings dated `since` or later, each as `findMeeting` reads it, newest first (the list's
+ * order: day, then creation, then id), in one statement (`meetings_team_id_date_created_at_id_idx`).
+ */
+const meetingsSince = prepared((db, { teamId, userId, since }: { teamId: string; userId: string; since: string }) =>
+  selectMeetingFacts(db, userId)
+    .select([ratingSummaryOf('meetings.id'), nextStartedAt, ratingsOf, seguesOf, headlinesOf, messagesOf(userId)])
+    .where('meetings.team_id', '=', teamId)
+    .where('meetings.date', '>=', sql<string>`${since}::date`)
+    .orderBy('meetings.date', 'desc')
+    .orderBy('meetings.created_at', 'desc')
+    .orderBy('meetings.id', 'desc'),
+);
+
+export function teamMeetingsSince(db: Db, teamId: string, userId: string, since: string): Promise<MeetingDetailRow[]> {
+  return meetingsSince(db, { teamId, userId, since });
+}
 
 /** What decides access to a meeting: its team, organization and the caller's role in the team. */
 export function findMeetingFacts(db: Db, meetingId: string, userId: string) {

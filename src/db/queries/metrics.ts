@@ -2,7 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Day, MetricRow, MetricValueRow } from '../database.js';
 import { jsonRecord, preparedJsonList, type JsonShape } from '../json.js';
-import { preparedJsonPages } from '../pagination.js';
+import { EXPORT_BATCH_ROWS, preparedJsonPages } from '../pagination.js';
 import { prepared } from '../prepared.js';
 import { callerTeamRole, standingColumnNames, standingColumns, withStanding } from './access.js';
 
@@ -199,19 +199,47 @@ export function putMetricValue(db: Db, value: { metricId: string; week: Day; val
  * `putMetricValue` does (a replacement keeps `entered_by_id`). Only metrics of the team are written: a
  * metric deleted meanwhile, or of another team, gives no row.
  */
-export async function putWeekValues(
+export function putWeekValues(
   db: Db,
   week: { teamId: string; week: Day; enteredById: string; values: readonly { metricId: string; value: string; onTrack: boolean }[] },
 ): Promise<MetricValueRow[]> {
+  return putScorecardValues(db, { teamId: week.teamId, enteredById: week.enteredById, values: week.values.map((value) => ({ ...value, week: week.week })) });
+}
+
+/**
+ * `putWeekValues` for values of any weeks (a Scorecard's CSV import): one statement whatever their
+ * number, each metric and week at most once.
+ */
+export async function putScorecardValues(
+  db: Db,
+  scorecard: { teamId: string; enteredById: string; values: readonly { metricId: string; week: Day; value: string; onTrack: boolean }[] },
+): Promise<MetricValueRow[]> {
+  const { values } = scorecard;
   const { rows } = await sql<MetricValueRow>`
     insert into metric_values (metric_id, week, value, on_track, entered_by_id)
-    select m.id, ${week.week}::date, sent.value, sent.on_track, ${week.enteredById}::text
-    from unnest(${week.values.map((v) => v.metricId)}::text[], ${week.values.map((v) => v.value)}::text[], ${week.values.map((v) => v.onTrack)}::boolean[])
-      as sent(metric_id, value, on_track)
+    select m.id, sent.week, sent.value, sent.on_track, ${scorecard.enteredById}::text
+    from unnest(${values.map((v) => v.metricId)}::text[], ${values.map((v) => v.week)}::date[], ${values.map((v) => v.value)}::text[], ${values.map((v) => v.onTrack)}::boolean[])
+      as sent(metric_id, week, value, on_track)
     join metrics m on m.id = sent.metric_id
-    where m.team_id = ${week.teamId}
+    where m.team_id = ${scorecard.teamId}
     on conflict (metric_id, week) do update set value = excluded.value, on_track = excluded.on_track, updated_at = now()
     returning *
+  `.execute(db);
+  return rows;
+}
+
+/**
+ * A batch of the team's Scorecard weeks for its CSV export, oldest first after `after`: each week that
+ * has a value, with its values by metric id. At most one row per week, whatever the number of metrics.
+ */
+export async function scorecardExportBatch(db: Db, teamId: string, after: Day | undefined) {
+  const { rows } = await sql<{ week: Day; values: Record<string, string> }>`
+    select v.week::text as week, json_object_agg(v.metric_id, v.value) as values
+    from metric_values v join metrics m on m.id = v.metric_id
+    where m.team_id = ${teamId} and (${after ?? null}::date is null or v.week > ${after ?? null}::date)
+    group by v.week
+    order by v.week
+    limit ${EXPORT_BATCH_ROWS}
   `.execute(db);
   return rows;
 }

@@ -17,6 +17,7 @@ export function updateOrganization(trx: Db, orgId: string, change: OrganizationU
 
 const memberColumns = [
   'organization_members.user_id',
+  'organization_members.revision',
   'organization_members.role',
   'organization_members.joined_at',
   'users.email',
@@ -72,13 +73,16 @@ export async function addMember(db: Db, orgId: string, userId: string, role: Org
     .executeTakeFirstOrThrow();
 }
 
-export async function setMemberRole(db: Db, orgId: string, userId: string, role: OrganizationRole) {
-  await db
+/** Sets the member's role; answers the membership's revision after the change. */
+export async function setMemberRole(db: Db, orgId: string, userId: string, role: OrganizationRole): Promise<string> {
+  const row = await db
     .updateTable('organization_members')
     .set({ role })
     .where('org_id', '=', orgId)
     .where('user_id', '=', userId)
-    .execute();
+    .returning('revision')
+    .executeTakeFirstOrThrow();
+  return row.revision;
 }
 
 export async function countOwners(db: Db, orgId: string): Promise<number> {

@@ -2,7 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, TaskRow } from '../database.js';
 import { jsonRecord, type JsonShape } from '../json.js';
-import { preparedJsonPages } from '../pagination.js';
+import { afterCreation, EXPORT_BATCH_ROWS, preparedJsonPages, type CreationKey } from '../pagination.js';
 import { prepared } from '../prepared.js';
 import { changedItem, changeGranted, isMemberOfTeam, isNoneOrMeetingOfTeam, teamOfChange, type ChangeGuard } from '../changes.js';
 import { callerTeamRole, standingColumnNames, standingColumns, withStanding } from './access.js';
@@ -49,14 +49,17 @@ export function taskTexts<R>(shape: JsonShape<TaskRow, R>) {
 export interface TaskFilters {
   completed?: boolean | undefined;
   ownerId?: string | undefined;
+  /** Only tasks completed at or after this instant (the team snapshot's recent ones); no list offers it. */
+  completedSince?: Date | undefined;
 }
 
-type TaskPageArgs = { teamId: string; userId: string; completed: boolean | undefined; ownerId: string | undefined };
+type TaskPageArgs = { teamId: string; userId: string; completed: boolean | undefined; ownerId: string | undefined; completedSince: Date | undefined };
 
-const taskPageRows = (db: Db, { teamId, userId, completed, ownerId }: TaskPageArgs) => {
+const taskPageRows = (db: Db, { teamId, userId, completed, ownerId, completedSince }: TaskPageArgs) => {
   let query = db.selectFrom('tasks').selectAll('tasks').select(standingColumns(teamId, userId)).where('tasks.team_id', '=', teamId);
   if (completed !== undefined) query = query.where('tasks.completed', '=', completed);
   if (ownerId !== undefined) query = query.where('tasks.owner_id', '=', ownerId);
+  if (completedSince !== undefined) query = query.where('tasks.completed_at', '>=', completedSince);
   return query;
 };
 
@@ -75,7 +78,7 @@ export function teamTaskPages<R>(shape: JsonShape<TaskRow, R>) {
     standingColumnNames,
   );
   return async (db: Db, teamId: string, userId: string, filters: TaskFilters, page: { limit: number; cursor?: string | undefined }) =>
-    withStanding(teamId, await pages(db, { teamId, userId, completed: filters.completed, ownerId: filters.ownerId }, page));
+    withStanding(teamId, await pages(db, { teamId, userId, completed: filters.completed, ownerId: filters.ownerId, completedSince: filters.completedSince }, page));
 }
 
 export function insertTask(
@@ -157,4 +160,61 @@ export function updateTaskWithEvent<R>(db: Db, shape: JsonShape<TaskRow, R>, tas
     .$if(change.ownerId !== undefined, (query) => query.where(isMemberOfTeam(sql`x.team_id`, change.ownerId!)))
     .returning(changedItem(shape, sql`t.org_id`));
   return changeWithEvent(db, query, event);
+}
+
+/**
+ * A batch of the team's tasks for its CSV export, in the list's order (oldest first) after `after`,
+ * each with its owner's e-mail and the caller's standing in the team (`standingColumns`).
+ */
+export async function taskExportBatch(db: Db, teamId: string, userId: string, after: CreationKey | undefined) {
+  const rows = await db
+    .selectFrom('tasks')
+    .innerJoin('users', 'users.id', 'tasks.owner_id')
+    .select(['tasks.id', 'tasks.title', 'users.email as owner_email', 'tasks.due_date', 'tasks.completed', 'tasks.completed_at', 'tasks.created_at'])
+    .select(sql<string>`tasks.created_at::text`.as('created_at_text'))
+    .select(standingColumns(teamId, userId))
+    .where('tasks.team_id', '=', teamId)
+    .where(afterCreation('tasks', after))
+    .orderBy('tasks.created_at')
+    .orderBy('tasks.id')
+    .limit(EXPORT_BATCH_ROWS)
+    .execute();
+  return withStanding(teamId, { rows, facts: rows[0] });
+}
+
+/** A row of a CSV import, as src/rules/csvImport.ts judged it. */
+export interface ImportedTaskRow {
+  title: string;
+  ownerId: string;
+  dueDate: string;
+  completed: boolean;
+  completedAt: Date | null;
+  createdAt: Date | null;
+}
+
+/**
+ * The tasks of a CSV import, in one statement whatever their number, each owned by a member of the
+ * team (checked again here: an owner who left meanwhile gives no row, and the caller compares the
+ * count). A task without `createdAt` is stamped just before the import's instant, a millisecond per
+ * row still to come, so the list keeps the file's order; a completed one without `completedAt` is
+ * completed at the import's instant.
+ */
+export async function insertImportedTasks(db: Db, teamId: string, imported: readonly ImportedTaskRow[]): Promise<number> {
+  const { rows } = await sql<{ id: string }>`
+    insert into tasks (team_id, title, owner_id, due_date, completed, completed_at, created_at)
+    select ${teamId}, sent.title, sent.owner_id, sent.due_date::date, sent.completed,
+      case when sent.completed then coalesce(sent.completed_at, now()) end,
+      coalesce(sent.created_at, now() - (${imported.length}::int - sent.n) * interval '1 millisecond')
+    from unnest(
+      ${imported.map((task) => task.title)}::text[],
+      ${imported.map((task) => task.ownerId)}::text[],
+      ${imported.map((task) => task.dueDate)}::text[],
+      ${imported.map((task) => task.completed)}::boolean[],
+      ${imported.map((task) => task.completedAt)}::timestamptz[],
+      ${imported.map((task) => task.createdAt)}::timestamptz[]
+    ) with ordinality as sent(title, owner_id, due_date, completed, completed_at, created_at, n)
+    join team_members tm on tm.team_id = ${teamId} and tm.user_id = sent.owner_id
+    returning id
+  `.execute(db);
+  return rows.length;
 }

@@ -1,5 +1,5 @@
 /** Queries of teams and team members. */
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, TeamRole, TeamUpdate } from '../database.js';
 import type { JsonShape } from '../json.js';
 import { preparedJsonPages } from '../pagination.js';
@@ -61,7 +61,7 @@ export async function deleteTeam(db: Db, teamId: string) {
   await db.deleteFrom('teams').where('id', '=', teamId).execute();
 }
 
-const memberColumns = ['team_members.user_id', 'team_members.role', 'team_members.joined_at', 'users.email', 'users.name'] as const;
+const memberColumns = ['team_members.user_id', 'team_members.revision', 'team_members.role', 'team_members.joined_at', 'users.email', 'users.name'] as const;
 
 const teamMemberRows = (db: Db, { teamId }: { teamId: string }) =>
   db
@@ -105,8 +105,10 @@ export function insertTeamMember(db: Db, teamId: string, userId: string, role: T
     .executeTakeFirst();
 }
 
-export function setTeamMemberRole(db: Db, teamId: string, userId: string, role: TeamRole) {
-  return db.updateTable('team_members').set({ role }).where('team_id', '=', teamId).where('user_id', '=', userId).execute();
+/** Sets the member's team role; answers the membership's revision after the change. */
+export async function setTeamMemberRole(db: Db, teamId: string, userId: string, role: TeamRole): Promise<string> {
+  const row = await db.updateTable('team_members').set({ role }).where('team_id', '=', teamId).where('user_id', '=', userId).returning('revision').executeTakeFirstOrThrow();
+  return row.revision;
 }
 
 export function deleteTeamMember(db: Db, teamId: string, userId: string) {
@@ -137,4 +139,15 @@ export async function isOrganizationMember(db: Db, orgId: string, userId: string
     .where('user_id', '=', userId)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** The team's members by their e-mail address in lower case (addresses are unique in any case), for an import's owners. */
+export async function memberEmails(db: Db, teamId: string): Promise<Map<string, string>> {
+  const rows = await db
+    .selectFrom('team_members')
+    .innerJoin('users', 'users.id', 'team_members.user_id')
+    .select(['users.id', sql<string>`lower(users.email)`.as('email')])
+    .where('team_members.team_id', '=', teamId)
+    .execute();
+  return new Map(rows.map((row) => [row.email, row.id]));
 }

@@ -1,5 +1,5 @@
 /**
- * 0014_org_exports: an organization's export as a job, and its archive.
+ * 0015_org_exports: an organization's export as a job, and its archive.
  *
  * - `org_exports`: one row per job. `state` QUEUED → RUNNING → COMPLETED or FAILED (with `failure`).
  *   A worker claims it with a lease (`lease_until`, `lease_token`) as webhook deliveries are claimed,

@@ -1715,6 +1715,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the organization.
+                 * @example 0a0a0000-0000-4000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an export of the organization
+         * @description Starts writing an archive of everything the organization holds (its members, teams, meetings, to-dos, issues, goals, Scorecards, documents and the rest, with their ids and relations) and answers 202 with the export at once: poll `GET /orgs/{orgId}/exports/{exportId}` (the `Location`) for its progress, or subscribe to `export.completed`; once `COMPLETED`, download it from `GET /orgs/{orgId}/exports/{exportId}/archive` within 7 days. While an export of the organization is `QUEUED` or `RUNNING`, starting another answers that one (202, the same id). With `If-Match` (the organization's `ETag`), it starts only while the organization is as the caller last read it (412 otherwise). An export that `FAILED` says why in `failure`; start a new one to try again. No request body is needed. Allowed only for organization Owners; its Admins, Members and Implementers and people outside the organization get 403 forbidden. An unknown organization gives 404; a suspended organization 409 orgSuspended, as for every change (an export made before stays readable and downloadable).
+         */
+        post: operations["startOrgExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/exports/{exportId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the organization.
+                 * @example 0a0a0000-0000-4000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description Id of the organization's export.
+                 * @example 5e5e0000-0000-4000-8000-000000000001
+                 */
+                exportId: components["parameters"]["ExportId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the state and progress of an export
+         * @description Returns the export: its `state`, the records written of the total (`recordsDone` of `recordsTotal`), why it failed (`failure`) and, once `COMPLETED`, until when its archive can be downloaded (`expiresAt`). After `expiresAt` the export is deleted and answers 404. Allowed only for organization Owners; its Admins, Members and Implementers and people outside the organization get 403 forbidden. An unknown organization or export gives 404.
+         */
+        get: operations["getOrgExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/exports/{exportId}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the organization.
+                 * @example 0a0a0000-0000-4000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description Id of the organization's export.
+                 * @example 5e5e0000-0000-4000-8000-000000000001
+                 */
+                exportId: components["parameters"]["ExportId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Download the archive of a completed export
+         * @description Answers the export's archive, a tar file (`application/x-tar`) of `manifest.json` (the format's version, the organization, when it was exported, and each file with its records) and one gzip-compressed NDJSON file per kind of record, `<kind>.ndjson.gz`, in the order to rebuild them: `organization`, `users` (the members, without passwords), `organization_members`, `teams`, `team_members`, `meetings`, `meeting_ratings`, `segues`, `headlines`, `cascading_messages`, `message_acknowledgements`, `tasks`, `issues`, `goals`, `milestones`, `metrics`, `metric_values`, `visions`, `seats`, `people_reviews`, `documents` and `webhook_subscriptions` (without their secrets). Each line is one record with its id and the ids of the records it names (`teamId`, `ownerId`, `meetingId`, …), in camelCase. Each record is in the archive once. Downloadable until the export's `expiresAt`, 7 days after it completed; later the export is gone (404). An export that is not `COMPLETED` gives 422 invalid. Allowed only for organization Owners; its Admins, Members and Implementers and people outside the organization get 403 forbidden. An unknown organization or export gives 404.
+         */
+        get: operations["downloadOrgExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/platform/orgs": {
         parameters: {
             query?: never;
@@ -4421,6 +4509,59 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "export.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An export of the organization can be downloaded
+         * @description Sent when an export started by `POST /orgs/{orgId}/exports` (`startOrgExport`) has written its whole archive, by the server that finished it (not by the request that started it, which answers 202 at once). `object` is the export as its `GET` answers it, `COMPLETED`: download it from `GET /orgs/{orgId}/exports/{exportId}/archive` before its `expiresAt`. An export that fails sends nothing. `teamId` is `null`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
+                     * @example 4c4c0000-0000-4000-8000-000000000001
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since 1970-01-01T00:00:00Z (Unix time); part of the signed content. Refuse a delivery whose timestamp is more than a few minutes (5 is usual) away from your clock, so that a recorded delivery cannot be replayed later. The time of the change is `timestamp` in the body.
+                     * @example 1795683440
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description Signature of the delivery (Standard Webhooks): `v1,` followed by the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the subscription's secret (the base64 text after `whsec_`, decoded), over the raw bytes of the body as received. During the 24 hours after a secret rotation the header holds two signatures separated by a space, one with the new secret and one with the previous; accept the delivery when any of them matches, and compare in constant time.
+                     * @example v1,k/M+ABz9A7/dpFLvezSvkjorX5x+EMxL3gOffIE2uPQ=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ExportCompletedEvent"];
+                };
+            };
+            responses: {
+                410: components["responses"]["WebhookGone"];
+                "2XX": components["responses"]["WebhookAcknowledged"];
+                default: components["responses"]["WebhookFailed"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.ping": {
         parameters: {
             query?: never;
@@ -4478,7 +4619,7 @@ export interface webhooks {
 export interface components {
     schemas: {
         /** @description The body of any webhook delivery: one of the events of the `webhooks` section, told apart by `type`. Receivers must ignore types they do not know: new ones may be added within v1. */
-        WebhookEvent: components["schemas"]["OrganizationUpdatedEvent"] | components["schemas"]["OrganizationMemberAddedEvent"] | components["schemas"]["OrganizationMemberUpdatedEvent"] | components["schemas"]["OrganizationMemberRemovedEvent"] | components["schemas"]["TeamCreatedEvent"] | components["schemas"]["TeamUpdatedEvent"] | components["schemas"]["TeamDeletedEvent"] | components["schemas"]["TeamMemberAddedEvent"] | components["schemas"]["TeamMemberUpdatedEvent"] | components["schemas"]["TeamMemberRemovedEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["IssueCreatedEvent"] | components["schemas"]["IssueUpdatedEvent"] | components["schemas"]["IssueDeletedEvent"] | components["schemas"]["GoalCreatedEvent"] | components["schemas"]["GoalUpdatedEvent"] | components["schemas"]["GoalDeletedEvent"] | components["schemas"]["MilestoneCreatedEvent"] | components["schemas"]["MilestoneUpdatedEvent"] | components["schemas"]["MilestoneDeletedEvent"] | components["schemas"]["MetricCreatedEvent"] | components["schemas"]["MetricUpdatedEvent"] | components["schemas"]["MetricDeletedEvent"] | components["schemas"]["MetricValueSetEvent"] | components["schemas"]["CsvImportCompletedEvent"] | components["schemas"]["MeetingCreatedEvent"] | components["schemas"]["MeetingUpdatedEvent"] | components["schemas"]["MeetingStatusChangedEvent"] | components["schemas"]["MeetingRatingsRevealedEvent"] | components["schemas"]["MeetingRatingSetEvent"] | components["schemas"]["MeetingRatingDeletedEvent"] | components["schemas"]["SegueCreatedEvent"] | components["schemas"]["HeadlineCreatedEvent"] | components["schemas"]["CascadingMessageCreatedEvent"] | components["schemas"]["CascadingMessageDeletedEvent"] | components["schemas"]["CascadingMessageAcknowledgedEvent"] | components["schemas"]["VisionCreatedEvent"] | components["schemas"]["VisionUpdatedEvent"] | components["schemas"]["SeatCreatedEvent"] | components["schemas"]["SeatUpdatedEvent"] | components["schemas"]["SeatDeletedEvent"] | components["schemas"]["PeopleReviewSetEvent"] | components["schemas"]["DocumentCreatedEvent"] | components["schemas"]["DocumentDeletedEvent"] | components["schemas"]["WebhookPingEvent"];
+        WebhookEvent: components["schemas"]["OrganizationUpdatedEvent"] | components["schemas"]["OrganizationMemberAddedEvent"] | components["schemas"]["OrganizationMemberUpdatedEvent"] | components["schemas"]["OrganizationMemberRemovedEvent"] | components["schemas"]["TeamCreatedEvent"] | components["schemas"]["TeamUpdatedEvent"] | components["schemas"]["TeamDeletedEvent"] | components["schemas"]["TeamMemberAddedEvent"] | components["schemas"]["TeamMemberUpdatedEvent"] | components["schemas"]["TeamMemberRemovedEvent"] | components["schemas"]["TaskCreatedEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TaskDeletedEvent"] | components["schemas"]["IssueCreatedEvent"] | components["schemas"]["IssueUpdatedEvent"] | components["schemas"]["IssueDeletedEvent"] | components["schemas"]["GoalCreatedEvent"] | components["schemas"]["GoalUpdatedEvent"] | components["schemas"]["GoalDeletedEvent"] | components["schemas"]["MilestoneCreatedEvent"] | components["schemas"]["MilestoneUpdatedEvent"] | components["schemas"]["MilestoneDeletedEvent"] | components["schemas"]["MetricCreatedEvent"] | components["schemas"]["MetricUpdatedEvent"] | components["schemas"]["MetricDeletedEvent"] | components["schemas"]["MetricValueSetEvent"] | components["schemas"]["CsvImportCompletedEvent"] | components["schemas"]["MeetingCreatedEvent"] | components["schemas"]["MeetingUpdatedEvent"] | components["schemas"]["MeetingStatusChangedEvent"] | components["schemas"]["MeetingRatingsRevealedEvent"] | components["schemas"]["MeetingRatingSetEvent"] | components["schemas"]["MeetingRatingDeletedEvent"] | components["schemas"]["SegueCreatedEvent"] | components["schemas"]["HeadlineCreatedEvent"] | components["schemas"]["CascadingMessageCreatedEvent"] | components["schemas"]["CascadingMessageDeletedEvent"] | components["schemas"]["CascadingMessageAcknowledgedEvent"] | components["schemas"]["VisionCreatedEvent"] | components["schemas"]["VisionUpdatedEvent"] | components["schemas"]["SeatCreatedEvent"] | components["schemas"]["SeatUpdatedEvent"] | components["schemas"]["SeatDeletedEvent"] | components["schemas"]["PeopleReviewSetEvent"] | components["schemas"]["DocumentCreatedEvent"] | components["schemas"]["DocumentDeletedEvent"] | components["schemas"]["ExportCompletedEvent"] | components["schemas"]["WebhookPingEvent"];
         /**
          * @description Opaque identifier. Today it is a lowercase UUID, but clients must treat it as an opaque string and never parse it. An id that does not match any item (including a malformed one) is answered with 404 notFound; an id holding the character NUL (U+0000) is a format error, like any such text.
          * @example 0d0d0000-0000-4000-8000-000000000001
@@ -5495,12 +5636,13 @@ export interface components {
          *       message newly acknowledged)
          *     - `vision.created`, `vision.updated`
          *     - `document.created`, `document.deleted`
+         *     - `export.completed`: an export of the organization can be downloaded
          *     - `webhook.ping`: sent to one subscription only, when it is created and by
          *       `POST /webhooks/{webhookId}/ping`, whatever its `events`.
          *     New types may be added within v1; receivers must ignore types they do not know.
          * @enum {string}
          */
-        WebhookEventType: "organization.updated" | "organization_member.added" | "organization_member.updated" | "organization_member.removed" | "team.created" | "team.updated" | "team.deleted" | "team_member.added" | "team_member.updated" | "team_member.removed" | "task.created" | "task.updated" | "task.deleted" | "issue.created" | "issue.updated" | "issue.deleted" | "goal.created" | "goal.updated" | "goal.deleted" | "milestone.created" | "milestone.updated" | "milestone.deleted" | "metric.created" | "metric.updated" | "metric.deleted" | "metric_value.set" | "csv_import.completed" | "meeting.created" | "meeting.updated" | "meeting.status_changed" | "meeting.ratings_revealed" | "meeting_rating.set" | "meeting_rating.deleted" | "segue.created" | "headline.created" | "cascading_message.created" | "cascading_message.deleted" | "cascading_message.acknowledged" | "vision.created" | "vision.updated" | "seat.created" | "seat.updated" | "seat.deleted" | "people_review.set" | "document.created" | "document.deleted" | "webhook.ping";
+        WebhookEventType: "organization.updated" | "organization_member.added" | "organization_member.updated" | "organization_member.removed" | "team.created" | "team.updated" | "team.deleted" | "team_member.added" | "team_member.updated" | "team_member.removed" | "task.created" | "task.updated" | "task.deleted" | "issue.created" | "issue.updated" | "issue.deleted" | "goal.created" | "goal.updated" | "goal.deleted" | "milestone.created" | "milestone.updated" | "milestone.deleted" | "metric.created" | "metric.updated" | "metric.deleted" | "metric_value.set" | "csv_import.completed" | "meeting.created" | "meeting.updated" | "meeting.status_changed" | "meeting.ratings_revealed" | "meeting_rating.set" | "meeting_rating.deleted" | "segue.created" | "headline.created" | "cascading_message.created" | "cascading_message.deleted" | "cascading_message.acknowledged" | "vision.created" | "vision.updated" | "seat.created" | "seat.updated" | "seat.deleted" | "people_review.set" | "document.created" | "document.deleted" | "export.completed" | "webhook.ping";
         /** @description A webhook subscription of an organization: the HTTPS endpoint its events are sent to and the event types it receives. The signing secret is never shown here; only the answers of `POST /orgs/{orgId}/webhooks` and `POST /webhooks/{webhookId}/rotate-secret` carry it (`WebhookWithSecret`). */
         Webhook: {
             id: components["schemas"]["Id"];
@@ -5617,7 +5759,7 @@ export interface components {
          *     New types may be added within v1; consumers must ignore types they do not know.
          * @enum {string}
          */
-        EventType: "organization.updated" | "organization_member.added" | "organization_member.updated" | "organization_member.removed" | "team.created" | "team.updated" | "team.deleted" | "team_member.added" | "team_member.updated" | "team_member.removed" | "task.created" | "task.updated" | "task.deleted" | "issue.created" | "issue.updated" | "issue.deleted" | "goal.created" | "goal.updated" | "goal.deleted" | "milestone.created" | "milestone.updated" | "milestone.deleted" | "metric.created" | "metric.updated" | "metric.deleted" | "metric_value.set" | "csv_import.completed" | "meeting.created" | "meeting.updated" | "meeting.status_changed" | "meeting.ratings_revealed" | "meeting_rating.set" | "meeting_rating.deleted" | "segue.created" | "headline.created" | "cascading_message.created" | "cascading_message.deleted" | "cascading_message.acknowledged" | "vision.created" | "vision.updated" | "seat.created" | "seat.updated" | "seat.deleted" | "people_review.set" | "document.created" | "document.deleted";
+        EventType: "organization.updated" | "organization_member.added" | "organization_member.updated" | "organization_member.removed" | "team.created" | "team.updated" | "team.deleted" | "team_member.added" | "team_member.updated" | "team_member.removed" | "task.created" | "task.updated" | "task.deleted" | "issue.created" | "issue.updated" | "issue.deleted" | "goal.created" | "goal.updated" | "goal.deleted" | "milestone.created" | "milestone.updated" | "milestone.deleted" | "metric.created" | "metric.updated" | "metric.deleted" | "metric_value.set" | "csv_import.completed" | "meeting.created" | "meeting.updated" | "meeting.status_changed" | "meeting.ratings_revealed" | "meeting_rating.set" | "meeting_rating.deleted" | "segue.created" | "headline.created" | "cascading_message.created" | "cascading_message.deleted" | "cascading_message.acknowledged" | "vision.created" | "vision.updated" | "seat.created" | "seat.updated" | "seat.deleted" | "people_review.set" | "document.created" | "document.deleted" | "export.completed";
         /** @description Body of every `organization.updated` delivery. */
         OrganizationUpdatedEvent: {
             /**
@@ -6557,8 +6699,52 @@ export interface components {
                 object: components["schemas"]["DeletedObject"];
             };
         };
+        /** @description An export of everything an organization holds, made in the background: its state, its progress and, once `COMPLETED`, until when its archive can be downloaded (`GET /orgs/{orgId}/exports/{exportId}/archive`). */
+        OrgExport: {
+            id: components["schemas"]["Id"];
+            /** @description The organization exported. */
+            orgId: components["schemas"]["Id"];
+            /**
+             * @description `QUEUED` until a server takes it up, `RUNNING` while the archive is written (also when another server finishes it after the first one stopped), then `COMPLETED` (the archive can be downloaded) or `FAILED` (see `failure`; start a new export to try again).
+             * @enum {string}
+             */
+            state: "QUEUED" | "RUNNING" | "COMPLETED" | "FAILED";
+            /** @description Why the export failed (state `FAILED`); otherwise `null`. */
+            failure: string | null;
+            /** @description Records written to the archive so far. */
+            recordsDone: number;
+            /** @description Records the organization held when the export began (`null` while `QUEUED`). Records created during the export may make `recordsDone` end a little above it, deleted ones a little below. */
+            recordsTotal: number | null;
+            /** @description Size of the compressed files written so far. */
+            archiveBytes: number;
+            /** @description When the export was started. */
+            createdAt: components["schemas"]["Instant"];
+            /** @description When it completed or failed; `null` before. */
+            completedAt: components["schemas"]["Instant"] | null;
+            /** @description When the archive (or the failed export) is deleted: 7 days after it ended. `null` before. */
+            expiresAt: components["schemas"]["Instant"] | null;
+        };
+        /** @description Body of every `export.completed` delivery. */
+        ExportCompletedEvent: {
+            /**
+             * @description The event type. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "export.completed";
+            /** @description When the export completed. */
+            timestamp: components["schemas"]["Instant"];
+            /** @description The organization exported, and the export. */
+            data: {
+                /** @description The organization exported. */
+                orgId: components["schemas"]["Id"];
+                /** @description Always `null`: an export is of the whole organization. */
+                teamId: null;
+                /** @description The export as `GET /orgs/{orgId}/exports/{exportId}` answers it, `COMPLETED`. */
+                object: components["schemas"]["OrgExport"];
+            };
+        };
         /** @description One event of the organization's log: exactly the body its webhook deliveries carry (one of the events of the `webhooks` section but `webhook.ping`, which is no change, told apart by `type`) with the event's `id` in front. Consumers must ignore types they do not know: new ones may be added within v1. */
-        Event: (components["schemas"]["OrganizationUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["OrganizationMemberAddedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["OrganizationMemberUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["OrganizationMemberRemovedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamMemberAddedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamMemberUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamMemberRemovedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TaskCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TaskUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TaskDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["IssueCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["IssueUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["IssueDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["GoalCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["GoalUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["GoalDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MilestoneCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MilestoneUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MilestoneDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricValueSetEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CsvImportCompletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingStatusChangedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingRatingsRevealedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingRatingSetEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingRatingDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SegueCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["HeadlineCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CascadingMessageCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CascadingMessageDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CascadingMessageAcknowledgedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["VisionCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["VisionUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SeatCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SeatUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SeatDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["PeopleReviewSetEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["DocumentCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["DocumentDeletedEvent"] & components["schemas"]["EventIdentity"]);
+        Event: (components["schemas"]["OrganizationUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["OrganizationMemberAddedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["OrganizationMemberUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["OrganizationMemberRemovedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamMemberAddedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamMemberUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TeamMemberRemovedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TaskCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TaskUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["TaskDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["IssueCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["IssueUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["IssueDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["GoalCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["GoalUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["GoalDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MilestoneCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MilestoneUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MilestoneDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MetricValueSetEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CsvImportCompletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingStatusChangedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingRatingsRevealedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingRatingSetEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["MeetingRatingDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SegueCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["HeadlineCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CascadingMessageCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CascadingMessageDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["CascadingMessageAcknowledgedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["VisionCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["VisionUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SeatCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SeatUpdatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["SeatDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["PeopleReviewSetEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["DocumentCreatedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["DocumentDeletedEvent"] & components["schemas"]["EventIdentity"]) | (components["schemas"]["ExportCompletedEvent"] & components["schemas"]["EventIdentity"]);
         /** @description A page of the event log, oldest first; `nextCursor` leads to the next page and is `null` on the last one. */
         EventPage: {
             data: components["schemas"]["Event"][];
@@ -7037,6 +7223,11 @@ export interface components {
          */
         EventId: components["schemas"]["Id"];
         /**
+         * @description Id of the organization's export.
+         * @example 5e5e0000-0000-4000-8000-000000000001
+         */
+        ExportId: components["schemas"]["Id"];
+        /**
          * @description Id of the event (Standard Webhooks), the same on every retry and redelivery of it and shown as `eventId` in its deliveries. An event may arrive more than once: process each `webhook-id` once and skip repeats.
          * @example 4c4c0000-0000-4000-8000-000000000001
          */
@@ -7114,6 +7305,11 @@ export interface components {
          * @example /v1/webhooks/4a4a0000-0000-4000-8000-000000000001
          */
         WebhookLocation: string;
+        /**
+         * @description The URL of the export's own read, `GET /orgs/{orgId}/exports/{exportId}`, under the server's `/v1`: poll it for the export's state and progress.
+         * @example /v1/orgs/0a0a0000-0000-4000-8000-000000000001/exports/5e5e0000-0000-4000-8000-000000000001
+         */
+        OrgExportLocation: string;
     };
     pathItems: never;
 }
@@ -11485,9 +11681,9 @@ export interface operations {
             query?: {
                 /** @description The id of the last event you processed, or a log position (`lp_…`) of this organization that a read stated in `Log-Position`: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. */
                 after?: components["schemas"]["LogStart"];
-                /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-46 types, at most the number of event types there are (this bound grows with the list of types). */
+                /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-47 types, at most the number of event types there are (this bound grows with the list of types). */
                 types?: components["schemas"]["EventType"][];
-                /** @description Only events of this team. Events of the organization itself (`organization.*`, `organization_member.*`) belong to no team and are left out. */
+                /** @description Only events of this team. Events of the organization itself (`organization.*`, `organization_member.*`, `export.*`) belong to no team and are left out. */
                 teamId?: components["schemas"]["Id"];
                 /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
                 limit?: components["parameters"]["Limit"];
@@ -11542,7 +11738,7 @@ export interface operations {
             query?: {
                 /** @description The id of the last event you processed, or a log position (`lp_…`) of the team's organization that a read stated in `Log-Position`: the page starts right after it. Omit it to start at the oldest event kept. Not read when `cursor` is given. An id the organization's log no longer keeps, or a position whose following events it no longer keeps, gives 410 `eventsExpired`. */
                 after?: components["schemas"]["LogStart"];
-                /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-46 types, at most the number of event types there are (this bound grows with the list of types). Types of the organization itself (`organization.*`, `organization_member.*`) belong to no team and never appear here. */
+                /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-47 types, at most the number of event types there are (this bound grows with the list of types). Types of the organization itself (`organization.*`, `organization_member.*`, `export.*`) belong to no team and never appear here. */
                 types?: components["schemas"]["EventType"][];
                 /** @description Page size, 1-200, in plain decimal digits (`1e1` or `010` is a format error). */
                 limit?: components["parameters"]["Limit"];
@@ -11595,9 +11791,9 @@ export interface operations {
     streamEvents: {
         parameters: {
             query?: {
-                /** @description Only events of these teams, comma separated (`teamId=0c0c…0001,0c0c…0002`). Events of the organization itself (`organization.*`, `organization_member.*`) belong to no team and are left out. */
+                /** @description Only events of these teams, comma separated (`teamId=0c0c…0001,0c0c…0002`). Events of the organization itself (`organization.*`, `organization_member.*`, `export.*`) belong to no team and are left out. */
                 teamId?: string[];
-                /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-46 types, at most the number of event types there are (this bound grows with the list of types). */
+                /** @description Only events of these types, comma separated (`types=task.created,task.updated`): 1-47 types, at most the number of event types there are (this bound grows with the list of types). */
                 types?: components["schemas"]["EventType"][];
                 /** @description The id of the last event you processed, or a log position (`lp_…`) that a read stated in `Log-Position`: the stream first sends every event after it. Ignored when `Last-Event-ID` is sent. */
                 after?: components["schemas"]["LogStart"];
@@ -11670,6 +11866,151 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    startOrgExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this change safe (see "Retries and concurrent edits"): 1 to 255 printable ASCII characters, sent bare or as a structured-field string (`"…"`); a UUID is a good choice. The first request with a key runs; a repeat with the same key, path and body within 24 hours gets the stored answer again, byte for byte, with `Idempotent-Replayed: true`, and changes nothing. The same key with another path or body gets 422 `idempotencyKeyReused`; while the first request still runs, 409 `idempotencyKeyInUse`. Keys are scoped to the caller and the operation.
+                 * @example 5f0c6a1e-3b9d-4c1a-9f47-2d8e7b6a9c10
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Apply the change only if the resource still has one of these entity tags (strong comparison; `*` matches any existing resource), as read from the `ETag` of its `GET`. Otherwise the answer is 412 `preconditionFailed` and nothing changes. The check and the change happen under one lock, so of two changes sent with the same tag exactly one is applied. The resource is the record this path's `GET` returns (for ratings, segues, headlines, messages and revealing ratings, the meeting; for a new milestone, its goal; for a Scorecard week, the Scorecard's default view; for AI settings, the whole AI configuration). Optional; a malformed value, or one longer than 1024 characters, is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description Id of the organization.
+                 * @example 0a0a0000-0000-4000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export, queued (or the one already queued or running). */
+            202: {
+                headers: {
+                    Location: components["headers"]["OrgExportLocation"];
+                    ETag: components["headers"]["CreatedETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["InvalidChange"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getOrgExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier answers (or `*`). When one names the current answer's tag (weak comparison), the answer is 304 with no body and the same `ETag`. Evaluated even when the request says `Cache-Control: no-cache`; a malformed value is ignored, and one longer than 1024 characters is a format error (422).
+                 * @example "mZ3b1F0xQ8yJv2WkTn5pLr7sHc4aUe9d"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Id of the organization.
+                 * @example 0a0a0000-0000-4000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description Id of the organization's export.
+                 * @example 5e5e0000-0000-4000-8000-000000000001
+                 */
+                exportId: components["parameters"]["ExportId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgExport"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Invalid"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    downloadOrgExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the organization.
+                 * @example 0a0a0000-0000-4000-8000-000000000001
+                 */
+                orgId: components["parameters"]["OrgId"];
+                /**
+                 * @description Id of the organization's export.
+                 * @example 5e5e0000-0000-4000-8000-000000000001
+                 */
+                exportId: components["parameters"]["ExportId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archive, streamed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    traceresponse: components["headers"]["TraceResponse"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-tar": string;
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];

@@ -64,7 +64,9 @@
  * BENCH_HEAP_SNAPSHOTS=dir, the server's heap snapshots with one and with 1,000 streams written
  * there), BENCH_ONLY=snapshot the team snapshot's, BENCH_ONLY=floor `/v1/me` and a task against their floors and the p99s at half rate of
  * those and of the issue page, the meeting read and the Scorecard (PostgreSQL then seeded with 10,000
- * tasks), BENCH_ONLY=csv the CSV export of the million tasks and a 10,000-row import (scripts/bench/csv.ts). Each pair of runs (`loadPair`) also prints where a request's CPU went: the server's
+ * tasks), BENCH_ONLY=csv the CSV export of the million tasks and a 10,000-row import (scripts/bench/csv.ts),
+ * BENCH_ONLY=export a change's p99 during an organization's export ÷ without (scripts/bench/export.ts;
+ * PostgreSQL then seeded with BENCH_EXPORT_RECORDS tasks, 200,000 unless given). Each pair of runs (`loadPair`) also prints where a request's CPU went: the server's
  * process, PostgreSQL's processes and the rest of the machine (the load generator, the kernel).
  * BENCH_WEBHOOK_CONCURRENCY and BENCH_WEBHOOK_POLL_MS set the worker's `concurrency` and `pollMs` for
  * the throughput figure (its defaults otherwise).
@@ -79,6 +81,7 @@ import type { Database } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { connections, seconds, type Check, type Result } from './bench/harness.js';
 import { metricCount, seedLists, seedMeeting, seedScorecard, seedTasks, seedWorld, tasksInOrder, weeksOfValues, type Stack } from './bench/seed.js';
+import { benchExport } from './bench/export.js';
 import { benchCsv } from './bench/csv.js';
 import { benchDeepPages, benchFeed, benchFloor, measureStack } from './bench/shapes.js';
 import { benchSnapshot } from './bench/snapshot.js';
@@ -94,7 +97,7 @@ const postgresLogEvents = 100_000;
 const pgliteLogEvents = 20_000;
 /** BENCH_ONLY=webhooks, tracing, feed, streams, idle-streams, floor or csv: only those figures (PostgreSQL then seeds 10,000 tasks instead of a million, but for csv). */
 const only = process.env.BENCH_ONLY || undefined;
-const onlyValues = ['webhooks', 'tracing', 'feed', 'streams', 'idle-streams', 'floor', 'snapshot', 'csv'];
+const onlyValues = ['webhooks', 'tracing', 'feed', 'streams', 'idle-streams', 'floor', 'snapshot', 'csv', 'export'];
 if (only !== undefined && !onlyValues.includes(only)) throw new Error(`BENCH_ONLY=${only}: the values known are ${onlyValues.map((value) => `"${value}"`).join(', ')}`);
 const webhooksOnly = only === 'webhooks';
 const tracingOnly = only === 'tracing';
@@ -105,6 +108,9 @@ const floorOnly = only === 'floor';
 const snapshotOnly = only === 'snapshot';
 /** The CSV export and import alone, on the full million tasks (scripts/bench/csv.ts). */
 const csvOnly = only === 'csv';
+const exportOnly = only === 'export';
+/** The tasks of the organization exported by BENCH_ONLY=export on PostgreSQL. */
+const exportTaskCount = Number(process.env.BENCH_EXPORT_RECORDS ?? 200_000);
 
 // ---------------------------------------------------------------------------------------------------
 // PostgreSQL
@@ -126,7 +132,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
     await migrateToLatest(db);
     const world = await seedWorld(db);
     const seedingStarted = performance.now();
-    const taskCount = only && !csvOnly ? pgliteTaskCount : postgresTaskCount;
+    const taskCount = exportOnly ? exportTaskCount : only && !csvOnly ? pgliteTaskCount : postgresTaskCount;
     await seedTasks(db, world, taskCount);
     const seeded = performance.now();
     const scorecard = await seedScorecard(db, world);
@@ -183,6 +189,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
     if (only) {
       console.log(`Bench: ${seconds} s per run, ${connections} connections, autocannon on loopback; Node ${process.version}`);
       if (feedOnly) return await benchFeed(stack, results);
+      if (exportOnly) return await benchExport(stack, { inThread: false });
       if (floorOnly) return await benchFloor(stack, results);
       if (snapshotOnly) return await benchSnapshot(stack, results);
       if (csvOnly) return await benchCsv(stack, taskCount, results);
@@ -242,6 +249,7 @@ async function benchPglite(results: Result[]): Promise<Check[]> {
         };
       },
     };
+    if (exportOnly) return await benchExport(stack, { inThread: true });
     const checks = only ? [] : await measureStack(stack, results);
     if (!only || feedOnly) checks.push(...(await benchFeed(stack, results)));
     if (feedOnly) return checks;

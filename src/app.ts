@@ -38,6 +38,7 @@ import { requestMetrics } from './observability/requestMetrics.js';
 import { traceContext } from './observability/traceContext.js';
 import type { Tracing } from './observability/tracing.js';
 import { startDeliveryWorker, type DeliveryWorker, type WorkerOptions } from './webhooks/worker.js';
+import { startExportWorker, type ExportWorker, type ExportWorkerOptions } from './exports/worker.js';
 import { startLiveStreams, type LiveOptions, type LiveStreams } from './live/streams.js';
 import { startKnownLogEnd, type KnownLogEndOptions } from './events/knownLogEnd.js';
 import { logPositions } from './events/positions.js';
@@ -54,6 +55,8 @@ export interface App {
   app: express.Express;
   /** The webhook delivery worker, when this app runs one. */
   worker: DeliveryWorker | undefined;
+  /** The export worker, when this app runs one. */
+  exportWorker: ExportWorker | undefined;
   /** What /metrics shows (served on a listener of its own: src/observability/metricsServer.ts). */
   metrics: Metrics;
   /** The callers kept in memory (src/auth/callerCache.ts), when the cache is on. */
@@ -105,6 +108,11 @@ export async function createApp(options: {
    * is the database's notifications, which tell when the log grew; it is also read every `refreshMs`.
    */
   logPositions?: Pick<KnownLogEndOptions, 'subscribe' | 'refreshMs'>;
+  /**
+   * The export worker's settings (src/exports/worker.ts), when it runs in this app: it claims the
+   * organizations' exports and writes their archives.
+   */
+  exports?: Pick<ExportWorkerOptions, 'pollMs' | 'leaseMs' | 'databaseInThread' | 'batchSize' | 'afterChunk'>;
   /** The bundled contract the app routes and validates by; generated/openapi.json unless given (tests mark operations deprecated). */
   contract?: object;
 }): Promise<App> {
@@ -172,9 +180,12 @@ export async function createApp(options: {
       })
     : undefined;
 
+  const exportWorker = options.exports ? startExportWorker({ db, logger, now, ...options.exports }) : undefined;
+
   return {
     app,
     worker,
+    exportWorker,
     metrics,
     callers,
     live,
@@ -185,6 +196,7 @@ export async function createApp(options: {
       await knownLogEnd.close();
       await callers?.stop();
       await worker?.close();
+      await exportWorker?.close();
       await rateLimiter.close();
       // Last: the spans of what closing ran are sent too.
       await options.tracing?.close();

@@ -15,6 +15,8 @@ export interface Config {
   webhooksAllowPrivateTargets: boolean;
   /** How long a claim holds a delivery unless its worker renews it (every third of it, while sending): how soon another process takes over from one that died; the worker's default (10 s) unless set. */
   webhooksLeaseMs: number | undefined;
+  /** How long a server's claim on an export holds unless renewed (EXPORTS_LEASE_MS; 30 s unless given). */
+  exportsLeaseMs: number | undefined;
   /** Origins whose browser pages may call the API (CORS), as browsers send them in `Origin`; none unless listed. */
   corsOrigins: string[];
   /** How many days the event log keeps an event (the worker purges older ones); the worker's default unless set. */
@@ -121,6 +123,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKey: env.SECRETS_KEY ? parseSecretsKey(env.SECRETS_KEY, 'SECRETS_KEY') : undefined,
     webhooksAllowPrivateTargets: booleanSetting('WEBHOOKS_ALLOW_PRIVATE_TARGETS', env.WEBHOOKS_ALLOW_PRIVATE_TARGETS),
     webhooksLeaseMs: atLeast('WEBHOOKS_LEASE_MS', env.WEBHOOKS_LEASE_MS, 1_000, 'a shorter lease is renewed without pause and lost at once'),
+    exportsLeaseMs: atLeast('EXPORTS_LEASE_MS', env.EXPORTS_LEASE_MS, 1_000, 'a shorter lease is renewed without pause and lost at once'),
     corsOrigins: corsOriginsOf(env),
     eventsRetentionDays: atLeast('EVENTS_RETENTION_DAYS', env.EVENTS_RETENTION_DAYS, 1, 'events must outlive their deliveries and the feed'),
     metricsPort: metricsPort(env.METRICS_PORT, port),

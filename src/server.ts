@@ -59,6 +59,7 @@ async function main() {
         databaseInThread: database.kind === 'pglite',
       },
     },
+    exports: { leaseMs: config.exportsLeaseMs, databaseInThread: database.kind === 'pglite' },
   });
   const server: Server = createHttpServer(app).listen(config.port, config.host);
   await new Promise<void>((listening, failed) => {

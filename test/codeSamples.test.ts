@@ -105,6 +105,7 @@ const RECORD_TABLES = [
   'webhook_subscriptions',
   'webhook_deliveries',
   'webhook_events',
+  'org_exports',
 ] as const;
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;

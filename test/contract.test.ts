@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { OperationId } from '../src/api/operations.js';
 import { operationOrigins } from './fixtures/operationOrigins.js';
-import { eventSpecOf } from '../src/events/catalog.js';
+import { eventSpecOf, jobEvents } from '../src/events/catalog.js';
 import { checkResponse, contract, declaredHeaders, deref, operations, successStatuses } from './support/contract.js';
 import { eventfulOperations } from './support/eventLog.js';
 
@@ -114,7 +114,7 @@ describe('the contract', () => {
 
   it("lets each `types` filter (the organization's feed, a team's, the stream) name every event type the catalog sends once, and no more", () => {
     const eventTypes = schemaAt(contract.components!.schemas!.EventType!).enum!;
-    const sent = new Set(eventfulOperations.flatMap((operationId) => eventSpecOf(operationId)!.types));
+    const sent = new Set([...eventfulOperations.flatMap((operationId) => eventSpecOf(operationId)!.types), ...Object.keys(jobEvents)]);
     const filters = operations.flatMap((op) =>
       (op.operation.parameters ?? [])
         .map((declared) => deref<OpenAPIV3_1.ParameterObject>(declared, '').value)

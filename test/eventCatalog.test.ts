@@ -8,7 +8,7 @@
  * second); a failure says which files to change.
  */
 import { describe, expect, it } from 'vitest';
-import { eventCatalog, eventSpecOf } from '../src/events/catalog.js';
+import { eventCatalog, eventSpecOf, jobEvents } from '../src/events/catalog.js';
 import { matrixRows } from './permissions/rows.js';
 import { handlers } from '../src/handlers/index.js';
 import { writesItsEvent } from '../src/handlers/types.js';
@@ -16,7 +16,10 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import { contract, operations } from './support/contract.js';
 import { changingOperations, contractPlacesOf, eventfulOperations, whereEventsAreDeclared } from './support/eventLog.js';
 
-const declaredTypes = new Set(eventfulOperations.flatMap((operationId) => [...eventSpecOf(operationId)!.types, ...(eventSpecOf(operationId)!.alsoSends ?? []).map((effect) => effect.type)]));
+const declaredTypes = new Set([
+  ...eventfulOperations.flatMap((operationId) => [...eventSpecOf(operationId)!.types, ...(eventSpecOf(operationId)!.alsoSends ?? []).map((effect) => effect.type)]),
+  ...Object.keys(jobEvents),
+]);
 const contractTypes = Object.keys(contract.webhooks ?? {}).filter((type) => type !== 'webhook.ping');
 
 describe('the event catalog', () => {
@@ -32,7 +35,14 @@ describe('the event catalog', () => {
 
   it("has every event type of the contract's webhooks sent by an operation", () => {
     const unsent = contractTypes.filter((type) => !declaredTypes.has(type));
-    expect(unsent, "declare each in src/events/catalog.ts for the operation that sends it, or take it out of the contract's webhooks").toEqual([]);
+    expect(unsent, "declare each in src/events/catalog.ts for the operation that sends it (or in `jobEvents`, for a job's), or take it out of the contract's webhooks").toEqual([]);
+  });
+
+  it("names in the description of each job's event the operation that starts the job", () => {
+    const unnamed = Object.entries(jobEvents)
+      .filter(([type, job]) => !((contract.webhooks![type] as OpenAPIV3_1.PathItemObject).post?.description ?? '').includes(`\`${job.startedBy}\``))
+      .map(([type, job]) => `openapi/webhooks/${type}.yaml: \`${job.startedBy}\``);
+    expect(unnamed).toEqual([]);
   });
 
   const sideEffects = eventfulOperations.flatMap((operationId) => (eventSpecOf(operationId)!.alsoSends ?? []).map((effect) => ({ operationId, effect })));

@@ -17,12 +17,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Schemas } from '../src/api/operations.js';
 import type { Caller } from '../src/auth/caller.js';
 import { eventReader, readableTeams, type EventReader } from '../src/auth/permissions.js';
 import type { OrganizationRole, TeamRole } from '../src/db/database.js';
 import { eventView, type LoggedEvent } from '../src/events/views.js';
+import { runDueExports } from '../src/exports/worker.js';
 import { contract } from './support/contract.js';
 import { databaseLabel } from './support/database.js';
 import { feedShowsAll } from './support/eventFactories.js';
@@ -470,6 +472,18 @@ const scenarios: Record<EventType, Scenario[]> = {
       prepare: documentLink,
       change: (ctx) => call('DELETE', `/documents/${ctx.id}`, w.actor.key),
       subject: deletedFrom(() => `/teams/${w.teamId}/documents?limit=200`, (body, ctx) => item(body.data, byId(ctx.id))),
+    },
+  ],
+  'export.completed': [
+    {
+      type: 'export.completed',
+      // The export's job sends it (this app runs no worker: the test runs the job), to the feed's audience alone.
+      change: async () => {
+        const started = await call('POST', `/orgs/${w.orgId}/exports`, w.actor.key);
+        await runDueExports({ db: app.db, logger: pino({ level: 'silent' }), now: () => new Date() });
+        return { id: started.id };
+      },
+      audience: ['orgOwner', 'orgAdmin'],
     },
   ],
 };

@@ -89,6 +89,8 @@ function expectSuccess(result: MigrationResultSet, direction: 'Up' | 'Down'): vo
 type Presence<C> = null extends SelectType<C> ? 'nullable' : undefined extends InsertType<C> ? 'defaulted' : 'required';
 type SqlTypeOf<S> = [S] extends [Date]
   ? 'timestamptz'
+  : [S] extends [Buffer]
+    ? 'bytea'
   : [S] extends [number]
     ? 'integer'
     : [S] extends [boolean]
@@ -419,6 +421,30 @@ const schema: SchemaFacts = {
     error: 'text nullable',
     response_body: 'text nullable',
   },
+  org_exports: {
+    id: 'text defaulted',
+    org_id: 'text required',
+    state: 'text defaulted',
+    failure: 'text nullable',
+    records_done: 'integer defaulted',
+    records_total: 'integer nullable',
+    position: 'jsonb nullable',
+    chunk_count: 'integer defaulted',
+    archive_bytes: 'bigint defaulted',
+    attempts: 'integer defaulted',
+    lease_until: 'timestamptz nullable',
+    lease_token: 'text nullable',
+    created_at: 'timestamptz defaulted',
+    completed_at: 'timestamptz nullable',
+    expires_at: 'timestamptz nullable',
+  },
+  org_export_chunks: {
+    export_id: 'text required',
+    seq: 'integer required',
+    kind: 'text required',
+    records: 'integer required',
+    data: 'bytea required',
+  },
 };
 
 const tableNames = Object.keys(schema).sort();
@@ -473,6 +499,8 @@ const foreignKeys = [
   'teams(org_id) -> organizations cascade',
   'visions(team_id) -> teams cascade',
   'idempotency_keys(user_id) -> users cascade',
+  'org_export_chunks(export_id) -> org_exports cascade',
+  'org_exports(org_id) -> organizations cascade',
   'webhook_attempts(delivery_id) -> webhook_deliveries cascade',
   'webhook_deliveries(event_id) -> webhook_events cascade',
   'webhook_deliveries(subscription_id) -> webhook_subscriptions cascade',
@@ -562,6 +590,12 @@ const indexes = [
   'webhook_deliveries(event_id, subscription_id) unique',
   'webhook_deliveries(id) unique',
   "webhook_deliveries(next_attempt_at) where state = 'PENDING'",
+  'org_export_chunks(export_id, seq) unique',
+  "org_exports(created_at) where state = ANY (ARRAY['QUEUED', 'RUNNING'])",
+  'org_exports(expires_at) where expires_at IS NOT NULL',
+  'org_exports(id) unique',
+  'org_exports(org_id, created_at)',
+  "org_exports(org_id) unique where state = ANY (ARRAY['QUEUED', 'RUNNING'])",
   'webhook_deliveries(subscription_id, created_at DESC, id DESC)',
   'webhook_deliveries(subscription_id, state, created_at DESC, id DESC)',
   'webhook_events(created_at)',
@@ -595,6 +629,7 @@ const sqlTypes: Record<string, string> = {
   bool: 'boolean',
   _text: 'text[]',
   jsonb: 'jsonb',
+  bytea: 'bytea',
 };
 
 async function describeColumns(db: Kysely<any>): Promise<Record<string, Record<string, string>>> {

@@ -135,6 +135,10 @@ const budget: Budget = {
   listTeamEvents: 2,
   // The caller's teams, the log's end; the stream then reads with every other stream of the process.
   streamEvents: 2,
+  startOrgExport: 1,
+  getOrgExport: 1,
+  // The export, its files; then its chunks a few at a time (one read for a small archive).
+  downloadOrgExport: 3,
   exportTeamTasks: 1,
   exportTeamIssues: 1,
   exportTeamGoals: 1,

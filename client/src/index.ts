@@ -7,11 +7,13 @@
  *   for await (const task of client.pages('/teams/{teamId}/tasks', { params: { path: { teamId }, query: { completed: false } } })) …
  *   for await (const event of client.events(orgId, { after: lastEventId, follow: true })) …
  *   const live = client.live({ teamIds: [teamId], onEvent: (event) => …, signal });
+ *   const job = await client.exports.wait(orgId, (await client.exports.start(orgId)).id); // then client.exports.download(orgId, job.id)
  */
 import createClient, { type Client, type FetchOptions, type FetchResponse } from 'openapi-fetch';
 import type { components, paths } from '../../generated/api.js';
 import { unwrap } from './errors.js';
 import { readEvents, type EventsOptions, type FeedEventOf, type FeedEventType } from './events.js';
+import { exportsClient, type ExportsClient } from './exports.js';
 import { openLive, type LiveOptions, type LiveStream } from './live.js';
 import type { ItemOf, ListPath, PageOf } from './pages.js';
 import { needsRequestBody, type OwnAnswer } from './ownWrites.js';
@@ -22,6 +24,7 @@ import { openSync, type SyncOptions, type SyncStore } from './sync.js';
 export type { components, operations, paths, webhooks } from '../../generated/api.js';
 export { TeamOsError, unwrap, type ErrorBody, type ErrorCode, type ValidationIssue } from './errors.js';
 export type { EventsOptions, FeedEvent, FeedEventOf, FeedEventType, FollowOptions } from './events.js';
+export { ExportFailed, type ExportsClient, type OrgExport, type WaitOptions } from './exports.js';
 export type { ItemOf, ListPath, PageOf, ResponseOf, StatusOf } from './pages.js';
 export type { LiveEnd, LiveOptions, LiveReconnecting, LiveReconnectOptions, LiveState, LiveStream } from './live.js';
 export type { CopyChange, RecordKind, SyncRecords } from './localCopy.js';
@@ -129,6 +132,8 @@ export interface TeamOsClient extends Omit<Client<paths>, Methods> {
    * server allows (CORS_ORIGINS).
    */
   live<Type extends FeedEventType = FeedEventType>(options: LiveOptions<Type>): LiveStream;
+  /** An organization's export (Owners only): `start`, `get`, `wait` (with its progress) and `download` (the archive, streamed). */
+  exports: ExportsClient;
   /**
    * A local copy of the caller's records of `teamIds`, kept exactly as their own reads would answer:
    * each team is loaded from its snapshot (or restored from `storage`) and then follows its live
@@ -281,6 +286,14 @@ export function createTeamOsClient(options: TeamOsClientOptions): TeamOsClient {
       }),
     );
   client.live = (live) => openLive(new URL(`${options.baseUrl.replace(/\/$/, '')}/events/stream`), headers, send, live);
+  client.exports = exportsClient(
+    {
+      start: async (orgId) => unwrap(await inner.POST('/orgs/{orgId}/exports', { params: { path: { orgId } } })),
+      get: async (orgId, exportId) => unwrap(await inner.GET('/orgs/{orgId}/exports/{exportId}', { params: { path: { orgId, exportId } } })),
+    },
+    // One long answer: never through the retries, which would read it whole.
+    (path, signal) => send(new Request(`${options.baseUrl.replace(/\/$/, '')}${path}`, { headers, ...(signal ? { signal } : {}) })),
+  );
   const statusOf = async (call: Promise<{ response: Response }>) => (await call).response.status;
   client.sync = (sync) =>
     openSync(

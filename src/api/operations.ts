@@ -47,6 +47,8 @@ type BodyOf<R> = R extends { content: { 'application/json': infer B } }
       ? M
         : R extends { content: { 'text/event-stream': unknown } }
         ? StreamBody
+        : R extends { content: { 'application/x-tar': unknown } }
+          ? StreamBody
         : R extends { content: { 'text/csv': unknown } }
           ? StreamBody
           : undefined;

@@ -84,6 +84,15 @@ export function organizationAccess(caller: Caller, orgId: string, target: Target
 }
 
 /**
+ * An organization's export (everything it holds, its people included) is for its Owners alone: after
+ * the administration check (Owners and Admins, 403 to other members and to outsiders), an Admin gets
+ * 403 too.
+ */
+export function requireOwner(access: OrganizationAccess): void {
+  if (access.role !== 'OWNER') throw new Forbidden();
+}
+
+/**
  * The caller's access to a webhook subscription by id, whose organization is `orgId` (undefined: no
  * such subscription): hidden (404) from anyone outside its organization, refused (403) to members who
  * are not its Owners or Admins.
@@ -424,6 +433,8 @@ const eventReaders: Record<EventType, EventRule> = {
   'people_review.set': peopleReviewReaders,
   'document.created': teamReaders,
   'document.deleted': teamReaders,
+  // The export is its Owners' (and, as every event, the feed's: Owners and Admins); it carries no record of the organization.
+  'export.completed': organizationAdministrators,
 };
 
 /**

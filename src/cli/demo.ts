@@ -65,7 +65,7 @@ export async function seedDemo(db: Trx, now: Date, secrets: SecretBox): Promise<
   await seedLeadershipTeam(context, teams.leadership);
   await seedSalesTeam(context, teams.sales);
   await seedOperationsTeam(context, teams.operations);
-  await seedSampleRecords(db, { origin: calendar.origin, secrets });
+  await seedSampleRecords(db, { origin: calendar.origin, now, secrets });
 
   return {
     organizationId: context.orgId,

@@ -98,6 +98,8 @@ export interface Database {
   webhook_fanout: WebhookFanoutTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  org_exports: OrgExportsTable;
+  org_export_chunks: OrgExportChunksTable;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -630,4 +632,47 @@ export interface WebhookAttemptsTable {
   error: string | null;
   /** The first 1 KB of the answer. */
   response_body: string | null;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Exports (0015_org_exports)
+
+export type OrgExportState = 'QUEUED' | 'RUNNING' | 'COMPLETED' | 'FAILED';
+
+/** Where an export job is: the kind being written and the last key of it written (a key is the kind's key columns as text). */
+export interface OrgExportPosition {
+  kind: string;
+  after: string[] | null;
+}
+
+/** An organization's export as a job, claimed by a worker with a lease. */
+export interface OrgExportsTable {
+  id: Generated<string>;
+  org_id: string;
+  state: ColumnType<OrgExportState, OrgExportState | undefined, OrgExportState>;
+  /** Why it failed (state FAILED). */
+  failure: string | null;
+  records_done: Generated<number>;
+  /** Counted when the job first runs; null before. */
+  records_total: number | null;
+  position: Json<OrgExportPosition> | null;
+  chunk_count: Generated<number>;
+  archive_bytes: ColumnType<string, string | number | undefined, string | number>;
+  attempts: Generated<number>;
+  lease_until: NullableTimestamp;
+  lease_token: string | null;
+  created_at: GeneratedTimestamp;
+  completed_at: NullableTimestamp;
+  /** When the archive is purged (COMPLETED and FAILED jobs). */
+  expires_at: NullableTimestamp;
+}
+export type OrgExportRow = Selectable<OrgExportsTable>;
+
+/** One chunk of an export's archive: a gzip member of a batch of NDJSON lines of one kind of record. */
+export interface OrgExportChunksTable {
+  export_id: string;
+  seq: number;
+  kind: string;
+  records: number;
+  data: Buffer;
 }

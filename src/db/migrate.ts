@@ -14,6 +14,7 @@ import * as eventSize from './migrations/0011_event_size.js';
 import * as revisions from './migrations/0012_revisions.js';
 import * as eventLogPurges from './migrations/0013_event_log_purges.js';
 import * as memberRevisions from './migrations/0014_member_revisions.js';
+import * as orgExports from './migrations/0015_org_exports.js';
 
 // Listed here rather than read from the file system so the set is fixed at build time.
 export const migrations: Record<string, Migration> = {
@@ -31,6 +32,7 @@ export const migrations: Record<string, Migration> = {
   '0012_revisions': revisions,
   '0013_event_log_purges': eventLogPurges,
   '0014_member_revisions': memberRevisions,
+  '0015_org_exports': orgExports,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

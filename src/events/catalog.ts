@@ -271,6 +271,16 @@ export const eventCatalog: Record<ChangingOperation, EventDeclaration> = {
   deletePlatformAiProvider: platform,
   putPlatformAiPrompt: platform,
   deletePlatformAiPrompt: platform,
+  startOrgExport: noEvent('it only queues the export: the job sends `export.completed` when the archive is written (`jobEvents`)'),
+};
+
+/**
+ * Event types no request sends, but a background job of the server, after the operation that started
+ * it answered: what the job is, and which operation starts it. The export's worker
+ * (src/exports/worker.ts) writes `export.completed` in the transaction that completes the export.
+ */
+export const jobEvents: Readonly<Record<string, { startedBy: ChangingOperation; sentWhen: string }>> = {
+  'export.completed': { startedBy: 'startOrgExport', sentWhen: 'the export’s archive is written, by the server that finished it' },
 };
 
 /** The events `operationId` sends, or undefined for a read and for a change that declares none. */

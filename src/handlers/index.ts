@@ -4,6 +4,7 @@
  */
 import { accountHandlers } from './account.js';
 import { documentsHandlers } from './documents.js';
+import { exportsHandlers } from './exports.js';
 import { eventsHandlers } from './events.js';
 import { goalsHandlers } from './goals.js';
 import { issuesHandlers } from './issues.js';
@@ -24,6 +25,7 @@ export const handlers = {
   ...accountHandlers,
   ...documentsHandlers,
   ...eventsHandlers,
+  ...exportsHandlers,
   ...goalsHandlers,
   ...issuesHandlers,
   ...meetingsHandlers,

@@ -71,6 +71,8 @@ export async function createFuzzWorld(db: Kysely<Database>): Promise<FuzzWorld> 
     return created;
   };
   const goal = () => createGoal(db, team, users.teamMember.id);
+  const completedExport = () =>
+    db.insertInto('org_exports').values({ org_id: org.id, state: 'COMPLETED', records_total: 0, completed_at: new Date(), expires_at: new Date(Date.now() + 86_400_000) }).returning('id').executeTakeFirstOrThrow();
 
   /** Existing items by path template; parameters not named here fall back to the world's org, team or a member. */
   const byPath: Record<string, (method: string, variant: number) => Promise<Record<string, string>>> = {
@@ -113,6 +115,9 @@ export async function createFuzzWorld(db: Kysely<Database>): Promise<FuzzWorld> 
     '/webhooks/{webhookId}/rotate-secret': async () => ({ webhookId: (await createWebhook(db, org.id, { isActive: false })).id }),
     '/webhooks/{webhookId}/deliveries': async () => ({ webhookId: (await createWebhookWithDelivery(db, org.id, 2)).webhook.id }),
     '/events/{eventId}': async () => ({ eventId: (await createEvents(db, team))[0]! }),
+    // COMPLETED (no worker runs in the fuzzer's app): its read and its archive (of no chunk) answer.
+    '/orgs/{orgId}/exports/{exportId}': async () => ({ orgId: org.id, exportId: (await completedExport()).id }),
+    '/orgs/{orgId}/exports/{exportId}/archive': async () => ({ orgId: org.id, exportId: (await completedExport()).id }),
     '/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver': async () => {
       const { webhook, deliveryId } = await createWebhookWithDelivery(db, org.id);
       return { webhookId: webhook.id, deliveryId };

@@ -11,6 +11,7 @@ import { metricRows } from './metrics.rows.js';
 import { orgChartRows } from './orgChart.rows.js';
 import { peopleReviewRows } from './peopleReviews.rows.js';
 import { platformRows } from './platform.rows.js';
+import { exportsRows } from './exports.rows.js';
 import { taskRows } from './tasks.rows.js';
 import { visionRows } from './vision.rows.js';
 import { webhookRows, webhookVariants } from './webhooks.rows.js';
@@ -32,6 +33,7 @@ export const matrixRows: MatrixRow[] = [
   gathered(file('peopleReviews'), peopleReviewRows),
   gathered(file('orgChart'), orgChartRows),
   gathered(file('vision'), visionRows),
+  gathered(file('exports'), exportsRows),
   // Last: their subscriptions would otherwise make the rows after them emit events.
   gathered(file('webhooks'), webhookRows, webhookVariants),
 ].flat();

@@ -152,6 +152,8 @@ export async function startTestApp(
     logPositions?: Parameters<typeof createApp>[0]['logPositions'];
     /** The bundled contract the app serves; generated/openapi.json unless given. */
     contract?: object;
+    /** The export worker's settings; no export worker unless given. */
+    exports?: Parameters<typeof createApp>[0]['exports'];
   } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
@@ -169,6 +171,7 @@ export async function startTestApp(
     live: { subscribe: database.subscribe, ...options.live },
     logPositions: { subscribe: database.subscribe, ...options.logPositions },
     contract: options.contract,
+    exports: options.exports,
   });
   const server: Server = await new Promise((listening) => {
     const started = createHttpServer(app, options.serverTimeouts).listen(0, '127.0.0.1', () => listening(started));

@@ -57,4 +57,6 @@ export const SAMPLE_IDS = {
   delivery: exampleId('4b4b', 3),
   /** The log's `task.created` of the to-do above. */
   event: exampleId('4c4c', 1),
+  /** The organization's export, COMPLETED an hour before now, with its archive. */
+  export: exampleId('5e5e', 1),
 } as const;

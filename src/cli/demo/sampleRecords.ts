@@ -2,10 +2,12 @@
  * The demo's records that only the docs page's samples need, beyond Northwind's teams and their
  * content: the accounts two samples add by e-mail, the platform's other organization, a key for the
  * operator to revoke, the organization's webhook with a failed delivery of the log's one event, and
- * the platform's AI provider and prompt. Each carries the id its sample names (sampleIds.ts), and
+ * the platform's AI provider and prompt, and last the organization's export, written as a server's
+ * worker writes it (so it holds every record above). Each carries the id its sample names (sampleIds.ts), and
  * every instant lies between the organization's set-up and now, as the rest of the demo's do.
  */
 import type { Transaction } from 'kysely';
+import { pino } from 'pino';
 import { generateKey } from '../../auth/apiKeys.js';
 import type { SecretBox } from '../../auth/secrets.js';
 import type { Database } from '../../db/database.js';
@@ -15,11 +17,12 @@ import { keyTail } from '../../records/platform.js';
 import { toTask } from '../../records/tasks.js';
 import { addMinutes } from '../../time.js';
 import { eventText } from '../../events/outbox.js';
+import { runDueExports } from '../../exports/worker.js';
 import { SAMPLE_IDS } from './sampleIds.js';
 
 const YEAR_MS = 365 * 24 * 60 * 60 * 1000;
 
-export async function seedSampleRecords(db: Transaction<Database>, context: { origin: Date; secrets: SecretBox }): Promise<void> {
+export async function seedSampleRecords(db: Transaction<Database>, context: { origin: Date; now: Date; secrets: SecretBox }): Promise<void> {
   const { origin, secrets } = context;
   const afterOrigin = (minutes: number) => addMinutes(origin, minutes);
 
@@ -125,4 +128,10 @@ export async function seedSampleRecords(db: Transaction<Database>, context: { or
       updated_at: afterOrigin(11),
     })
     .execute();
+
+  // Last, so that it holds everything above: the organization's export, started and completed an hour
+  // before now by the worker's own code (its statements join this transaction).
+  const exportedAt = new Date(context.now.getTime() - 60 * 60 * 1000);
+  await db.insertInto('org_exports').values({ id: SAMPLE_IDS.export, org_id: SAMPLE_IDS.organization, created_at: exportedAt }).execute();
+  await runDueExports({ db, logger: pino({ level: 'silent' }), now: () => exportedAt });
 }

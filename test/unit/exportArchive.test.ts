@@ -1,0 +1,52 @@
+/**
+ * The export's archive layout (src/exports/archive.ts) as other tools read it: a tar that the
+ * system's `tar` lists and extracts, whose files, each several gzip members, `gzip -dc` reads as one
+ * NDJSON text; records keep their columns in camelCase.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { archiveSize, chunkOf, fileOf, manifestOf, recordLine, tarEnd, tarHeader, tarPadding } from '../../src/exports/archive.js';
+
+describe("the export's archive", () => {
+  it('is a tar the system reads, each file of several gzip members read back as one NDJSON text', async () => {
+    const chunks = [await chunkOf(['{"id":"t1"}', '{"id":"t2"}']), await chunkOf(['{"id":"t3"}'])];
+    const tasks = Buffer.concat(chunks);
+    const empty = await chunkOf([]);
+    const files = [
+      { kind: 'tasks', bytes: tasks.length, records: 3 },
+      { kind: 'issues', bytes: empty.length, records: 0 },
+    ];
+    const manifest = manifestOf({ id: 'e1', orgId: 'o1', completedAt: '2026-11-28T09:15:09.540Z' }, files);
+    const at = new Date('2026-11-28T09:15:09.540Z');
+    const archive = Buffer.concat([
+      tarHeader('manifest.json', manifest.length, at), manifest, tarPadding(manifest.length),
+      tarHeader(fileOf('tasks'), tasks.length, at), tasks, tarPadding(tasks.length),
+      tarHeader(fileOf('issues'), empty.length, at), empty, tarPadding(empty.length),
+      tarEnd(),
+    ]);
+    expect(archive.length).toBe(archiveSize(manifest, files));
+
+    const folder = mkdtempSync(join(tmpdir(), 'export-archive-'));
+    try {
+      writeFileSync(join(folder, 'export.tar'), archive);
+      expect(execFileSync('tar', ['-tf', 'export.tar'], { cwd: folder, encoding: 'utf8' }).trim().split('\n')).toEqual(['manifest.json', 'tasks.ndjson.gz', 'issues.ndjson.gz']);
+      execFileSync('tar', ['-xf', 'export.tar'], { cwd: folder });
+      expect(execFileSync('gzip', ['-dc', 'tasks.ndjson.gz'], { cwd: folder, encoding: 'utf8' })).toBe('{"id":"t1"}\n{"id":"t2"}\n{"id":"t3"}\n');
+      expect(execFileSync('gzip', ['-dc', 'issues.ndjson.gz'], { cwd: folder, encoding: 'utf8' })).toBe('');
+      expect(JSON.parse(execFileSync('cat', ['manifest.json'], { cwd: folder, encoding: 'utf8' }))).toMatchObject({ format: 1, files: [{ name: 'tasks.ndjson.gz', records: 3 }, { name: 'issues.ndjson.gz', records: 0 }] });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it("writes a record's columns in camelCase, keeping nested values as they are", () => {
+    expect(JSON.parse(recordLine('{"team_id":"x","core_values_scores":{"be_kind":true},"due_date":"2026-12-01"}'))).toEqual({
+      teamId: 'x',
+      coreValuesScores: { be_kind: true },
+      dueDate: '2026-12-01',
+    });
+  });
+});

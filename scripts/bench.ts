@@ -51,6 +51,10 @@
  * time against paging the lists for the same records (reported); a PATCH's rate while 200 clients
  * load snapshots ÷ with none ≥ 0.8.
  *
+ * client.sync's local copy, on each database (benchSync, scripts/bench/sync.ts): catching up after 1,000
+ * missed events from storage against a reload from the snapshot (time and bytes), and the copy's heap
+ * for 10,000 records in Node (KB a record); reported.
+ *
  * The live event streams, on PostgreSQL, servers in processes of their own (benchStreams,
  * scripts/bench/streams.ts): change → event on another instance at 50 PATCHes a second with 500 streams
  * open, p99 ≤ 250 ms; 1,000 idle streams' memory (≤ 64 KB resident a stream) and heartbeat round;
@@ -62,7 +66,7 @@
  * BENCH_ONLY=tracing the tracing figures, BENCH_ONLY=feed the feed's, BENCH_ONLY=streams the live
  * streams', BENCH_ONLY=idle-streams only the idle streams' memory and heartbeat figures (with
  * BENCH_HEAP_SNAPSHOTS=dir, the server's heap snapshots with one and with 1,000 streams written
- * there), BENCH_ONLY=snapshot the team snapshot's, BENCH_ONLY=floor `/v1/me` and a task against their floors and the p99s at half rate of
+ * there), BENCH_ONLY=snapshot the team snapshot's, BENCH_ONLY=sync client.sync's catch-up and memory (scripts/bench/sync.ts), BENCH_ONLY=floor `/v1/me` and a task against their floors and the p99s at half rate of
  * those and of the issue page, the meeting read and the Scorecard (PostgreSQL then seeded with 10,000
  * tasks), BENCH_ONLY=csv the CSV export of the million tasks and a 10,000-row import (scripts/bench/csv.ts),
  * BENCH_ONLY=export a change's p99 during an organization's export ÷ without (scripts/bench/export.ts;
@@ -85,6 +89,7 @@ import { benchExport } from './bench/export.js';
 import { benchCsv } from './bench/csv.js';
 import { benchDeepPages, benchFeed, benchFloor, measureStack } from './bench/shapes.js';
 import { benchSnapshot } from './bench/snapshot.js';
+import { benchSync } from './bench/sync.js';
 import { benchIdleStreams, benchStreams } from './bench/streams.js';
 import { benchTracing, type TracingStack } from './bench/tracing.js';
 import { benchWebhooks, type WebhookStack } from './bench/webhooks.js';
@@ -95,9 +100,9 @@ const pgliteTaskCount = 10_000;
 /** Events in the organization's log before the changes measured add theirs. */
 const postgresLogEvents = 100_000;
 const pgliteLogEvents = 20_000;
-/** BENCH_ONLY=webhooks, tracing, feed, streams, idle-streams, floor or csv: only those figures (PostgreSQL then seeds 10,000 tasks instead of a million, but for csv). */
+/** BENCH_ONLY=webhooks, tracing, feed, streams, idle-streams, floor, snapshot, sync, csv or export: only those figures (PostgreSQL then seeds 10,000 tasks instead of a million, but for csv). */
 const only = process.env.BENCH_ONLY || undefined;
-const onlyValues = ['webhooks', 'tracing', 'feed', 'streams', 'idle-streams', 'floor', 'snapshot', 'csv', 'export'];
+const onlyValues = ['webhooks', 'tracing', 'feed', 'streams', 'idle-streams', 'floor', 'snapshot', 'sync', 'csv', 'export'];
 if (only !== undefined && !onlyValues.includes(only)) throw new Error(`BENCH_ONLY=${only}: the values known are ${onlyValues.map((value) => `"${value}"`).join(', ')}`);
 const webhooksOnly = only === 'webhooks';
 const tracingOnly = only === 'tracing';
@@ -106,6 +111,8 @@ const idleStreamsOnly = only === 'idle-streams';
 const streamsOnly = only === 'streams' || idleStreamsOnly;
 const floorOnly = only === 'floor';
 const snapshotOnly = only === 'snapshot';
+/** `client.sync`'s catch-up and memory (scripts/bench/sync.ts). */
+const syncOnly = only === 'sync';
 /** The CSV export and import alone, on the full million tasks (scripts/bench/csv.ts). */
 const csvOnly = only === 'csv';
 const exportOnly = only === 'export';
@@ -192,6 +199,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
       if (exportOnly) return await benchExport(stack, { inThread: false });
       if (floorOnly) return await benchFloor(stack, results);
       if (snapshotOnly) return await benchSnapshot(stack, results);
+      if (syncOnly) return await benchSync(stack);
       if (csvOnly) return await benchCsv(stack, taskCount, results);
       if (idleStreamsOnly) return await benchIdleStreams({ ...stack, databaseUrl: url.toString() });
       if (streamsOnly) return await benchStreams({ ...stack, databaseUrl: url.toString() }, results);
@@ -202,6 +210,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
     checks.push(...(await measureStack(stack, results)));
     checks.push(...(await benchFeed(stack, results)));
     checks.push(...(await benchSnapshot(stack, results)));
+    checks.push(...(await benchSync(stack)));
     checks.push(...(await benchTracing(tracingStack, results)));
     checks.push(...(await benchWebhooks(webhookStack, results)));
     checks.push(...(await benchStreams({ ...stack, databaseUrl: url.toString() }, results)));
@@ -255,6 +264,8 @@ async function benchPglite(results: Result[]): Promise<Check[]> {
     if (feedOnly) return checks;
     if (!only || snapshotOnly) checks.push(...(await benchSnapshot(stack, results)));
     if (snapshotOnly) return checks;
+    if (!only || syncOnly) checks.push(...(await benchSync(stack)));
+    if (syncOnly) return checks;
     if (floorOnly) return await benchFloor(stack, results);
     if (!only || csvOnly) checks.push(...(await benchCsv(stack, pgliteTaskCount, results)));
     if (csvOnly) return checks;

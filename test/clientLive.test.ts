@@ -269,4 +269,36 @@ describe(`the typed client's live stream (${databaseLabel})`, () => {
     expect(reconnections.map(({ attempt, status }) => [attempt, status])).toEqual([[1, undefined], [2, undefined], [3, undefined], [4, undefined], [5, 503]]);
     expect([balancer.streams.map(({ answered }) => answered), ends]).toEqual([[200, 0, 0, 0, 503, 200], []]);
   });
+
+  it('reconnects at once when the browser says it is online again, instead of waiting out its backoff', async () => {
+    const { team, person } = await createTeamWorld(app.db);
+    const owner = await person('OWNER', 'MEMBER');
+    const balancer = await startBalancer(['cut']);
+    // A browser's window, where `online` is told: Node has none of its own.
+    const window = new EventTarget();
+    const global = globalThis as unknown as Record<string, unknown>;
+    Object.assign(global, { addEventListener: window.addEventListener.bind(window), removeEventListener: window.removeEventListener.bind(window) });
+    const client = createTeamOsClient({ baseUrl: balancer.url, apiKey: owner.key });
+    const received: FeedEvent[] = [];
+    const reconnections: LiveReconnecting[] = [];
+    // A backoff far longer than the test may wait: only `online` can bring the stream back in time.
+    const live = client.live({ teamIds: [team.id], types: ['task.created'], reconnect: { baseDelayMs: 600_000, maxDelayMs: 600_000 }, onEvent: (event) => received.push(event), onReconnecting: (reconnecting) => reconnections.push(reconnecting) });
+    try {
+      await waitFor('the stream open', () => live.state === 'open');
+      await client.POST('/teams/{teamId}/tasks', { params: { path: { teamId: team.id } }, body: { title: 'Before going offline', ownerId: owner.user.id, dueDate: '2026-11-27' } });
+      await waitFor('the connection lost', () => live.state === 'reconnecting');
+      await client.POST('/teams/{teamId}/tasks', { params: { path: { teamId: team.id } }, body: { title: 'While offline', ownerId: owner.user.id, dueDate: '2026-11-27' } });
+      window.dispatchEvent(new Event('online'));
+      await waitFor('both events', () => received.length === 2);
+    } finally {
+      live.close();
+      delete global.addEventListener;
+      delete global.removeEventListener;
+      await balancer.close();
+    }
+
+    expect(received.map((event) => (event as FeedEvent & { data: { object: { title: string } } }).data.object.title)).toEqual(['Before going offline', 'While offline']);
+    expect(reconnections.map(({ attempt }) => attempt)).toEqual([1]);
+    expect(balancer.streams).toHaveLength(2);
+  });
 });

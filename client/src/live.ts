@@ -117,6 +117,7 @@ export function openLive<Type extends FeedEventType>(url: URL, headers: Record<s
 
   const end = (ended: LiveEnd) => {
     state = 'closed';
+    events.removeEventListener?.('online', online);
     options.onEnd?.(ended);
   };
   const reconnect = (delayMs: number, reason: string, status: number | undefined) => {
@@ -125,8 +126,18 @@ export function openLive<Type extends FeedEventType>(url: URL, headers: Record<s
     options.onReconnecting?.({ attempt, delayMs, reason, status });
     timer = setTimeout(connect, delayMs);
   };
+  // A browser that says it is back online: the wait of a reconnection is cut short, since after a
+  // long time offline it may have grown to `maxDelayMs` for a network that is there again now.
+  const online = () => {
+    if (timer === undefined || state !== 'reconnecting') return;
+    clearTimeout(timer);
+    connect();
+  };
+  const events = globalThis as { addEventListener?: (type: string, listener: () => void) => void; removeEventListener?: (type: string, listener: () => void) => void };
+  events.addEventListener?.('online', online);
 
   function connect() {
+    timer = undefined;
     // The answer other than 2xx of this connection, with its body read: the package reads neither.
     let refusal: TeamOsError | undefined;
     const current = new Source(url.toString(), {
@@ -173,6 +184,7 @@ export function openLive<Type extends FeedEventType>(url: URL, headers: Record<s
 
   const close = () => {
     state = 'closed';
+    events.removeEventListener?.('online', online);
     clearTimeout(timer);
     source?.close();
   };

@@ -256,6 +256,8 @@ const statesNoPosition: Partial<Record<OperationId, string>> = {
   exportTeamIssues: 'a CSV file read in batches, no one position',
   exportTeamGoals: 'a CSV file read in batches, no one position',
   exportTeamScorecard: 'a CSV file read in batches, no one position',
+  getOrgExport: "an export job: its progress moves with no event; export.completed tells it's done",
+  downloadOrgExport: 'an archive read from its own recorded place in the organization, not now',
 };
 
 const gets = operations.filter((operation) => operation.method === 'get');

@@ -29,8 +29,8 @@ export const allowedHeaders = ['Authorization', 'Content-Type', 'Idempotency-Key
 
 /**
  * The response headers of the contract a page reads, besides those every page may read
- * (Content-Type, Content-Length, …): Location of a create among them, and the deprecation of what it
- * calls (src/http/deprecation.ts).
+ * (Content-Type, Content-Length, …): Location of a create among them, Content-Disposition of a CSV or
+ * an export's archive (its file name), and the deprecation of what it calls (src/http/deprecation.ts).
  */
 export const exposedHeaders = [
   'ETag',
@@ -42,6 +42,7 @@ export const exposedHeaders = [
   'WWW-Authenticate',
   'Location',
   'Log-Position',
+  'Content-Disposition',
   'traceresponse',
   'Deprecation',
   'Sunset',

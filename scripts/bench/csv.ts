@@ -9,11 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { get, type IncomingMessage } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import pino from 'pino';
-import { createApp } from '../../src/app.js';
-import { createSecretBox } from '../../src/auth/secrets.js';
 import { atMost, listen, reported, type Check, type Result } from './harness.js';
 import type { Stack } from './seed.js';
+import { apiOf } from './seed.js';
 
 const MB = 1024 * 1024;
 
@@ -64,13 +62,7 @@ async function download(url: string, key: string) {
 }
 
 export async function benchCsv(stack: Stack, taskCount: number, _results: Result[]): Promise<Check[]> {
-  const full = await createApp({
-    db: stack.db,
-    config: { rateLimitPerMinute: 10_000_000, redisUrl: undefined },
-    logger: pino({ level: 'silent' }),
-    secrets: createSecretBox(randomBytes(32)),
-    callerCache: { subscribe: stack.subscribe },
-  });
+  const full = await apiOf(stack);
   const api = await listen(full.app);
   const name = (what: string) => `${stack.label}: ${what}`;
   try {

@@ -5,14 +5,12 @@
  * runs it: src/exports/worker.ts), then without again; the figure is the change's p99 during the
  * export ÷ without (target ≤ 1.3), with how long the export took.
  */
-import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { pino } from 'pino';
-import { createApp } from '../../src/app.js';
-import { createSecretBox } from '../../src/auth/secrets.js';
 import { runDueExports } from '../../src/exports/worker.js';
 import { atMost, listen, quantile, reported, type Check } from './harness.js';
 import type { Stack } from './seed.js';
+import { apiOf } from './seed.js';
 
 const exportP99Target = 1.3;
 const quietMs = 10_000;
@@ -37,13 +35,7 @@ async function changes(url: string, stack: Stack, done: () => boolean): Promise<
 
 export async function benchExport(stack: Stack, { inThread }: { inThread: boolean }): Promise<Check[]> {
   const { db } = stack;
-  const app = await createApp({
-    db,
-    config: { rateLimitPerMinute: 10_000_000, redisUrl: undefined },
-    logger: pino({ level: 'silent' }),
-    secrets: createSecretBox(randomBytes(32)),
-    callerCache: { subscribe: stack.subscribe },
-  });
+  const app = await apiOf(stack);
   const api = await listen(app.app);
   try {
     const { count } = (await sql<{ count: number }>`select count(*)::int as count from tasks t join teams x on x.id = t.team_id where x.org_id = ${stack.world.orgId}`.execute(db)).rows[0]!;

@@ -1,7 +1,10 @@
 /** The bench's database contents: an organization, a team, its keys, tasks, lists, a Scorecard, a meeting and an event log. */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
+import pino from 'pino';
+import { createApp } from '../../src/app.js';
 import { generateKey } from '../../src/auth/apiKeys.js';
+import { createSecretBox } from '../../src/auth/secrets.js';
 import type { Database } from '../../src/db/database.js';
 import type { Listen } from '../../src/db/listen.js';
 import { toTask } from '../../src/records/tasks.js';
@@ -224,3 +227,13 @@ export interface Stack {
   /** The database's notifications, by which the API's apps keep callers in memory as production does (AUTH_CACHE on). */
   subscribe: Listen;
 }
+
+/** The whole API over a stack's database, silent and with a rate limit no bench reaches. */
+export const apiOf = (stack: Stack) =>
+  createApp({
+    db: stack.db,
+    config: { rateLimitPerMinute: 10_000_000, redisUrl: undefined },
+    logger: pino({ level: 'silent' }),
+    secrets: createSecretBox(randomBytes(32)),
+    callerCache: { subscribe: stack.subscribe },
+  });

@@ -20,7 +20,7 @@ import { loadContract, operationRoutes } from '../../src/http/router.js';
 import { createLogger } from '../../src/logger.js';
 import { taskJson, toTask } from '../../src/records/tasks.js';
 import { atLeast, atMost, autocannon, below, closedLoop, connections, listen, load, loadPair, pacedPair, reported, seconds, type Check, type Result } from './harness.js';
-import { metricCount, tasksInOrder, weeksOfValues, type Stack, type World } from './seed.js';
+import { apiOf, metricCount, tasksInOrder, weeksOfValues, type Stack, type World } from './seed.js';
 
 const deepPosition = 900_000;
 
@@ -174,14 +174,6 @@ async function pacedTails(label: string, apiUrl: string, headers: Record<string,
 const tailCheck = (label: string) => (tail: Tail) =>
   atMost(`${label}: p99 of ${tail.what} at half rate ÷ its floor's p99`, tail.read.p99 / tail.floor.p99, 1.5, `${tail.read.p99} / ${tail.floor.p99} ms (p50 ${tail.read.p50} / ${tail.floor.p50})`);
 
-const apiOf = (stack: Stack) =>
-  createApp({
-    db: stack.db,
-    config: { rateLimitPerMinute: 10_000_000, redisUrl: undefined },
-    logger: pino({ level: 'silent' }),
-    secrets: createSecretBox(randomBytes(32)),
-    callerCache: { subscribe: stack.subscribe },
-  });
 
 /**
  * `BENCH_ONLY=floor`: the figures of `measureStack` that were missed last, alone — `/v1/me` and a task

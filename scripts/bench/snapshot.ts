@@ -8,18 +8,14 @@
  *     loaders run in a child process (autocannon, 200 connections, each answer read in full).
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { get } from 'node:http';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql, type Kysely } from 'kysely';
-import { pino } from 'pino';
-import { createApp } from '../../src/app.js';
-import { createSecretBox } from '../../src/auth/secrets.js';
 import type { Database } from '../../src/db/database.js';
 import { currentWeekMonday } from '../../src/time.js';
 import { atLeast, autocannon, listen, print, reported, seconds, type Check, type Result } from './harness.js';
-import { zone, type Stack, type World } from './seed.js';
+import { apiOf, zone, type Stack, type World } from './seed.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const openTasks = 10_000;
@@ -135,13 +131,7 @@ function loadSnapshots(url: string, key: string, duration: number): Promise<{ re
 
 export async function benchSnapshot(stack: Stack, results: Result[]): Promise<Check[]> {
   const teamId = await seedSnapshotTeam(stack.db, stack.world);
-  const full = await createApp({
-    db: stack.db,
-    config: { rateLimitPerMinute: 10_000_000, redisUrl: undefined },
-    logger: pino({ level: 'silent' }),
-    secrets: createSecretBox(randomBytes(32)),
-    callerCache: { subscribe: stack.subscribe },
-  });
+  const full = await apiOf(stack);
   const api = await listen(full.app);
   const label = (what: string) => `${stack.label}: ${what}`;
   try {

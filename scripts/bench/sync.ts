@@ -8,17 +8,14 @@
  *     snapshot): the heap after a full collection, with the copy and without, ÷ its records.
  * Both are reported: figures, not targets.
  */
-import { randomBytes } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { sql, type Kysely } from 'kysely';
-import { pino } from 'pino';
 import { createTeamOsClient, memoryStorage, type SyncStore } from '../../client/src/index.js';
-import { createApp } from '../../src/app.js';
-import { createSecretBox } from '../../src/auth/secrets.js';
 import type { Database } from '../../src/db/database.js';
 import { listen, reported, type Check } from './harness.js';
 import type { Stack, World } from './seed.js';
+import { apiOf } from './seed.js';
 
 const missedEvents = 1_000;
 const catchUpTasks = 1_000;
@@ -65,13 +62,7 @@ async function until(what: string, check: () => boolean, timeoutMs = 120_000): P
 }
 
 export async function benchSync(stack: Stack): Promise<Check[]> {
-  const full = await createApp({
-    db: stack.db,
-    config: { rateLimitPerMinute: 10_000_000, redisUrl: undefined },
-    logger: pino({ level: 'silent' }),
-    secrets: createSecretBox(randomBytes(32)),
-    callerCache: { subscribe: stack.subscribe },
-  });
+  const full = await apiOf(stack);
   const api = await listen(full.app);
   const label = (what: string) => `${stack.label}: ${what}`;
   const stores: SyncStore[] = [];

@@ -49,7 +49,9 @@ export async function startProxy(target: string): Promise<Proxy> {
       if (!answer) return void res.destroy();
       const contentType = answer.headers.get('content-type');
       if (contentType?.startsWith('text/event-stream')) return passStream(method, path, headers, answer, res);
-      const text = await answer.text();
+      // The client may leave while the answer's body comes (its close aborts the upstream read): nothing to pass on.
+      const text = await answer.text().catch(() => undefined);
+      if (text === undefined) return void res.destroy();
       proxy.passed.push({ method, path, headers, status: answer.status });
 
       const parsed = text && contentType?.includes('json') ? JSON.parse(text) : text || undefined;

@@ -89,6 +89,7 @@ import { benchExport } from './bench/export.js';
 import { benchCsv } from './bench/csv.js';
 import { benchDeepPages, benchFeed, benchFloor, measureStack } from './bench/shapes.js';
 import { benchSnapshot } from './bench/snapshot.js';
+import { benchStages } from './bench/stages.js';
 import { benchSync } from './bench/sync.js';
 import { benchIdleStreams, benchStreams } from './bench/streams.js';
 import { benchTracing, type TracingStack } from './bench/tracing.js';
@@ -102,7 +103,7 @@ const postgresLogEvents = 100_000;
 const pgliteLogEvents = 20_000;
 /** BENCH_ONLY=webhooks, tracing, feed, streams, idle-streams, floor, snapshot, sync, csv or export: only those figures (PostgreSQL then seeds 10,000 tasks instead of a million, but for csv). */
 const only = process.env.BENCH_ONLY || undefined;
-const onlyValues = ['webhooks', 'tracing', 'feed', 'streams', 'idle-streams', 'floor', 'snapshot', 'sync', 'csv', 'export'];
+const onlyValues = ['webhooks', 'tracing', 'feed', 'streams', 'idle-streams', 'floor', 'snapshot', 'sync', 'csv', 'export', 'stages'];
 if (only !== undefined && !onlyValues.includes(only)) throw new Error(`BENCH_ONLY=${only}: the values known are ${onlyValues.map((value) => `"${value}"`).join(', ')}`);
 const webhooksOnly = only === 'webhooks';
 const tracingOnly = only === 'tracing';
@@ -116,6 +117,8 @@ const syncOnly = only === 'sync';
 /** The CSV export and import alone, on the full million tasks (scripts/bench/csv.ts). */
 const csvOnly = only === 'csv';
 const exportOnly = only === 'export';
+/** The CPU of each stage of the request pipeline (scripts/bench/stages.ts). */
+const stagesOnly = only === 'stages';
 /** The tasks of the organization exported by BENCH_ONLY=export on PostgreSQL. */
 const exportTaskCount = Number(process.env.BENCH_EXPORT_RECORDS ?? 200_000);
 
@@ -198,6 +201,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
       if (feedOnly) return await benchFeed(stack, results);
       if (exportOnly) return await benchExport(stack, { inThread: false });
       if (floorOnly) return await benchFloor(stack, results);
+      if (stagesOnly) return await benchStages(stack, results);
       if (snapshotOnly) return await benchSnapshot(stack, results);
       if (syncOnly) return await benchSync(stack);
       if (csvOnly) return await benchCsv(stack, taskCount, results);
@@ -208,6 +212,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
 
     const checks = await benchDeepPages(db, world, url.toString(), taskCount, results);
     checks.push(...(await measureStack(stack, results)));
+    checks.push(...(await benchStages(stack, results)));
     checks.push(...(await benchFeed(stack, results)));
     checks.push(...(await benchSnapshot(stack, results)));
     checks.push(...(await benchSync(stack)));
@@ -267,6 +272,8 @@ async function benchPglite(results: Result[]): Promise<Check[]> {
     if (!only || syncOnly) checks.push(...(await benchSync(stack)));
     if (syncOnly) return checks;
     if (floorOnly) return await benchFloor(stack, results);
+    if (!only || stagesOnly) checks.push(...(await benchStages(stack, results)));
+    if (stagesOnly) return checks;
     if (!only || csvOnly) checks.push(...(await benchCsv(stack, pgliteTaskCount, results)));
     if (csvOnly) return checks;
     if (!webhooksOnly) {

@@ -114,8 +114,11 @@ export function createRateLimiter(options: {
 }): RateLimiter {
   const clock = options.now ? () => options.now!().getTime() : Date.now;
   // Bounded waits: a refused or silent Redis costs a request at most about a second, never a hang.
+  // Auto-pipelining sends the counts of the requests that arrive together in one write and reads
+  // their answers in one: each count is still its own atomic script in Redis, so the limit stays
+  // exact across instances, at about half the CPU a request (BENCH_ONLY=stages, Redis column).
   const redis = options.redisUrl
-    ? new Redis(options.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1, connectTimeout: 1_000, commandTimeout: 1_000 })
+    ? new Redis(options.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1, connectTimeout: 1_000, commandTimeout: 1_000, enableAutoPipelining: true })
     : undefined;
   // Once the connection is lost, requests stop waiting for it until ioredis, which keeps reconnecting
   // on its own, is ready again; connection errors are reported through the counts' one warning.

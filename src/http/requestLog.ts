@@ -1,11 +1,11 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 
 /** One log line per request: method, route template, status, duration, request id, trace id and key id — never the key. */
 export function requestLog(logger: Logger) {
-  return (req: Request, res: Response, next: NextFunction) => {
+  return (req: Request, res: Response) => {
     // A level above info (LOG_LEVEL=warn) writes no request lines: nothing to measure or listen for.
-    if (!logger.isLevelEnabled('info')) return next();
+    if (!logger.isLevelEnabled('info')) return;
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       logger.info(
@@ -21,6 +21,5 @@ export function requestLog(logger: Logger) {
         'request',
       );
     });
-    next();
   };
 }

@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { statusClassOf, type Metrics } from './metrics.js';
 
 /**
@@ -10,7 +10,7 @@ import { statusClassOf, type Metrics } from './metrics.js';
  */
 export function requestMetrics(metrics: Metrics) {
   const { requests } = metrics.http;
-  return (_req: Request, res: Response, next: NextFunction) => {
+  return (_req: Request, res: Response) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       if (res.locals.probe) return;
@@ -20,6 +20,5 @@ export function requestMetrics(metrics: Metrics) {
         Number(process.hrtime.bigint() - started) / 1e9,
       );
     });
-    next();
   };
 }

@@ -19,7 +19,7 @@
  * the parent) and their webhook deliveries send it.
  */
 import { randomFillSync } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 
 declare global {
   namespace Express {
@@ -84,11 +84,11 @@ const newSpanId = () => randomId(8);
 const newTraceId = () => randomId(16);
 
 /** Continues or starts the request's trace (`req.trace`) and answers `traceresponse`. */
-export function traceContext(req: Request, res: Response, next: NextFunction) {
-  const parent = parseTraceparent(req.get('traceparent'));
+export function traceContext(req: Request, res: Response) {
+  const field = req.headers.traceparent;
+  const parent = parseTraceparent(typeof field === 'string' ? field : undefined);
   // A new trace is not recorded by anyone here: its sampled flag is off.
   const trace: TraceContext = parent ? { traceId: parent.traceId, spanId: newSpanId(), flags: parent.flags } : { traceId: newTraceId(), spanId: newSpanId(), flags: '00' };
   req.trace = trace;
   res.setHeader('traceresponse', traceparentOf(trace));
-  next();
 }

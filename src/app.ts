@@ -27,6 +27,7 @@ import { crossOrigin } from './http/cors.js';
 import { errorHandler } from './http/errorHandler.js';
 import { idempotencyKeyLifetimeMs } from './http/idempotency.js';
 import { createRateLimiter } from './http/rateLimit.js';
+import { inTurn } from './http/inTurn.js';
 import { requestId } from './http/requestId.js';
 import { requestLog } from './http/requestLog.js';
 import { securityHeaders } from './http/securityHeaders.js';
@@ -148,12 +149,7 @@ export async function createApp(options: {
   if (config.corsOrigins?.length) app.use(crossOrigin(config.corsOrigins));
 
   const operations = operationRoutes(routes, publicOperations);
-  const v1 = express.Router();
-  v1.use(operations.public);
-  v1.use(authenticate(db, logger, { now, callers }));
-  v1.use(rateLimiter.middleware);
-  v1.use(operations.authenticated);
-  app.use('/v1', v1);
+  app.use('/v1', inTurn(operations.public, authenticate(db, logger, { now, callers }), rateLimiter.middleware, operations.authenticated));
   // After /v1, whose requests never reach them: the API's requests do not pay for matching them.
   app.get('/healthz', probe.liveness);
   app.get('/readyz', probe.readiness);

@@ -7,7 +7,9 @@
  * that stage (Node's own functions too), and what no stage called counts as Express's dispatch or
  * Node's HTTP. The profile gives the shares; the CPU per request measured without the profiler (it slows what it samples) turns them
  * into microseconds. Beside it, `GET /v1/me` against a bare Express route answering the same JSON from
- * memory, in A B B A rounds (target ≥ 0.8), whose profile is the table's last column.
+ * memory, in A B B A rounds (target ≥ 0.8), whose profile is the table's last column; and against the
+ * same route sending the API's header lines too (17 against 5, some 700 bytes more for the client to
+ * read on the same two cores), reported: what the pipeline costs apart from what the contract sends.
  *
  * BENCH_PROFILE_DIR=dir also writes each profile there (`.cpuprofile`, opened by Chrome's DevTools).
  */
@@ -157,11 +159,19 @@ export async function benchStages(stack: Stack, results: Result[]): Promise<Chec
   const memoryApi = await listen(memory.app);
   const sharedApi = await listen(shared.app);
   const headers = { authorization: `Bearer ${stack.world.readKey}` };
-  const me = await (await fetch(`${memoryApi.url}/v1/me`, { headers })).text();
+  const answer = await fetch(`${memoryApi.url}/v1/me`, { headers });
+  const me = await answer.text();
+  // The answer's own header lines too, but those Node writes itself: what a client reads is then the same.
+  const sameHeaders = [...answer.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length'].includes(name));
   const bare = express();
   bare.set('etag', false);
+  bare.disable('x-powered-by');
   bare.get('/v1/me', (_req, res) => {
     res.type('application/json').send(me);
+  });
+  bare.get('/v1/me/same-headers', (_req, res) => {
+    for (const [name, value] of sameHeaders) res.setHeader(name, value);
+    res.send(me);
   });
   const bareApi = await listen(bare);
   const session = new Session();
@@ -188,10 +198,17 @@ export async function benchStages(stack: Stack, results: Result[]): Promise<Chec
       headers,
       { rounds: 3 },
     );
-    results.push(bareResult, api);
+    const [sameAnswer, apiAgain] = await loadPair(
+      { name: `${stack.label}: bare Express route, the same JSON and header lines`, url: `${bareApi.url}/v1/me/same-headers` },
+      { name: `${stack.label}: GET /v1/me (request log on, rate limit in memory)`, url: `${memoryApi.url}/v1/me` },
+      headers,
+      { rounds: 3 },
+    );
+    results.push(bareResult, api, sameAnswer, apiAgain);
     const rps = (result: Result) => result.requestsPerSecond;
     return [
       atLeast(`${stack.label}: GET /v1/me ÷ a bare Express route`, rps(api) / rps(bareResult), 0.8, `${rps(api).toFixed(0)} / ${rps(bareResult).toFixed(0)} req/s`),
+      reported(`${stack.label}: GET /v1/me ÷ bare, the same header lines`, rps(apiAgain) / rps(sameAnswer), `${rps(apiAgain).toFixed(0)} / ${rps(sameAnswer).toFixed(0)} req/s`),
       ...runs.slice(0, 3).map((run) => reported(`${run.label}: server CPU µs per request`, run.cpuMicroseconds)),
     ];
   } finally {

@@ -164,14 +164,18 @@ function writeRead(req: Request, res: Response, outcome: Outcome) {
   writeOutcome(res, outcome);
 }
 
-/** What res.json() writes, without its per-request lookups of settings and media types. */
+/**
+ * What res.json() writes, without its per-request lookups of settings and media types. The body goes
+ * to Node as text, never as the bytes its tag was taken of: Node then sends the header and the body
+ * in one write rather than two, which cost a request some 20 µs of CPU (BENCH_ONLY=stages).
+ */
 function writeOutcome(res: Response, outcome: Outcome, bytes?: Buffer) {
   res.statusCode = outcome.status;
   for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
   if (outcome.body === null) return void res.end();
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', bytes?.length ?? Buffer.byteLength(outcome.body));
-  res.end(bytes ?? outcome.body);
+  res.end(outcome.body);
 }
 
 /**

@@ -143,6 +143,22 @@ const parsed = (event: LogEvent): LoggedEvent => {
   return value;
 };
 
+/**
+ * The message of each view of an event a read brought, as bytes: framed by better-sse (`id:`,
+ * `event:`, `data:`, as `session.push` frames it) once per distinct view, not once per stream, and
+ * the same bytes written to every stream that takes that view. With 500 streams taking every change,
+ * framing and encoding each message per stream cost a change most of its rate (docs/performance.md,
+ * "Live streams").
+ */
+const framedEvents = new WeakMap<LogEvent, Map<string, Buffer>>();
+const framed = (event: LogEvent, text: string): Buffer => {
+  let views = framedEvents.get(event);
+  if (!views) framedEvents.set(event, (views = new Map()));
+  let bytes = views.get(text);
+  if (!bytes) views.set(text, (bytes = Buffer.from(createEventBuffer({ serializer: (data) => data as string }).push(text, event.type, event.id).read())));
+  return bytes;
+};
+
 /** Whether a stream follows the event: of its teams when it names some (the organization's own events then left out). */
 const follows = (access: StreamAccess, event: LogEvent) => access.teams === undefined || (event.teamId !== null && access.teams.has(event.teamId));
 
@@ -245,8 +261,9 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
       const stored = parsed(event);
       const view = eventView(stream.access.reader, stored);
       if (view === undefined) continue;
-      // An event seen as stored keeps its stored text, byte for byte.
-      stream.session.push(view === stored ? event.event : JSON.stringify(view), event.type, event.id);
+      // An event seen as stored keeps its stored text, byte for byte. Written as better-sse's Node
+      // connection writes a message (`res.write`), the bytes shared with the other streams.
+      stream.res.write(framed(event, view === stored ? event.event : JSON.stringify(view)));
       metrics.live.eventsSent.inc();
       stream.sent += 1;
       if (stream.res.writableLength > bufferBytes) return end(stream, 'slow');

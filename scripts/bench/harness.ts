@@ -208,7 +208,8 @@ export type Target = {
  * `serverPid`: the process of the servers under test, when they run in another one than this. With
  * `rounds` above 1, each side is first warmed up (a second, not counted), then measured in that many
  * rounds of A B B A with shorter halves, so that the machine's drift within the pair's run weighs on
- * both sides alike, not only its drift between the pair's halves.
+ * both sides alike, not only its drift between the pair's halves; each side's figure is then the
+ * median of its rounds.
  */
 export async function loadPair(a: Target, b: Target, headers: Record<string, string>, { rounds = 1, serverPid }: { rounds?: number; serverPid?: number } = {}): Promise<[Result, Result]> {
   const duration = Math.max(1, Math.round(seconds / 2 / rounds));
@@ -242,15 +243,20 @@ export async function loadPair(a: Target, b: Target, headers: Record<string, str
   for (let round = 0; round < rounds; round += 1) {
     for (const target of [a, b, b, a]) halves.get(target)!.push(await half(target));
   }
+  // Each round's figure is the mean of its two halves; the pair's, the median of its rounds, so that
+  // one round the machine spent elsewhere does not move it.
   const merge = (target: Target): Result => {
     const all = halves.get(target)!;
-    const mean = (of: (half: Omit<Result, 'name'>) => number) => all.reduce((sum, half) => sum + of(half), 0) / all.length;
+    const median = (of: (half: Omit<Result, 'name'>) => number) => {
+      const perRound = Array.from({ length: rounds }, (_, round) => (of(all[2 * round]!) + of(all[2 * round + 1]!)) / 2).sort((x, y) => x - y);
+      return rounds % 2 === 1 ? perRound[(rounds - 1) / 2]! : (perRound[rounds / 2 - 1]! + perRound[rounds / 2]!) / 2;
+    };
     return {
       name: target.name,
-      requestsPerSecond: mean((half) => half.requestsPerSecond),
-      p50: mean((half) => half.p50),
-      p99: mean((half) => half.p99),
-      mean: mean((half) => half.mean),
+      requestsPerSecond: median((half) => half.requestsPerSecond),
+      p50: median((half) => half.p50),
+      p99: median((half) => half.p99),
+      mean: median((half) => half.mean),
       non2xx: all.reduce((sum, half) => sum + half.non2xx, 0),
       cpu: cpuOf(target),
     };

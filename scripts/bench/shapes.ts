@@ -147,6 +147,9 @@ interface Tail {
   floor: Result;
 }
 
+/** Each read's paced tail is taken this many times, and holds only when it holds every time. */
+const tailRuns = 3;
+
 /**
  * Each read paced together with its floor route, in alternating slices (`pacedPair`), at half the
  * maximum rate of the slower of the two measured right before (a second of each at full load): the
@@ -154,7 +157,14 @@ interface Tail {
  * A maximum measured minutes earlier was no guide on this shared machine: paced at half of it, a pair
  * found the machine slower and queued for seconds, which measures the queue, not the read.
  */
-async function pacedTails(label: string, apiUrl: string, headers: Record<string, string>, reads: [what: string, path: string, floorUrl: string][]): Promise<Tail[]> {
+async function pacedTails(label: string, apiUrl: string, headers: Record<string, string>, reads: [what: string, path: string, floorUrl: string][]): Promise<Tail[][]> {
+  const runs: Tail[][] = [];
+  for (let run = 0; run < tailRuns; run += 1) runs.push(await pacedTailsOnce(label, apiUrl, headers, reads));
+  // By read: its runs.
+  return reads.map((_, index) => runs.map((tails) => tails[index]!));
+}
+
+async function pacedTailsOnce(label: string, apiUrl: string, headers: Record<string, string>, reads: [what: string, path: string, floorUrl: string][]): Promise<Tail[]> {
   const tails: Tail[] = [];
   for (const [what, path, floorUrl] of reads) {
     const fullLoad = async (url: string) => (await autocannon(url, { headers, duration: 1 })).requestsPerSecond;
@@ -171,8 +181,17 @@ async function pacedTails(label: string, apiUrl: string, headers: Record<string,
   return tails;
 }
 
-const tailCheck = (label: string) => (tail: Tail) =>
-  atMost(`${label}: p99 of ${tail.what} at half rate ÷ its floor's p99`, tail.read.p99 / tail.floor.p99, 1.5, `${tail.read.p99} / ${tail.floor.p99} ms (p50 ${tail.read.p50} / ${tail.floor.p50})`);
+/** Held when every run holds; the figure is the worst run's. */
+const tailCheck = (label: string) => (runs: Tail[]) => {
+  const ratios = runs.map((tail) => tail.read.p99 / tail.floor.p99);
+  const worst = runs[ratios.indexOf(Math.max(...ratios))]!;
+  return atMost(
+    `${label}: p99 of ${worst.what} at half rate ÷ its floor's p99, worst of ${runs.length}`,
+    Math.max(...ratios),
+    1.5,
+    `runs ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; worst ${worst.read.p99} / ${worst.floor.p99} ms (p50 ${worst.read.p50} / ${worst.floor.p50})`,
+  );
+};
 
 
 /**
@@ -209,11 +228,11 @@ export async function benchFloor(stack: Stack, results: Result[]): Promise<Check
       ['GET /v1/meetings/{id}', paths.meeting, readFloor.url],
       ['GET …/scorecard', paths.scorecard, readFloor.url],
     ]);
-    results.push(meFloor, me, taskFloor, task, ...tails.flatMap((tail) => [tail.read, tail.floor]));
+    results.push(meFloor, me, taskFloor, task, ...tails.flat().flatMap((tail) => [tail.read, tail.floor]));
     const rps = (result: Result) => result.requestsPerSecond;
     return [
       atLeast(name('GET /v1/me ÷ its floor (the key lookup)'), rps(me) / rps(meFloor), 1.0, `${rps(me).toFixed(0)} / ${rps(meFloor).toFixed(0)} req/s`),
-      atLeast(name('GET /v1/tasks/{id} ÷ its floor (+ a primary-key read)'), rps(task) / rps(taskFloor), 0.9, `${rps(task).toFixed(0)} / ${rps(taskFloor).toFixed(0)} req/s`),
+      atLeast(name('GET /v1/tasks/{id} ÷ its floor (+ a primary-key read)'), rps(task) / rps(taskFloor), 0.95, `${rps(task).toFixed(0)} / ${rps(taskFloor).toFixed(0)} req/s`),
       ...tails.map(tailCheck(stack.label)),
     ];
   } finally {
@@ -275,15 +294,15 @@ export async function measureStack(stack: Stack, results: Result[]): Promise<Che
     const pageFloor = { name: name('floor: the key lookup + 51 tasks by the index, mapped, res.json'), url: `${floor.url}/floor/page` };
     const [meFloor, me] = await loadPair(keyFloor, { name: name('GET /v1/me'), url: `${api.url}${paths.me}` }, read, { rounds: pairRounds });
     const [taskFloor, task] = await loadPair(readFloor, { name: name('GET /v1/tasks/{id}'), url: `${api.url}${paths.task}` }, read, { rounds: pairRounds });
-    const [listFloor, list] = await loadPair(pageFloor, { name: name('GET /v1/teams/{teamId}/tasks (50 per page)'), url: `${api.url}${paths.list}` }, read);
+    const [listFloor, list] = await loadPair(pageFloor, { name: name('GET /v1/teams/{teamId}/tasks (50 per page)'), url: `${api.url}${paths.list}` }, read, { rounds: pairRounds });
     const [meetingFloor, meetingRead] = await loadPair(
       readFloor,
       { name: name('GET /v1/meetings/{id} (ratings, segues, headlines, messages)'), url: `${api.url}${paths.meeting}` },
       read,
     );
-    const [issuesFloor, issues] = await loadPair(pageFloor, { name: name('GET /v1/teams/{teamId}/issues (50 per page)'), url: `${api.url}${paths.issues}` }, read);
-    const [meetingsFloor, meetings] = await loadPair(pageFloor, { name: name('GET /v1/teams/{teamId}/meetings (50 per page)'), url: `${api.url}${paths.meetings}` }, read);
-    const [membersFloor, members] = await loadPair(pageFloor, { name: name('GET /v1/orgs/{orgId}/members (50 per page)'), url: `${api.url}${paths.members}` }, read);
+    const [issuesFloor, issues] = await loadPair(pageFloor, { name: name('GET /v1/teams/{teamId}/issues (50 per page)'), url: `${api.url}${paths.issues}` }, read, { rounds: pairRounds });
+    const [meetingsFloor, meetings] = await loadPair(pageFloor, { name: name('GET /v1/teams/{teamId}/meetings (50 per page)'), url: `${api.url}${paths.meetings}` }, read, { rounds: pairRounds });
+    const [membersFloor, members] = await loadPair(pageFloor, { name: name('GET /v1/orgs/{orgId}/members (50 per page)'), url: `${api.url}${paths.members}` }, read, { rounds: pairRounds });
     const logged = await load(name('GET /v1/me with request log lines on (info, to /dev/null)'), `${logging.url}${paths.me}`, { headers: read });
     // Changes, each against the floor of its shape: a PATCH of a task per connection, and a POST.
     const ownTasks = (await stack.db.selectFrom('tasks').select('id').where('team_id', '=', stack.world.teamId).orderBy('created_at', 'desc').limit(connections).execute()).map(
@@ -295,12 +314,14 @@ export async function measureStack(stack: Stack, results: Result[]): Promise<Che
       { name: name(`floor: the key lookup + begin, UPDATE … RETURNING, commit, ${connections} tasks`), url: `${floor.url}/floor/tasks/x`, method: 'PATCH', body: patchBody, headers: changeHeaders, paths: ownTasks.map((path) => path.replace('/v1/tasks/', '/floor/tasks/')) },
       { name: name(`PATCH /v1/tasks/{id}, ${connections} tasks`), url: `${api.url}/v1/tasks/x`, method: 'PATCH', body: patchBody, headers: changeHeaders, paths: ownTasks },
       write,
+      { rounds: pairRounds },
     );
     const createBody = JSON.stringify({ title: 'Call the carrier', ownerId: stack.world.userId, dueDate: '2026-11-27' });
     const [createFloor, create] = await loadPair(
       { name: name('floor: the key lookup + begin, INSERT … RETURNING, commit'), url: `${floor.url}/floor/teams/${stack.world.teamId}/tasks`, method: 'POST', body: createBody, headers: changeHeaders },
       { name: name('POST /v1/teams/{teamId}/tasks'), url: `${api.url}/v1/teams/${stack.world.teamId}/tasks`, method: 'POST', body: createBody, headers: changeHeaders },
       write,
+      { rounds: pairRounds },
     );
     const scorecardRead = await load(name(`GET /v1/teams/{teamId}/scorecard (${metricCount} × 13 weeks)`), `${api.url}${paths.scorecard}`, { headers: read });
     const values = await load(name(`GET /v1/metrics/{id}/values (${weeksOfValues} weeks, page of 50)`), `${api.url}${paths.values}`, { headers: read });
@@ -347,20 +368,20 @@ export async function measureStack(stack: Stack, results: Result[]): Promise<Che
     ]);
     results.push(meFloor, me, taskFloor, task, listFloor, list, meetingFloor, meetingRead, issuesFloor, issues, meetingsFloor, meetings, membersFloor, members);
     results.push(logged, patchFloor, patch, createFloor, create, scorecardRead, values, fresh, notModified, post, postWithKey, replay);
-    results.push(...tails.flatMap((tail) => [tail.read, tail.floor]));
+    results.push(...tails.flat().flatMap((tail) => [tail.read, tail.floor]));
 
     const rps = (result: Result) => result.requestsPerSecond;
     return [
       atLeast(name('GET /v1/me ÷ its floor (the key lookup)'), rps(me) / rps(meFloor), 1.0),
-      atLeast(name('GET /v1/tasks/{id} ÷ its floor (+ a primary-key read)'), rps(task) / rps(taskFloor), 0.9),
-      atLeast(name('GET …/tasks page ÷ its floor (+ 51 rows, mapped)'), rps(list) / rps(listFloor), 0.7),
-      atLeast(name('GET …/issues page ÷ the page floor'), rps(issues) / rps(issuesFloor), 0.7),
-      atLeast(name('GET …/meetings page ÷ the page floor'), rps(meetings) / rps(meetingsFloor), 0.7),
-      atLeast(name('GET …/members page ÷ the page floor'), rps(members) / rps(membersFloor), 0.7),
+      atLeast(name('GET /v1/tasks/{id} ÷ its floor (+ a primary-key read)'), rps(task) / rps(taskFloor), 0.95),
+      atLeast(name('GET …/tasks page ÷ its floor (+ 51 rows, mapped)'), rps(list) / rps(listFloor), 0.85),
+      atLeast(name('GET …/issues page ÷ the page floor'), rps(issues) / rps(issuesFloor), 0.85),
+      atLeast(name('GET …/meetings page ÷ the page floor'), rps(meetings) / rps(meetingsFloor), 0.85),
+      atLeast(name('GET …/members page ÷ the page floor'), rps(members) / rps(membersFloor), 0.85),
       reported(name('GET /v1/meetings/{id} ÷ the read floor'), rps(meetingRead) / rps(meetingFloor)),
       reported(name('GET /v1/me, request log lines on ÷ off'), rps(logged) / rps(me), `${rps(logged).toFixed(0)} req/s`),
-      atLeast(name('PATCH /v1/tasks/{id} ÷ its floor (begin, UPDATE … RETURNING, commit)'), rps(patch) / rps(patchFloor), 0.8, `${rps(patch).toFixed(0)} / ${rps(patchFloor).toFixed(0)} req/s, a task per connection, p99 ${patch.p99} ms`),
-      atLeast(name('POST …/tasks ÷ its floor (begin, INSERT … RETURNING, commit)'), rps(create) / rps(createFloor), 0.7, `${rps(create).toFixed(0)} / ${rps(createFloor).toFixed(0)} req/s`),
+      atLeast(name('PATCH /v1/tasks/{id} ÷ its floor (begin, UPDATE … RETURNING, commit)'), rps(patch) / rps(patchFloor), 0.9, `${rps(patch).toFixed(0)} / ${rps(patchFloor).toFixed(0)} req/s, a task per connection, p99 ${patch.p99} ms`),
+      atLeast(name('POST …/tasks ÷ its floor (begin, INSERT … RETURNING, commit)'), rps(create) / rps(createFloor), 0.85, `${rps(create).toFixed(0)} / ${rps(createFloor).toFixed(0)} req/s`),
       ...tails.map(tailCheck(stack.label)),
       atLeast(name('GET …/scorecard ÷ GET /v1/me'), rps(scorecardRead) / rps(me), 0.5, `p99 ${scorecardRead.p99} ms`),
       reported(name('GET /v1/metrics/{id}/values ÷ GET /v1/me'), rps(values) / rps(me), `p99 ${values.p99} ms`),

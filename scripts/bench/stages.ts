@@ -10,6 +10,8 @@
  * memory, in A B B A rounds (target ≥ 0.8), whose profile is the table's last column; and against the
  * same route sending the API's header lines too (17 against 5, some 700 bytes more for the client to
  * read on the same two cores), reported: what the pipeline costs apart from what the contract sends.
+ * And the task read against the Prism mock (`npm run mock`) answering it from the contract's example
+ * (target ≥ 3×).
  *
  * BENCH_PROFILE_DIR=dir also writes each profile there (`.cpuprofile`, opened by Chrome's DevTools).
  */
@@ -22,6 +24,8 @@ import pino from 'pino';
 import { createApp } from '../../src/app.js';
 import { createSecretBox } from '../../src/auth/secrets.js';
 import { createLogger } from '../../src/logger.js';
+import { startMock } from '../mock.js';
+import { freePort } from '../ports.js';
 import { atLeast, autocannon, listen, loadPair, reported, type Check, type Result } from './harness.js';
 import type { Stack } from './seed.js';
 
@@ -204,11 +208,27 @@ export async function benchStages(stack: Stack, results: Result[]): Promise<Chec
       headers,
       { rounds: 3 },
     );
-    results.push(bareResult, api, sameAnswer, apiAgain);
+    // The item read against the Prism mock serving the contract's example: what a frontend team finds
+    // when it moves from the mock to the server.
+    const mock = await startMock(await freePort(), await freePort(), { corsOrigins: [] });
+    let mocked: Result;
+    let served: Result;
+    try {
+      [mocked, served] = await loadPair(
+        { name: `${stack.label}: the Prism mock, GET /v1/tasks/{id} (the contract's example)`, url: `${mock.url}/tasks/${stack.taskId}` },
+        { name: `${stack.label}: GET /v1/tasks/{id} (request log on, rate limit in memory)`, url: `${memoryApi.url}/v1/tasks/${stack.taskId}` },
+        headers,
+        { rounds: 3 },
+      );
+    } finally {
+      await mock.stop();
+    }
+    results.push(bareResult, api, sameAnswer, apiAgain, mocked, served);
     const rps = (result: Result) => result.requestsPerSecond;
     return [
       atLeast(`${stack.label}: GET /v1/me ÷ a bare Express route`, rps(api) / rps(bareResult), 0.8, `${rps(api).toFixed(0)} / ${rps(bareResult).toFixed(0)} req/s`),
       reported(`${stack.label}: GET /v1/me ÷ bare, the same header lines`, rps(apiAgain) / rps(sameAnswer), `${rps(apiAgain).toFixed(0)} / ${rps(sameAnswer).toFixed(0)} req/s`),
+      atLeast(`${stack.label}: GET /v1/tasks/{id} ÷ the Prism mock's`, rps(served) / rps(mocked), 3, `${rps(served).toFixed(0)} / ${rps(mocked).toFixed(0)} req/s`),
       ...runs.slice(0, 3).map((run) => reported(`${run.label}: server CPU µs per request`, run.cpuMicroseconds)),
     ];
   } finally {

@@ -107,10 +107,20 @@ export function openSync(transport: SyncTransport, options: SyncOptions): SyncSt
   const streams = new Map<string, LiveStream>();
   /** Each team's current turn: a callback of an older load or stream checks it and does nothing. */
   const turns = new Map<string, number>();
+  // A browser that says it is back online cuts a wait short, as it does the live stream's: after a
+  // long time offline the wait may have grown to `maxDelayMs` for a network that is there again now.
+  const events = globalThis as { addEventListener?: (type: string, listener: () => void) => void; removeEventListener?: (type: string, listener: () => void) => void };
   const wait = (ms: number) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        events.removeEventListener?.('online', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+      events.addEventListener?.('online', done);
     });
   const backoff = (attempt: number) => Math.floor(Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** attempt));
 

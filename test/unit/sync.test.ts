@@ -115,6 +115,29 @@ describe('client.sync over a scripted transport', () => {
     await store.close();
   });
 
+  it('tries a failed load again at once when the browser says it is online, instead of waiting out its backoff', async () => {
+    // A browser's window, where `online` is told: Node has none of its own.
+    const window = new EventTarget();
+    const global = globalThis as unknown as Record<string, unknown>;
+    Object.assign(global, { addEventListener: window.addEventListener.bind(window), removeEventListener: window.removeEventListener.bind(window) });
+    try {
+      const script = scripted([refusal(503), snapshot('lp_1', [task('t1', 10)])]);
+      // A backoff far longer than the test may wait (its random share held near its most): only
+      // `online` can bring the load back in time.
+      vi.spyOn(Math, 'random').mockReturnValue(0.99);
+      const store = openSync(script.transport, { teamIds: [teamId], baseDelayMs: 600_000, maxDelayMs: 600_000 });
+      await until(() => vi.mocked(script.transport.snapshot).mock.settledResults.length === 1);
+      window.dispatchEvent(new Event('online'));
+      await store.ready;
+      expect(store.openTasks(teamId).map((each) => each.id)).toEqual(['t1']);
+      await store.close();
+    } finally {
+      vi.restoreAllMocks();
+      delete global.addEventListener;
+      delete global.removeEventListener;
+    }
+  });
+
   it('loads again on 410 and follows from the new position', async () => {
     const script = scripted([snapshot('lp_1', [task('t1', 10)]), snapshot('lp_9', [task('t1', 15)])]);
     const store = openSync(script.transport, { teamIds: [teamId], ...fast });

@@ -31,7 +31,8 @@
  * The request pipeline stage by stage (benchStages, scripts/bench/stages.ts): the CPU µs per request of
  * each stage for GET /v1/me (rate limit in memory and in Redis) and a task read, from V8's profile;
  * GET /v1/me ≥ 0.8 × a bare Express route answering the same JSON; the task read ≥ 3 × the Prism
- * mock's. BENCH_ONLY=stages measures it alone.
+ * mock's. BENCH_ONLY=stages measures it alone; BENCH_ONLY=shapes every shape against its floor
+ * (the reads, pages, changes and paced tails above) on 10,000 tasks.
  *
  * The organization's event log holds 100,000 events on PostgreSQL and 20,000 on PGlite before the
  * changes measured add theirs. On PostgreSQL one team holds 1,000,000 tasks (one `insert … select` statement): the first page of
@@ -110,7 +111,7 @@ const postgresLogEvents = 100_000;
 const pgliteLogEvents = 20_000;
 /** BENCH_ONLY=webhooks, tracing, feed, streams, idle-streams, floor, snapshot, sync, csv or export: only those figures (PostgreSQL then seeds 10,000 tasks instead of a million, but for csv). */
 const only = process.env.BENCH_ONLY || undefined;
-const onlyValues = ['webhooks', 'tracing', 'feed', 'streams', 'idle-streams', 'floor', 'snapshot', 'sync', 'csv', 'export', 'stages'];
+const onlyValues = ['webhooks', 'tracing', 'feed', 'streams', 'idle-streams', 'floor', 'snapshot', 'sync', 'csv', 'export', 'stages', 'shapes'];
 if (only !== undefined && !onlyValues.includes(only)) throw new Error(`BENCH_ONLY=${only}: the values known are ${onlyValues.map((value) => `"${value}"`).join(', ')}`);
 const webhooksOnly = only === 'webhooks';
 const tracingOnly = only === 'tracing';
@@ -126,6 +127,8 @@ const csvOnly = only === 'csv';
 const exportOnly = only === 'export';
 /** The CPU of each stage of the request pipeline (scripts/bench/stages.ts). */
 const stagesOnly = only === 'stages';
+/** Every shape against its floor (`measureStack`: reads, pages, changes, tails) on 10,000 tasks. */
+const shapesOnly = only === 'shapes';
 /** The tasks of the organization exported by BENCH_ONLY=export on PostgreSQL. */
 const exportTaskCount = Number(process.env.BENCH_EXPORT_RECORDS ?? 200_000);
 
@@ -209,6 +212,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
       if (exportOnly) return await benchExport(stack, { inThread: false });
       if (floorOnly) return await benchFloor(stack, results);
       if (stagesOnly) return await benchStages(stack, results);
+      if (shapesOnly) return await measureStack(stack, results);
       if (snapshotOnly) return await benchSnapshot(stack, results);
       if (syncOnly) return await benchSync(stack);
       if (csvOnly) return await benchCsv(stack, taskCount, results);
@@ -271,7 +275,8 @@ async function benchPglite(results: Result[]): Promise<Check[]> {
       },
     };
     if (exportOnly) return await benchExport(stack, { inThread: true });
-    const checks = only ? [] : await measureStack(stack, results);
+    const checks = only && !shapesOnly ? [] : await measureStack(stack, results);
+    if (shapesOnly) return checks;
     if (!only || feedOnly) checks.push(...(await benchFeed(stack, results)));
     if (feedOnly) return checks;
     if (!only || snapshotOnly) checks.push(...(await benchSnapshot(stack, results)));

@@ -64,7 +64,7 @@ export interface ExportWorkerOptions {
   databaseInThread?: boolean;
   /** Records per batch, when not the default (tests make many chunks of a few records). */
   batchSize?: number;
-  /** Tests only: called after each chunk is written, with the job (a test stops a worker mid-export there). */
+  /** Tests and the bench only: called after each chunk is written, with the job (a test stops a worker mid-export there; the bench pauses it). */
   afterChunk?: (job: OrgExportRow) => Promise<void> | void;
 }
 

@@ -8,7 +8,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { archiveSize, chunkOf, fileOf, manifestOf, recordLine, tarEnd, tarHeader, tarPadding } from '../../src/exports/archive.js';
+import { archiveOf, archiveSize, chunkOf, manifestOf, recordLine, type StoredChunk } from '../../src/exports/archive.js';
+
+async function* each(chunks: StoredChunk[]) {
+  yield* chunks;
+}
+
+async function bytesOf(archive: AsyncIterable<Buffer>): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of archive) parts.push(part);
+  return Buffer.concat(parts);
+}
 
 describe("the export's archive", () => {
   it('is a tar the system reads, each file of several gzip members read back as one NDJSON text', async () => {
@@ -21,12 +31,8 @@ describe("the export's archive", () => {
     ];
     const manifest = manifestOf({ id: 'e1', orgId: 'o1', completedAt: '2026-11-28T09:15:09.540Z' }, files);
     const at = new Date('2026-11-28T09:15:09.540Z');
-    const archive = Buffer.concat([
-      tarHeader('manifest.json', manifest.length, at), manifest, tarPadding(manifest.length),
-      tarHeader(fileOf('tasks'), tasks.length, at), tasks, tarPadding(tasks.length),
-      tarHeader(fileOf('issues'), empty.length, at), empty, tarPadding(empty.length),
-      tarEnd(),
-    ]);
+    const stored = [...chunks.map((data) => ({ kind: 'tasks', data })), { kind: 'issues', data: empty }];
+    const archive = await bytesOf(archiveOf(manifest, files, each(stored), at));
     expect(archive.length).toBe(archiveSize(manifest, files));
 
     const folder = mkdtempSync(join(tmpdir(), 'export-archive-'));
@@ -40,6 +46,13 @@ describe("the export's archive", () => {
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
+  });
+
+  it('fails, rather than write a wrong archive, when the chunks do not add up to a file', async () => {
+    const data = await chunkOf(['{"id":"t1"}']);
+    const files = [{ kind: 'tasks', bytes: data.length + 1, records: 1 }];
+    const manifest = manifestOf({ id: 'e1', orgId: 'o1', completedAt: null }, files);
+    await expect(bytesOf(archiveOf(manifest, files, each([{ kind: 'tasks', data }]), new Date()))).rejects.toThrow();
   });
 
   it("writes a record's columns in camelCase, keeping nested values as they are", () => {

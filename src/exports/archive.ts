@@ -20,21 +20,12 @@ export const exportRetentionDays = 7;
 /** The version of the archive's layout, in its manifest. */
 export const archiveFormat = 1;
 
-/** `snake_case` → `camelCase`, for the keys of a record. */
-const camel = (name: string) => name.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
-
-/** A record as the database wrote it (JSON text with its column names) → its NDJSON line, with the API's camelCase names. */
-export function recordLine(record: string): string {
-  const row = JSON.parse(record) as Record<string, unknown>;
-  return JSON.stringify(Object.fromEntries(Object.entries(row).map(([key, value]) => [camel(key), value])));
-}
-
 /**
- * One chunk: the lines of a batch as a gzip member (an empty batch still makes a valid, empty one),
- * compressed in libuv's thread pool, not in the thread that answers requests.
+ * One chunk: the NDJSON text of a batch (each line ended by `\n`) as a gzip member (an empty batch
+ * still makes a valid, empty one), compressed in libuv's thread pool, not in the thread that answers requests.
  */
-export function chunkOf(lines: readonly string[]): Promise<Buffer> {
-  return compress(lines.map((line) => `${line}\n`).join(''));
+export function chunkOf(lines: string): Promise<Buffer> {
+  return compress(lines);
 }
 
 /** The file name of a kind in the archive. */

@@ -3,7 +3,8 @@
  * variable before a line of the same terminal sets it; and in a fresh copy of the working tree (no
  * node_modules, no dist/, no client/dist), after `npm ci`, the client's lines run with
  * `npx tsx client/examples/first.mts`, and the recipe's two terminals, pasted as written, reach
- * `/v1/me` on a fresh PostgreSQL database.
+ * `/v1/me` on a fresh PostgreSQL database. The Quick start's CSV and export lines, pasted as written
+ * into a folder holding the demo's keys file, run against a server on the demo data.
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -15,8 +16,12 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '../scripts/mock.js';
-import { postgresUrl } from './support/database.js';
+import { createSecretBox } from '../src/auth/secrets.js';
+import { DEMO_ORGANIZATION_NAME, seedDemo } from '../src/cli/demo.js';
+import { createTestDatabase, postgresUrl } from './support/database.js';
+import { createKey } from './support/factories.js';
 import { freePort } from './support/ports.js';
+import { startTestApp } from './support/testApp.js';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..');
@@ -76,6 +81,36 @@ describe('the production recipe as written', () => {
     const curl = recipe[1]!.split('\n').find((line) => line.startsWith('curl '))!;
     expect(curl).toContain('${HOST:-127.0.0.1}:${PORT:-3000}');
     expect(recipe[0]).toContain('${HOST:-127.0.0.1}:${PORT:-3000}');
+  });
+});
+
+describe("the Quick start's CSV and export lines on the demo data", () => {
+  it('export the team’s to-dos, check them as an import would, and download the organization’s archive', { timeout: 120_000 }, async () => {
+    const [block] = fenced(section('Quick start'), 'sh').filter((candidate) => candidate.includes('/exports'));
+    expect(block, 'a block of the Quick start starts an export').toBeDefined();
+    const database = await createTestDatabase();
+    const secrets = createSecretBox(randomBytes(32));
+    const demo = await database.db.transaction().execute((trx) => seedDemo(trx, new Date(), secrets));
+    const owner = demo.people.find((person) => person.role === 'ORG_OWNER')!;
+    const { key } = await createKey(database.db, owner.userId, { scopes: ['write'], expiresAt: new Date(Date.now() + 86_400_000) });
+    const app = await startTestApp({ database, secrets, exports: { pollMs: 50 } });
+    const folder = await mkdtemp(join(tmpdir(), 'teamos-readme-export-'));
+    try {
+      // The keys file's first lines, as `make run` writes them (the key comes from TEAM_OS_API_KEY, as it prints).
+      await run('mkdir', ['data'], { cwd: folder });
+      await writeFile(join(folder, 'data/demo-keys.txt'), `ORGANIZATION\t${demo.organizationId}\t${DEMO_ORGANIZATION_NAME}\nTEAM\t${demo.firstTeam.id}\t${demo.firstTeam.name}\n`);
+      const lines = block!.replaceAll('http://127.0.0.1:3000', app.url);
+      const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', lines], { cwd: folder, env: terminal({ TEAM_OS_API_KEY: key }), timeout: 100_000 });
+      expect(stdout).toContain('"dryRun":true');
+      const tasks = stdout.trim().split('\n').slice(-2).map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(tasks).toHaveLength(2);
+      for (const task of tasks) expect(task).toMatchObject({ id: expect.any(String), teamId: expect.any(String), title: expect.any(String) });
+      expect(existsSync(join(folder, 'tasks.csv')) && existsSync(join(folder, 'manifest.json'))).toBe(true);
+    } finally {
+      await app.close();
+      await database.close();
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 });
 

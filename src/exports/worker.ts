@@ -13,9 +13,10 @@
  * in it, and one deleted may be missing, but none twice.
  *
  * It never holds a lock a change waits on: its reads take none, and its writes touch only its job's
- * row and chunks. It compresses in libuv's thread pool, and after each batch it rests as long as the
- * batch took (twice as long where the database runs in this thread, PGlite, as the event log's purge
- * does).
+ * row and chunks. The database writes each batch's NDJSON lines (this thread gets one string, not a
+ * row per record to parse and write again), it compresses in libuv's thread pool, and after each batch
+ * it rests as long as the batch took (twice as long where the database runs in this thread, PGlite, as
+ * the event log's purge does).
  * The same loop purges expired exports, a few chunks at a time.
  */
 import { AsyncResource } from 'node:async_hooks';
@@ -27,6 +28,7 @@ import {
   appendChunk,
   claimExport,
   completeExport,
+  exportedColumns,
   exportKinds,
   failExport,
   purgeExpiredExports,
@@ -40,15 +42,20 @@ import { inTransaction } from '../db/transaction.js';
 import { eventText } from '../events/outbox.js';
 import { loggableError } from '../logger.js';
 import { toOrgExport } from '../records/exports.js';
-import { chunkOf, exportRetentionDays, recordLine } from './archive.js';
+import { chunkOf, exportRetentionDays } from './archive.js';
 
 /** How long a claim holds an export unless renewed: how long a killed process's export waits for another. */
 export const defaultExportLeaseMs = 30_000;
 /** Export attempts before it is failed: a job that kills its process every time must not do so forever. */
 export const maxExportAttempts = 5;
-/** Records per batch (one statement, one chunk); smaller where the database runs in this thread. */
-const batchSize = 500;
-const inThreadBatchSize = 100;
+/**
+ * Records per batch (one statement, one chunk); smaller where the database runs in this thread. Each
+ * batch is a burst of the database's CPU that a change running at that moment shares: of 500 records,
+ * a change's p99 during an export of 200,000 was 1.5 × without; of 250, 1.0 × (docs/performance.md).
+ * On PGlite a change waits for the whole batch: of 100, 1.55 ×; of 50, 0.91 and 1.31 ×.
+ */
+const batchSize = 250;
+const inThreadBatchSize = 50;
 const purgeEveryMs = 10 * 60 * 1000;
 const purgeBatch = 50;
 
@@ -64,7 +71,7 @@ export interface ExportWorkerOptions {
   databaseInThread?: boolean;
   /** Records per batch, when not the default (tests make many chunks of a few records). */
   batchSize?: number;
-  /** Tests only: called after each chunk is written, with the job (a test stops a worker mid-export there). */
+  /** Tests and the bench only: called after each chunk is written, with the job (a test stops a worker mid-export there; the bench pauses it). */
   afterChunk?: (job: OrgExportRow) => Promise<void> | void;
 }
 
@@ -100,23 +107,26 @@ async function runJob(options: ExportWorkerOptions, job: OrgExportRow, stopped: 
   const start = job.position?.kind ?? exportKinds[0]!.name;
   let index = start === '' ? exportKinds.length : exportKinds.findIndex((kind) => kind.name === start);
   let after = job.position?.after ?? null;
+  let columns: { kind: string; names: string[] } | undefined;
   while (index < exportKinds.length) {
     const kind = exportKinds[index]!;
     const next = exportKinds[index + 1]?.name ?? '';
     const started = performance.now();
-    const rows = await recordBatch(db, kind, job.org_id, after, limit);
-    const last = rows.length < limit;
+    if (columns?.kind !== kind.name) columns = { kind: kind.name, names: await exportedColumns(db, kind) };
+    const batch = await recordBatch(db, kind, columns.names, job.org_id, after, limit);
+    const last = batch.records < limit;
     // A kind's last batch moves the position to the next kind; an empty kind still gets its (empty) file.
-    const position: OrgExportPosition = last ? { kind: next, after: null } : { kind: kind.name, after: rows.at(-1)!.key };
-    const data = rows.length > 0 || after === null ? await chunkOf(rows.map((row) => recordLine(row.record))) : null;
-    owned(await appendChunk(db, { exportId: job.id, token, kind: kind.name, records: rows.length, data, position }));
+    const position: OrgExportPosition = last ? { kind: next, after: null } : { kind: kind.name, after: batch.last };
+    const data = batch.records > 0 || after === null ? await chunkOf(batch.lines) : null;
+    owned(await appendChunk(db, { exportId: job.id, token, kind: kind.name, records: batch.records, data, position }));
+    const took = performance.now() - started;
     await options.afterChunk?.(job);
     if (last) index += 1;
     after = position.after;
     // The API first: after each batch the worker rests as long as the batch took (twice as long where the
     // database shares this thread), so an export takes at most half of what the process and its
     // database can give. Without the rest, a change's p99 on PostgreSQL was 1.6 × as long during an export.
-    await new Promise((resume) => setTimeout(resume, (options.databaseInThread ? 2 : 1) * (performance.now() - started)));
+    await new Promise((resume) => setTimeout(resume, (options.databaseInThread ? 2 : 1) * took));
   }
 
   const at = now();

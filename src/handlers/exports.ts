@@ -1,6 +1,6 @@
 /** Handlers of the Exports area: an organization's export as a job, its state, and its archive. */
-import { once } from 'node:events';
-import type { Response } from 'express';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Kysely } from 'kysely';
 import { locationOf } from '../api/location.js';
 import { StreamBody } from '../api/streamBody.js';
@@ -10,7 +10,7 @@ import { requireActive, requireOwner } from '../auth/permissions.js';
 import type { Database } from '../db/database.js';
 import * as exports from '../db/queries/exports.js';
 import { NotFound, RuleViolation } from '../errors.js';
-import { archiveSize, fileOf, manifestOf, tarEnd, tarHeader, tarPadding } from '../exports/archive.js';
+import { archiveOf, archiveSize, manifestOf } from '../exports/archive.js';
 import { toOrgExport } from '../records/exports.js';
 import type { AreaHandlers, Handler } from './types.js';
 
@@ -46,11 +46,15 @@ export const getOrgExport: Handler<'getOrgExport'> = async ({ params }, { db, ca
   return { status: 200, body: toOrgExport(await findJob(db, params.orgId, params.exportId, now())) };
 };
 
-/** Writes `bytes`, waiting while the connection's buffer is full; false once the client has gone. */
-async function send(res: Response, bytes: Buffer): Promise<boolean> {
-  if (res.destroyed) return false;
-  if (!res.write(bytes)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
-  return !res.destroyed;
+/** The archive's chunks in the order written, `chunksPerRead` per statement. */
+async function* storedChunks(db: Kysely<Database>, exportId: string) {
+  let after = -1;
+  for (;;) {
+    const chunks = await exports.chunksAfter(db, exportId, after, chunksPerRead);
+    yield* chunks;
+    if (chunks.length < chunksPerRead) return;
+    after = chunks.at(-1)!.seq;
+  }
 }
 
 export const downloadOrgExport: Handler<'downloadOrgExport'> = async ({ params }, { db, caller, now }) => {
@@ -69,24 +73,8 @@ export const downloadOrgExport: Handler<'downloadOrgExport'> = async ({ params }
       res.setHeader('Content-Disposition', `attachment; filename="export-${job.id}.tar"`);
       res.setHeader('Content-Length', String(archiveSize(manifest, files)));
       try {
-        if (!(await send(res, Buffer.concat([tarHeader('manifest.json', manifest.length, modified), manifest, tarPadding(manifest.length)])))) return;
-        let file = -1;
-        let after = -1;
-        for (;;) {
-          const chunks = await exports.chunksAfter(db, job.id, after, chunksPerRead);
-          for (const chunk of chunks) {
-            if (file < 0 || files[file]!.kind !== chunk.kind) {
-              if (file >= 0 && !(await send(res, tarPadding(files[file]!.bytes)))) return;
-              file += 1;
-              if (!(await send(res, tarHeader(fileOf(files[file]!.kind), files[file]!.bytes, modified)))) return;
-            }
-            if (!(await send(res, chunk.data))) return;
-            after = chunk.seq;
-          }
-          if (chunks.length < chunksPerRead) break;
-        }
-        if (file >= 0 && !(await send(res, tarPadding(files[file]!.bytes)))) return;
-        res.end(tarEnd());
+        // As fast as the client reads; when it goes, pipeline stops the archive and so its reads.
+        await pipeline(Readable.from(archiveOf(manifest, files, storedChunks(db, job.id), modified), { objectMode: false }), res);
       } catch (error) {
         // The head is sent: a failure can only cut the answer short, which the client sees as such.
         res.destroy(error instanceof Error ? error : new Error(String(error)));

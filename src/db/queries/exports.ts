@@ -5,6 +5,7 @@
  */
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Database, OrgExportPosition, OrgExportRow } from '../database.js';
+import { inTransaction } from '../transaction.js';
 import { insertEvents, type NewEvent } from './events.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -83,18 +84,41 @@ const alwaysOmitted = ['revision'];
 
 const keyOf = (kind: ExportKind) => sql.join(kind.key.map((column) => sql`t.${sql.ref(column)}::text`));
 
-/** A batch of a kind's records after `after` (its key as text; null: from the first), each as JSON text with the database's column names. */
-export async function recordBatch(db: Db, kind: ExportKind, orgId: string, after: readonly string[] | null, limit: number) {
-  const omitted = [...alwaysOmitted, ...(kind.omit ?? [])];
-  const key = keyOf(kind);
-  const { rows } = await sql<{ record: string; key: string[] }>`
-    select (to_jsonb(t) - ${omitted}::text[])::text as record, array[${key}] as key
-    from ${sql.table(kind.table)} t
-    where ${kind.where(orgId)} ${after === null ? sql`` : sql`and (${key}) > (${sql.join(after.map((value) => sql`${value}::text`))})`}
-    order by ${key}
-    limit ${limit}
+/** `snake_case` → `camelCase`: a column's name in the archive, as the API names its fields. */
+export const camelName = (column: string) => column.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
+
+/** The columns a kind exports, in the table's order: every one but `revision` and those `omit` names. */
+export async function exportedColumns(db: Db, kind: ExportKind): Promise<string[]> {
+  const omitted = new Set([...alwaysOmitted, ...(kind.omit ?? [])]);
+  const { rows } = await sql<{ name: string }>`
+    select column_name as name from information_schema.columns
+    where table_schema = current_schema() and table_name = ${kind.table} order by ordinal_position
   `.execute(db);
-  return rows;
+  return rows.map((row) => row.name).filter((name) => !omitted.has(name));
+}
+
+/**
+ * A batch of a kind's records after `after` (its key as text; null: from the first), as the database
+ * writes them: their NDJSON text (one JSON object per line, `columns` named in camelCase, values as
+ * `to_json` gives them), how many, and the last one's key. The lines are made where the rows are: the
+ * process that answers requests gets one string per batch, not a row to parse and write again per record.
+ */
+export async function recordBatch(db: Db, kind: ExportKind, columns: readonly string[], orgId: string, after: readonly string[] | null, limit: number) {
+  const key = keyOf(kind);
+  // json_build_object preserves the order of its pairs, and takes at most 100 arguments.
+  if (columns.length > 50) throw new Error(`${kind.table}: ${columns.length} columns, more than one JSON object of json_build_object holds`);
+  const fields = sql.join(columns.map((column) => sql`${camelName(column)}::text, t.${sql.ref(column)}`));
+  const { rows } = await sql<{ lines: string; records: number; last: string[] | null }>`
+    with batch as (
+      select json_build_object(${fields})::text as line, array[${key}] as key
+      from ${sql.table(kind.table)} t
+      where ${kind.where(orgId)} ${after === null ? sql`` : sql`and (${key}) > (${sql.join(after.map((value) => sql`${value}::text`))})`}
+      order by ${key}
+      limit ${limit}
+    )
+    select coalesce(string_agg(line || E'\n', '' order by key), '') as lines, count(*)::int as records, max(key) as last from batch
+  `.execute(db);
+  return rows[0]!;
 }
 
 /** How many records of every kind the organization holds now, in one statement: the job's total. */
@@ -185,13 +209,20 @@ export async function setExportTotal(db: Db, exportId: string, token: string, to
  * it) writes nothing more, and the one that took over resumes exactly after the last chunk. `data`
  * may be empty (a kind finished on a batch boundary moves the position without a chunk). False when
  * the lease is no longer this worker's.
+ *
+ * Committed without waiting for the WAL's flush (`synchronous_commit = off`, for this transaction
+ * only): a crash may lose the last chunks written, but each with the position that moved past it, so
+ * the job resumes before them and writes them again. The API's commits no longer queue behind the
+ * export's flushes.
  */
 export async function appendChunk(
-  db: Db,
+  db: Kysely<Database>,
   chunk: { exportId: string; token: string; kind: string; records: number; data: Buffer | null; position: OrgExportPosition },
 ): Promise<boolean> {
   const bytes = chunk.data?.length ?? 0;
-  const { rows } = await sql<{ seq: number }>`
+  const { rows } = await inTransaction(db, async (trx) => {
+    await sql`set local synchronous_commit = off`.execute(trx);
+    return sql<{ seq: number }>`
     with moved as (
       update org_exports set position = ${JSON.stringify(chunk.position)}::jsonb, records_done = records_done + ${chunk.records},
         chunk_count = chunk_count + ${chunk.data === null ? 0 : 1}, archive_bytes = archive_bytes + ${bytes}
@@ -203,7 +234,8 @@ export async function appendChunk(
       select ${chunk.exportId}, moved.seq, ${chunk.kind}, ${chunk.records}, ${chunk.data} from moved where ${chunk.data !== null}
     )
     select seq from moved
-  `.execute(db);
+  `.execute(trx);
+  });
   return rows.length > 0;
 }
 

@@ -1848,7 +1848,7 @@ export interface paths {
         head?: never;
         /**
          * Suspend or restore an organization
-         * @description Sets the organization's status. `SUSPENDED` freezes the organization: from the next request on, every change by any key in it gets 409 orgSuspended, while reads still work. `ACTIVE` allows changes again. Setting the status the organization already has changes nothing and answers with the organization as it is. Only for a key with scope `platform` whose owner is a platform operator (SUPERADMIN) at the time of the request; any other key gets 403 insufficientScope. An unknown organization gives 404; a missing or unknown `status` 422 invalid. This operation itself is never refused because of a suspension.
+         * @description Sets the organization's status. `SUSPENDED` freezes the organization: from the next request on, every change by any key in it gets 409 orgSuspended, while reads still work. `ACTIVE` allows changes again. Setting the status the organization already has changes nothing and answers with the organization as it is. A change of status is one of what the organization's members read (`GET /orgs/{orgId}`): it raises the organization's `revision` and sends `organization.updated` in the same transaction. Only for a key with scope `platform` whose owner is a platform operator (SUPERADMIN) at the time of the request; any other key gets 403 insufficientScope. An unknown organization gives 404; a missing or unknown `status` 422 invalid. This operation itself is never refused because of a suspension.
          */
         patch: operations["updatePlatformOrganization"];
         trace?: never;
@@ -2082,7 +2082,7 @@ export interface webhooks {
         put?: never;
         /**
          * Organization settings changed
-         * @description Sent after `PATCH /orgs/{orgId}` changed the organization's settings (`name`, `timezone`, `defaultLocale`). `object` is the organization as that change answered it, so its `role` is the organization role of the person who made the change. `teamId` is `null`.
+         * @description Sent after `PATCH /orgs/{orgId}` changed the organization's settings (`name`, `timezone`, `defaultLocale`), and after `PATCH /platform/orgs/{id}` changed its `status` (the platform's operators suspending or reactivating it; setting the status it has sends nothing). `object` is the organization as that change answered it, so its `role` is the organization role of the person who made the change; after a change of status by the platform, whose operators act for the organization with an Owner's standing, it is `OWNER`. A member's feed and live stream carry their own role instead. `teamId` is `null`.
          */
         post: {
             parameters: {
@@ -2559,7 +2559,7 @@ export interface webhooks {
         put?: never;
         /**
          * Person removed from a team
-         * @description Sent after `DELETE /teams/{teamId}/members/{userId}` removed a person from a team; they stay in the organization and in their other teams. `object` holds only the `userId` of the person removed.
+         * @description Sent after `DELETE /teams/{teamId}/members/{userId}` removed a person from a team; they stay in the organization and in their other teams. Sent also for each team of the organization the person was in when `DELETE /orgs/{orgId}/members/{userId}` removed them from the organization (which takes them out of its teams), in the same transaction, before its `organization_member.removed`. `object` holds the `userId` of the person removed.
          */
         post: {
             parameters: {
@@ -3301,7 +3301,7 @@ export interface webhooks {
         put?: never;
         /**
          * Metric changed or moved
-         * @description Sent after `PATCH /metrics/{id}` changed or moved a metric. `object` is the whole metric as that answer gave it. A move also shifts the `position` of the metrics between the old and the new place; `GET /teams/{teamId}/metrics` gives every position.
+         * @description Sent after `PATCH /metrics/{id}` changed or moved a metric. `object` is the whole metric as that answer gave it. A move swaps the metric with its neighbour, whose `position` changes too: that neighbour gets a `metric.updated` of its own, written in the same transaction just before the moved metric's. `DELETE /metrics/{id}` moves every metric below the deleted one up one place, and sends a `metric.updated` for each of them, before the `metric.deleted`. In each, `object` is the metric as `GET /teams/{teamId}/metrics` lists it right after the change, with its new `revision`.
          */
         post: {
             parameters: {
@@ -4308,7 +4308,7 @@ export interface webhooks {
         put?: never;
         /**
          * Seat deleted
-         * @description Sent after `DELETE /org-chart/seats/{id}` deleted a seat together with every seat below it. `object` holds only the `id` of the seat the request named; treat the seats below it as deleted with it.
+         * @description Sent after `DELETE /org-chart/seats/{id}` deleted a seat together with every seat below it: one `seat.deleted` for each seat below it, written in the same transaction, then one for the seat the request named. `object` holds the `id` of the deleted seat.
          */
         post: {
             parameters: {
@@ -5775,7 +5775,7 @@ export interface components {
                 orgId: components["schemas"]["Id"];
                 /** @description Always `null`: the organization's settings belong to no team. */
                 teamId: null;
-                /** @description The organization as the change answered it; `role` is the role of the person who made the change. */
+                /** @description The organization as the change answered it; `role` is the role of the person who made the change (`OWNER` for a change of status by the platform). */
                 object: components["schemas"]["Organization"];
             };
         };

@@ -59,6 +59,22 @@ export interface EventSpec {
    * each of these events names every operation that sends it (test/eventCatalog.test.ts holds both).
    */
   alsoSends?: readonly SideEffect[];
+  /** The events its own statements write for the records it alters in bulk (`BulkEffect`). */
+  alsoWrites?: readonly BulkEffect[];
+}
+
+/**
+ * Records a change alters in bulk, however many (the metrics a move or a deletion shifts, the seats
+ * below a deleted one, the teams a leaving member leaves): the change's own statement writes an event
+ * for each (`insertEventsOfRows`, src/db/queries/events.ts), in its transaction, with no round trip of
+ * its own and none per record — a read per record, as `alsoSends` makes, would cost one each. Declared
+ * here so that the contract's description of each event names the operation (test/eventCatalog.test.ts).
+ */
+export interface BulkEffect {
+  /** The event written for each altered record. */
+  type: string;
+  /** Which records, as the contract's description says it. */
+  which: string;
 }
 
 /**
@@ -95,9 +111,11 @@ const param = (name: string) => (input: ChangeInput) => input.params[name]!;
 /** A changing operation that deliberately sends no event, and why. */
 export interface NoEvent {
   noEvent: string;
+  /** The events it does write for the records it alters in bulk, none of its own (see `EventSpec`). */
+  alsoWrites?: readonly BulkEffect[];
 }
 
-export const noEvent = (why: string): NoEvent => ({ noEvent: why });
+export const noEvent = (why: string, alsoWrites?: readonly BulkEffect[]): NoEvent => (alsoWrites ? { noEvent: why, alsoWrites } : { noEvent: why });
 
 export type EventDeclaration = EventSpec | NoEvent;
 
@@ -175,7 +193,10 @@ export const eventCatalog: Record<ChangingOperation, EventDeclaration> = {
   updateOrganization: answered('organization.updated', 'organization', 'orgId'),
   addOrganizationMember: answered('organization_member.added', 'organization', 'orgId'),
   updateOrganizationMember: answered('organization_member.updated', 'organization', 'orgId'),
-  removeOrganizationMember: removed('organization_member.removed', 'organization', 'orgId'),
+  removeOrganizationMember: {
+    ...removed('organization_member.removed', 'organization', 'orgId'),
+    alsoWrites: [{ type: 'team_member.removed', which: 'each team of the organization the member was in' }],
+  },
   createTeam: { ...answered('team.created', 'organization', 'orgId'), teamOf: (result) => (result.body as { id: string }).id },
   updateTeam: answered('team.updated', 'team', 'teamId'),
   deleteTeam: deleted('team.deleted', 'team', 'teamId'),
@@ -201,8 +222,8 @@ export const eventCatalog: Record<ChangingOperation, EventDeclaration> = {
   },
   deleteMilestone: { ...deleted('milestone.deleted', 'milestone', 'id'), alsoSends: [goalOfMilestone({ before: 'goalOfMilestone', from: param('id') })] },
   createMetric: answered('metric.created', 'team', 'teamId'),
-  updateMetric: answered('metric.updated', 'metric', 'id'),
-  deleteMetric: deleted('metric.deleted', 'metric', 'id'),
+  updateMetric: { ...answered('metric.updated', 'metric', 'id'), alsoWrites: [{ type: 'metric.updated', which: 'the neighbour a move swapped places with' }] },
+  deleteMetric: { ...deleted('metric.deleted', 'metric', 'id'), alsoWrites: [{ type: 'metric.updated', which: 'each metric below, moved up one place' }] },
   putMetricValue: answered('metric_value.set', 'metric', 'id'),
   putScorecardWeek: {
     types: ['metric_value.set'],
@@ -251,7 +272,7 @@ export const eventCatalog: Record<ChangingOperation, EventDeclaration> = {
   updateTeamVision: answered('vision.updated', 'team', 'teamId'),
   createSeat: answered('seat.created', 'team', 'teamId'),
   updateSeat: answered('seat.updated', 'seat', 'id'),
-  deleteSeat: deleted('seat.deleted', 'seat', 'id'),
+  deleteSeat: { ...deleted('seat.deleted', 'seat', 'id'), alsoWrites: [{ type: 'seat.deleted', which: 'each seat below it, deleted with it' }] },
   putPeopleReview: answered('people_review.set', 'team', 'teamId'),
   createDocument: answered('document.created', 'team', 'teamId'),
   deleteDocument: deleted('document.deleted', 'document', 'id'),
@@ -264,7 +285,9 @@ export const eventCatalog: Record<ChangingOperation, EventDeclaration> = {
   redeliverWebhookDelivery: noEvent('it sends an event already sent again, with its id'),
 
   createPlatformOrganization: platform,
-  updatePlatformOrganization: platform,
+  updatePlatformOrganization: noEvent('platform administration is not an organization’s record, and no organization subscribes to it', [
+    { type: 'organization.updated', which: 'the organization whose status changed, which its members read' },
+  ]),
   revokePlatformApiKey: platform,
   putPlatformAiProvider: platform,
   updatePlatformAiProvider: platform,

@@ -229,6 +229,30 @@ function eventTextOf(id: string, type: string, at: Date, orgId: RawBuilder<unkno
       || ',"object":' || ${object} || '}}'`;
 }
 
+/** When and under which request a change writes the events of the records it alters in bulk (`insertEventsOfRows`). */
+export interface BulkStamp {
+  at: Date;
+  /** The W3C `traceparent` of the request, which the events' deliveries send. */
+  traceparent: string | null;
+}
+
+/**
+ * The SQL that writes a `type` event for each row of `rows` — the name of a `with` query of the
+ * change's statement whose rows have `org_id`, `team_id` and `object` (the event's object as JSON
+ * text) — for the records a change alters as a side effect, however many: the metrics whose place
+ * a move shifted, the seats a deletion took below it, the teams a member left. Written by the change's
+ * own statement (a data-modifying `with`), so they cost no round trip of their own, whatever their
+ * number; each gets an id of its own (`gen_random_uuid`, a version 4 UUID as `randomUUID` gives the
+ * others; a volatile function in a subquery's list is computed for each row).
+ */
+export function insertEventsOfRows(rows: string, type: string, stamp: BulkStamp) {
+  const text = sql`'{"id":' || to_json(r.id)::text || ${`,"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(stamp.at.toISOString())},"data":{"orgId":`}::text
+      || to_json(r.org_id)::text || ',"teamId":' || coalesce(to_json(r.team_id)::text, 'null') || ',"object":' || r.object || '}}'`;
+  return sql`insert into webhook_events (id, org_id, team_id, type, event, traceparent, created_at)
+    select r.id, r.org_id, r.team_id, ${type}::text, ${keptEvent(text)}, ${stamp.traceparent}::text, ${stamp.at}
+    from (select gen_random_uuid()::text as id, rows.org_id, rows.team_id, rows.object from ${sql.table(rows)} rows) r`;
+}
+
 /** An event stamped before its change runs, which the change writes itself (`changeWithEvent`). */
 export interface EventStamp {
   id: string;

@@ -4626,7 +4626,7 @@ export interface components {
          */
         Id: string;
         /**
-         * @description How new a record is: the position in the organization's event log of the last change that altered what a GET of the record answers, the record's own changes and those made to it as a side effect (a goal's milestones, a meeting's rating summary, segues, headlines and messages; a member's name or e-mail changed on their account). Of two revisions of one record the greater is the newer state, whatever order the changes committed in; revisions share the number space of the log's positions and are never reused. An event carries its record with the record's revision, and a change made as a side effect sends the altered record's own event (`goal.updated`, `meeting.updated`), so a local copy applies an event only when its `object.revision` is greater than the one it holds. A revision may also advance on a write that changed nothing visible; it never goes back. What a record tells only its reader is not part of its revision, and events never carry it: a message's `acknowledged` (the reader's own `cascading_message.acknowledged` tells it), the reader's own rating while a meeting's ratings are hidden (read `GET /meetings/{id}` after their own `meeting_rating.set`), an organization's `role` (their own `organization_member.updated` tells it) and a meeting's `ratingWindow`, which follows the clock. Keep these as the reader's GET last answered them when applying an event. An integer of at most 2^53 − 1, exact in every JSON reader.
+         * @description How new a record is: the position in the organization's event log of the last change that altered what a GET of the record answers, the record's own changes and those made to it as a side effect (a goal's milestones, a meeting's rating summary, segues, headlines and messages; a member's name or e-mail changed on their account). Of two revisions of one record the greater is the newer state, whatever order the changes committed in; revisions share the number space of the log's positions and are never reused. An event carries its record with the record's revision, and a change made as a side effect sends the altered record's own event (`goal.updated`, `meeting.updated`), so a local copy applies an event only when its `object.revision` is greater than the one it holds. An event whose object is a reference (a deletion's id, a removal's `userId`, a rating's meeting and person, an acknowledgement) carries the log position of its change as `revision`: greater than the last revision of what it ends, smaller than that of a member who comes back. A revision may also advance on a write that changed nothing visible; it never goes back. What a record tells only its reader is not part of its revision, and events never carry it: a message's `acknowledged` (the reader's own `cascading_message.acknowledged` tells it), the reader's own rating while a meeting's ratings are hidden (read `GET /meetings/{id}` after their own `meeting_rating.set`), an organization's `role` (their own `organization_member.updated` tells it) and a meeting's `ratingWindow`, which follows the clock. Keep these as the reader's GET last answered them when applying an event. An integer of at most 2^53 − 1, exact in every JSON reader.
          * @example 48213
          */
         Revision: number;
@@ -5822,10 +5822,12 @@ export interface components {
                 object: components["schemas"]["OrganizationMember"];
             };
         };
-        /** @description What a `*_member.removed` event tells of the person removed: their id only. The account stays, and items they created or own still name them. */
+        /** @description What a `*_member.removed` event tells of the person removed: their id, and the log position of the removal. The account stays, and items they created or own still name them. */
         RemovedMember: {
             /** @description Id of the person (account) removed. */
             userId: components["schemas"]["Id"];
+            /** @description The log position of the removal (a person removed may be added again: their new membership has a greater revision), drawn as its event was written: greater than every revision the record had before it, and than any it gets after it only when it comes back. A local copy applies the event only when it is greater than the revision it holds, and keeps it as the revision up to which the record is gone, so that older news of it (delivered late, or out of order) is ignored. */
+            revision: components["schemas"]["Revision"];
         };
         /** @description Body of every `organization_member.removed` delivery. */
         OrganizationMemberRemovedEvent: {
@@ -5884,10 +5886,12 @@ export interface components {
                 object: components["schemas"]["Team"];
             };
         };
-        /** @description What a `*.deleted` event tells of the deleted item: its id only, as the item can no longer be read. */
+        /** @description What a `*.deleted` event tells of the deleted item: its id only, as the item can no longer be read, and the log position of the deletion. */
         DeletedObject: {
             /** @description Id of the deleted item. */
             id: components["schemas"]["Id"];
+            /** @description The log position of the deletion, drawn as its event was written: greater than every revision the record had before it, and than any it gets after it only when it comes back. A local copy applies the event only when it is greater than the revision it holds, and keeps it as the revision up to which the record is gone, so that older news of it (delivered late, or out of order) is ignored. */
+            revision: components["schemas"]["Revision"];
         };
         /** @description Body of every `team.deleted` delivery. */
         TeamDeletedEvent: {
@@ -6406,6 +6410,8 @@ export interface components {
             meetingId: components["schemas"]["Id"];
             /** @description Id of the person whose rating changed. */
             userId: components["schemas"]["Id"];
+            /** @description The log position of the rating's change, drawn as its event was written: of two events of one person's rating of one meeting, the greater is the newer. */
+            revision: components["schemas"]["Revision"];
         };
         /** @description Body of every `meeting_rating.set` delivery. */
         MeetingRatingSetEvent: {
@@ -6527,6 +6533,8 @@ export interface components {
             id: components["schemas"]["Id"];
             /** @description Id of the person who acknowledged it. */
             userId: components["schemas"]["Id"];
+            /** @description The log position of the acknowledgement, drawn as its event was written. It is not the message's revision: an acknowledgement, the reader's own state, moves no revision of the message or its meeting. */
+            revision: components["schemas"]["Revision"];
         };
         /** @description Body of every `cascading_message.acknowledged` delivery. */
         CascadingMessageAcknowledgedEvent: {

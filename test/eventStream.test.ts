@@ -79,7 +79,7 @@ describe(`the live event stream (${databaseLabel})`, () => {
     const at = new Date();
     const events = [
       { id: randomUUID(), orgId: org.id, teamId: null, type: 'organization_member.added', object: { userId: randomUUID(), email: 'eva@northwind.example', name: 'Eva', role: 'MEMBER', joinedAt: at.toISOString(), created: true } },
-      { id: randomUUID(), orgId: org.id, teamId: team.id, type: 'task.deleted', object: { id: randomUUID() } },
+      { id: randomUUID(), orgId: org.id, teamId: team.id, type: 'task.deleted', object: { id: randomUUID(), revision: 1 } },
     ];
     for (const event of events) {
       const text = eventText(event.id, event.type, at, { orgId: org.id, teamId: event.teamId, object: event.object });
@@ -245,7 +245,7 @@ describe(`the live event stream (${databaseLabel})`, () => {
     for (let index = 0; index < 500; index += 1) {
       const id = randomUUID();
       const at = new Date();
-      const event = eventText(id, 'task.deleted', at, { orgId: org.id, teamId: team.id, object: { id: randomUUID(), padding } });
+      const event = eventText(id, 'task.deleted', at, { orgId: org.id, teamId: team.id, object: { id: randomUUID(), revision: 1, padding } });
       await app.db.transaction().execute((trx) => insertEvents(trx, [{ id, orgId: org.id, teamId: team.id, type: 'task.deleted', event }], at));
     }
     await waitFor(

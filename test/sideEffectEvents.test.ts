@@ -133,7 +133,7 @@ describe(`a meeting's content (${databaseLabel})`, () => {
     expect(acknowledger.messages.map((shown: { acknowledged: boolean }) => shown.acknowledged)).toEqual([true]);
     expect((await feed(team.id, viewer.key)).map((event) => event.type)).not.toContain('meeting.updated');
     expect((await feed(team.id, member.key)).map((event) => [event.type, event.data.object])).toEqual([
-      ['cascading_message.acknowledged', { id: message.id, userId: member.user.id }],
+      ['cascading_message.acknowledged', { id: message.id, userId: member.user.id, revision: expect.any(Number) }],
     ]);
   });
 });
@@ -156,6 +156,43 @@ describe(`members' revisions (${databaseLabel})`, () => {
     expect(await listed()).toEqual(changed.body);
     const events = (await feed(team.id, owner.key)).filter((event) => event.type === 'team_member.updated').map((event) => event.data.object);
     expect(events).toEqual([changed.body]);
+  });
+
+  it('a removal carries the log position of its change as revision: above the membership it ends, below the one that comes back', async () => {
+    const { team, person } = await createTeamWorld(app.db);
+    const owner = await person('OWNER', 'OWNER');
+    const member = await person('MEMBER', 'MEMBER');
+    const listed = async () => ((await app.request('GET', `/v1/teams/${team.id}/members`, { key: owner.key })).body.data as { userId: string; revision: number }[]).find((shown) => shown.userId === member.user.id);
+    const before = (await listed())!;
+
+    expect((await app.request('DELETE', `/v1/teams/${team.id}/members/${member.user.id}`, { key: owner.key })).status).toBe(204);
+    const back = await app.request('POST', `/v1/teams/${team.id}/members`, { key: owner.key, body: { userId: member.user.id, role: 'VIEWER' } });
+    expect(back.status).toBe(201);
+
+    const [removal] = (await feed(team.id, owner.key)).filter((event) => event.type === 'team_member.removed').map((event) => event.data.object);
+    expect(removal).toEqual({ userId: member.user.id, revision: expect.any(Number) });
+    expect(removal!.revision).toBeGreaterThan(before.revision);
+    expect(back.body.revision).toBeGreaterThan(removal!.revision!);
+    expect(await listed()).toEqual(back.body);
+  });
+
+  it('a deletion, a rating and an acknowledgement carry the log position of their change as revision, greater than the last revision of what they concern', async () => {
+    const { org, team, admin, member } = await createMeetingWorld(app.db);
+    const meeting = await createMeetingIn(app.db, team.id, admin.user.id, { status: 'IN_PROGRESS', startedAt: new Date() });
+    const message = await createMessage(app.db, { id: meeting.id, orgId: org.id }, admin.user.id);
+    const shown = (await app.request('GET', `/v1/meetings/${meeting.id}`, { key: admin.key })).body;
+
+    await app.request('PUT', `/v1/meetings/${meeting.id}/ratings/me`, { key: member.key, body: { rating: 9 } });
+    await app.request('POST', '/v1/messages/acknowledge', { key: member.key, body: { ids: [message.id] } });
+    expect((await app.request('DELETE', `/v1/messages/${message.id}`, { key: admin.key })).status).toBe(204);
+
+    const events = (await feed(team.id, admin.key)).filter((event) => ['meeting_rating.set', 'cascading_message.acknowledged', 'cascading_message.deleted'].includes(event.type));
+    expect(events.map((event) => event.type)).toEqual(['meeting_rating.set', 'cascading_message.deleted']);
+    const acknowledged = (await feed(team.id, member.key)).find((event) => event.type === 'cascading_message.acknowledged')!;
+    const revisions = [events[0]!.data.object.revision!, acknowledged.data.object.revision!, events[1]!.data.object.revision!];
+    expect(revisions[0]).toBeGreaterThan(shown.revision);
+    expect(revisions).toEqual([...revisions].sort((a, b) => a - b));
+    expect(events[1]!.data.object).toEqual({ id: message.id, revision: revisions[2] });
   });
 
   it("an organization's change of settings gives it a greater revision, which its GET answers", async () => {
@@ -232,7 +269,7 @@ describe(`records a change takes with it or alters for its members (${databaseLa
 
     for (const teamId of [team.id, second]) {
       const removals = (await feed(teamId, owner.key)).filter((event) => event.type === 'team_member.removed');
-      expect(removals.map((event) => [event.data.object, (event.data as { teamId?: string }).teamId])).toEqual([[{ userId: leaving.user.id }, teamId]]);
+      expect(removals.map((event) => [event.data.object, (event.data as { teamId?: string }).teamId])).toEqual([[{ userId: leaving.user.id, revision: expect.any(Number) }, teamId]]);
     }
     const all = (await app.request('GET', `/v1/orgs/${org.id}/events?limit=100`, { key: owner.key })).body.data as FeedEvent[];
     expect(all.map((event) => event.type).slice(-3)).toEqual(['team_member.removed', 'team_member.removed', 'organization_member.removed']);

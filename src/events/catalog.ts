@@ -51,8 +51,13 @@ export interface EventSpec {
   before?: true;
   /** The team of a resource the change created outside any team's rows (a new team); else the subject's. */
   teamOf?: (result: ChangeResult) => string;
-  /** The event of a successful change of one subject; `subjectId` is the subject's own id where it has one. */
-  event: (input: ChangeInput, result: ChangeResult, subjectId: string) => { type: string; object: unknown };
+  /**
+   * The event of a successful change of one subject; `subjectId` is the subject's own id where it has
+   * one. `logRevision`: the object is a reference (what is gone, who was removed, which rating changed,
+   * who acknowledged), which takes the log position of the change as its `revision`, drawn as the
+   * event is written (`logRevision`, src/db/queries/events.ts).
+   */
+  event: (input: ChangeInput, result: ChangeResult, subjectId: string) => { type: string; object: unknown; logRevision?: true };
   /**
    * The events the change also sends for another record it alters (its side effects), in the same
    * transaction after its own. Each is declared here, and only here: the contract's description of
@@ -126,19 +131,19 @@ const answered = (type: string, kind: SubjectKind, from: string): EventSpec => (
   event: (_input, result) => ({ type, object: result.body }),
 });
 
-/** `x.deleted` with the id of what is gone. */
+/** `x.deleted` with the id of what is gone and the log position of its deletion. */
 const deleted = (type: string, kind: SubjectKind, from: string): EventSpec => ({
   types: [type],
   before: true,
   subject: { kind, from: param(from) },
-  event: (input) => ({ type, object: { id: input.params[from] } }),
+  event: (input) => ({ type, object: { id: input.params[from] }, logRevision: true }),
 });
 
-/** `x_member.removed` with the user id of who left. */
+/** `x_member.removed` with the user id of who left and the log position of their removal. */
 const removed = (type: string, kind: SubjectKind, from: string): EventSpec => ({
   types: [type],
   subject: { kind, from: param(from) },
-  event: (input) => ({ type, object: { userId: input.params.userId } }),
+  event: (input) => ({ type, object: { userId: input.params.userId }, logRevision: true }),
 });
 
 /** A single meeting as every reader of the event may see it, never as the writer's own answer shows it. */
@@ -171,6 +176,7 @@ const ratingSet: EventSpec = {
   event: (input, result) => ({
     type: result.status === 204 ? 'meeting_rating.deleted' : 'meeting_rating.set',
     object: { meetingId: input.params.id, userId: input.params.userId ?? input.userId },
+    logRevision: true,
   }),
 };
 
@@ -265,7 +271,7 @@ export const eventCatalog: Record<ChangingOperation, EventDeclaration> = {
     types: ['cascading_message.acknowledged'],
     before: true,
     subject: { kind: 'unacknowledgedMessages', from: (input) => (input.body as { ids: string[] }).ids },
-    event: (input, _result, messageId) => ({ type: 'cascading_message.acknowledged', object: { id: messageId, userId: input.userId } }),
+    event: (input, _result, messageId) => ({ type: 'cascading_message.acknowledged', object: { id: messageId, userId: input.userId }, logRevision: true }),
   },
 
   createTeamVision: { ...answered('vision.created', 'teamWithoutVision', 'teamId'), before: true },

@@ -38,6 +38,8 @@ export interface NewEvent {
   event: string;
   /** The W3C `traceparent` of the request that wrote it, which its deliveries send; none outside a request. */
   traceparent?: string | null;
+  /** Whether its object is a reference that takes the log position as `revision`, last, as it is written (`logRevision`). */
+  logRevision?: boolean;
 }
 
 /** Where a changed resource lives, found from what the request names. */
@@ -172,6 +174,18 @@ async function writeEvents(trx: Transaction<Database>, sent: RawBuilder<unknown>
   `.execute(trx);
 }
 
+/**
+ * The SQL of a log position drawn as an event is written, as text: the `revision` of an event whose
+ * object is a reference (what is gone, who was removed, which rating changed, who acknowledged), the
+ * log position of its change. It is drawn from the sequence of revisions and positions (0012_revisions)
+ * after every revision the change drew, so it is greater than the last revision of what is gone, and a
+ * record that comes back (a member added again) gets a greater one.
+ */
+export const logRevision = sql<string>`nextval('webhook_events_position_seq')::text`;
+
+/** The SQL of a reference object's JSON text with `revision` (`logRevision`) as its last member. */
+const withLogRevision = (object: RawBuilder<unknown>) => sql`left(${object}, -1) || ',"revision":' || ${logRevision} || '}'`;
+
 /** Writes events whose organization is known (their subjects were looked up before the change). */
 export async function insertEvents(trx: Transaction<Database>, events: readonly NewEvent[], now: Date): Promise<void> {
   await insertChangeEvents(trx, events, [], now);
@@ -193,6 +207,8 @@ export interface EventOf {
    * record read without its lists (`findMeetingForEvent`), whose reduced form holds none of them.
    */
   reduced?: boolean;
+  /** Whether its object is a reference that takes the log position as `revision`, last, as it is written (`logRevision`). */
+  logRevision?: boolean;
   at: Date;
   traceparent?: string | null;
 }
@@ -206,12 +222,17 @@ export interface EventOf {
  */
 export async function insertChangeEvents(trx: Transaction<Database>, known: readonly NewEvent[], found: readonly EventOf[], now: Date): Promise<void> {
   if (known.length === 0 && found.length === 0) return;
-  const knownRows = sql`select *, false from unnest(${known.map((e) => e.id)}::text[], ${known.map((e) => e.orgId)}::text[], ${known.map((e) => e.teamId)}::text[],
-      ${known.map((e) => e.type)}::text[], ${known.map((e) => e.event)}::text[], ${known.map((e) => e.traceparent ?? null)}::text[])`;
+  // A known event's text ends with its object's `}` and then the data's and the event's.
+  const knownRows = sql`select k.id, k.org_id, k.team_id, k.type,
+      case when k.log_revision then left(k.event, -3) || ',"revision":' || ${logRevision} || '}}}' else k.event end, k.traceparent, false
+    from unnest(${known.map((e) => e.id)}::text[], ${known.map((e) => e.orgId)}::text[], ${known.map((e) => e.teamId)}::text[],
+      ${known.map((e) => e.type)}::text[], ${known.map((e) => e.event)}::text[], ${known.map((e) => e.traceparent ?? null)}::text[],
+      ${known.map((e) => e.logRevision === true)}::boolean[]) k (id, org_id, team_id, type, event, traceparent, log_revision)`;
   const foundRows = found.map((event) => {
     const teamId = event.teamId === undefined ? sql`subject.team_id` : sql`${event.teamId}::text`;
     return sql`select ${event.id}::text, subject.org_id, ${teamId}, ${event.type}::text,
-      ${eventTextOf(event.id, event.type, event.at, sql`subject.org_id`, teamId, sql`${event.object}::text`)}, ${event.traceparent ?? null}::text,
+      ${eventTextOf(event.id, event.type, event.at, sql`subject.org_id`, teamId, event.logRevision ? withLogRevision(sql`${event.object}::text`) : sql`${event.object}::text`)},
+      ${event.traceparent ?? null}::text,
       ${sql.lit(event.reduced === true)}
       from (${subjectsOf(event.kind, [event.key], event.userId)}) subject`;
   });

@@ -2,7 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, SeatRow } from '../database.js';
 import { callerTeamRole } from './access.js';
-import { insertEventsOfRows, type BulkStamp } from './events.js';
+import { insertEventsOfRows, logRevision, type BulkStamp } from './events.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -108,7 +108,7 @@ export async function deleteSeat(db: Db, seatId: string, stamp: BulkStamp) {
     ),
     gone as (delete from seats where id = ${seatId} returning id),
     taken as (
-      select t.org_id, below.team_id, '{"id":' || to_json(below.id)::text || '}' as object
+      select t.org_id, below.team_id, '{"id":' || to_json(below.id)::text || ',"revision":' || ${logRevision} || '}' as object
       from below join teams t on t.id = below.team_id
       where exists (select 1 from gone)
     )

@@ -3,7 +3,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Locale, OrganizationRole, OrganizationUpdate } from '../database.js';
 import type { JsonShape } from '../json.js';
 import { preparedJsonPages } from '../pagination.js';
-import { insertEventsOfRows, type BulkStamp } from './events.js';
+import { insertEventsOfRows, logRevision, type BulkStamp } from './events.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -106,7 +106,7 @@ export async function removeMember(trx: Transaction<Database>, orgId: string, us
     with left_teams as (
       delete from team_members tm using teams t
       where tm.user_id = ${userId} and t.id = tm.team_id and t.org_id = ${orgId}
-      returning t.org_id, tm.team_id, '{"userId":' || to_json(tm.user_id)::text || '}' as object
+      returning t.org_id, tm.team_id, '{"userId":' || to_json(tm.user_id)::text || ',"revision":' || ${logRevision} || '}' as object
     )
     ${insertEventsOfRows('left_teams', 'team_member.removed', stamp)}
   `.execute(trx);

@@ -454,16 +454,19 @@ const placeOf = (row: FeedRow): LogPosition => {
  * of the organization's log), then the events after it in log order through
  * `webhook_events_org_id_txid_position_idx`, each with its place, and its text while the
  * events so far take at most `bytes` (the size is known without reading the text: PostgreSQL keeps it
- * with a long value). When the start is not in the log, one row without a place says so, so that an
+ * with a long value). When the start is not in the log, or the log deleted events of the organization
+ * after it (a purge past it: the page would skip them), one row without a place says so, so that an
  * empty page is told apart from an expired start.
  */
 const feedRows = prepared((db: Db, args: FeedArgs) => {
   const start =
     args.after !== undefined
-      ? sql`select s.txid, s.position from webhook_events s where s.id = ${args.after} and s.org_id = ${args.orgId} and ${notPing('s')}`
+      ? sql`select s.txid, s.position from webhook_events s where s.id = ${args.after} and s.org_id = ${args.orgId} and ${notPing('s')}
+          and not ${cutAfter(sql`array[${args.orgId}::text]`, sql`s.txid`, sql`s.position`)}`
       : args.txid !== undefined
         ? sql`select s.txid, s.position from webhook_events s
-            where s.org_id = ${args.orgId} and s.txid = ${args.txid}::xid8 and s.position = ${args.position}::bigint and ${notPing('s')}`
+            where s.org_id = ${args.orgId} and s.txid = ${args.txid}::xid8 and s.position = ${args.position}::bigint and ${notPing('s')}
+              and not ${cutAfter(sql`array[${args.orgId}::text]`, sql`s.txid`, sql`s.position`)}`
         : args.sinceTxid !== undefined
           ? sql`select ${args.sinceTxid}::xid8 as txid, ${args.sincePosition}::bigint as position
               where not ${cutAfter(sql`array[${args.orgId}::text]`, sql`${args.sinceTxid}::xid8`, sql`${args.sincePosition}::bigint`)}`
@@ -641,12 +644,14 @@ export const LOG_READ_BYTES = 512 * 1024;
  * the same statement, so in the same snapshot, the log's last place below the horizon (`end`,
  * undefined while the log is empty). Unless `full` (the read stopped at its count or its bytes), the
  * reader has seen every event up to `end` that the filter lets through: no event can commit there any
- * more.
+ * more. `cut`: the organizations (of the filter) whose log was purged after `after` (event_log_purges,
+ * 0013), read in the same snapshot as the events: events of theirs after `after` are gone, so a reader
+ * at `after` would miss them without this.
  */
 export async function logAfter(
   db: Db,
   args: { after: LogPosition; orgIds?: readonly string[]; limit: number },
-): Promise<{ events: LogEvent[]; end: LogPosition | undefined; full: boolean }> {
+): Promise<{ events: LogEvent[]; end: LogPosition | undefined; full: boolean; cut: string[] }> {
   const filters = [
     sql`(e.txid, e.position) > (${args.after.txid}::xid8, ${args.after.position}::bigint)`,
     belowHorizon(sql`e.txid`),
@@ -673,19 +678,25 @@ export async function logAfter(
       select null, null, null, null, l.txid, l.position, null, 1 from last l
       union all
       (select null, null, null, null, p.txid, p.position, null, 2 from page p where not ${within} limit 1)
+      union all
+      select null, c.org_id, null, null, c.txid, c.position, null, 3 from event_log_purges c
+      where (c.txid, c.position) > (${args.after.txid}::xid8, ${args.after.position}::bigint)
+        ${args.orgIds ? sql`and c.org_id = any(${[...args.orgIds]}::text[])` : sql``}
     ) u
     -- By the log's own columns: their text would put transaction 1000 before 999.
     order by u.part, u.txid, u.position
   `.execute(db);
   const events: LogEvent[] = [];
+  const purged: string[] = [];
   let end: LogPosition | undefined;
   let cut = false;
   for (const row of rows) {
     if (row.part === 1) end = { txid: row.txid, position: row.position };
     else if (row.part === 2) cut = true;
+    else if (row.part === 3) purged.push(row.org_id!);
     else events.push({ id: row.id!, orgId: row.org_id!, teamId: row.team_id, type: row.type!, txid: row.txid, position: row.position, event: row.event! });
   }
-  return { events, end, full: cut || events.length === args.limit };
+  return { events, end, full: cut || events.length === args.limit, cut: purged };
 }
 
 /** The log's last place below the horizon; the very beginning while the log is empty. */
@@ -719,11 +730,16 @@ export async function keptAfter(db: Db, orgIds: readonly string[], at: LogPositi
   return !rows[0]!.cut;
 }
 
-/** The place of an event of these organizations in the log; undefined when the log keeps no such event (purged, unknown, a ping, another's). */
+/**
+ * The place of an event of these organizations in the log; undefined when the log keeps no such event
+ * (purged, unknown, a ping, another's), or when it deleted events of theirs after it: a start there
+ * would miss them (a stream that ended because the log was purged past it resumes so).
+ */
 export async function eventPosition(db: Db, id: string, orgIds: readonly string[]): Promise<LogPosition | undefined> {
   const { rows } = await sql<LogPosition>`
     select e.txid::text as txid, e.position::text as position from webhook_events e
     where e.id = ${id} and e.org_id = any(${[...orgIds]}::text[]) and ${notPing('e')}
+      and not ${cutAfter(sql`${[...orgIds]}::text[]`, sql`e.txid`, sql`e.position`)}
   `.execute(db);
   return rows[0];
 }

@@ -1610,7 +1610,7 @@ export interface paths {
          *
          *     **Size of an event.** An event takes at most 64 KB of JSON (65,536 bytes of UTF-8). The few types whose record can be larger (a meeting with many segues, a vision, a goal with many milestones, a people review) then carry it in its reduced form, `ReducedRecord` (`reduced: true`, its `id`, `kind` and its short fields), and the record's `GET` gives the whole.
          *
-         *     **Retention.** Events are kept 30 days (the operator may choose another number). An `after` that names no event the organization's log still keeps — removed after that time, or never an event of this organization: the server cannot tell them apart — is answered with 410 `eventsExpired`, and so is a `cursor` whose place is no longer kept: events after it may be gone, so instead of a shorter page the answer says that a full resync is needed (read the current records with the lists, then follow the feed again from its start, without `after`).
+         *     **Retention.** Events are kept 30 days (the operator may choose another number). An `after` that names no event the organization's log still keeps — removed after that time, or never an event of this organization: the server cannot tell them apart — is answered with 410 `eventsExpired`, and so is a `cursor` whose place is no longer kept, and an `after` or `cursor` after which the log deleted events of the organization: events after it are gone, so instead of a shorter page the answer says that a full resync is needed (read the current records with the lists, then follow the feed again from its start, without `after`).
          *
          *     **Starting from a read.** Every read of the organization's records states the log position it reflects in its `Log-Position` header (`lp_…`). Pass it as `after` to get exactly the changes made since: none that the read did not show is missed, and a change it showed may come again. A position of another organization is refused with 403 `forbidden`, one that was changed or cut is a format error (422), and one whose following events the log no longer keeps is answered with 410 `eventsExpired`.
          *
@@ -1670,7 +1670,7 @@ export interface paths {
          *
          *     **Messages.** Each event is one message: `id:` the event's id, `event:` its type, `data:` the event as JSON on one line — exactly the `Event` that `GET /orgs/{orgId}/events` answers (see the `Event` schema: the union of every type, told apart by `type`), as the caller may see it. The stream also sends a comment line (`:`) at least every 15 seconds so that proxies keep it open, and a `retry:` field with the time to wait before reconnecting (2 seconds; 1 second when the server stops). Consumers must ignore event types they do not know.
          *
-         *     **Order and resuming.** Events come in the order of the organization feed, which never changes, each once per connection. A connection starts with the events that happen after it opens; to resume, send the id of the last event you processed as `Last-Event-ID` (browsers' `EventSource` and the typed client do this when they reconnect) or as `after`: the stream then first sends every event after it that you may read, then goes on live, with nothing missed or repeated. An id the log no longer keeps (events are kept 30 days), or one of an organization you do not belong to, is answered with 410 `eventsExpired` before the stream starts: resync in full, then open the stream without it. A `Last-Event-ID` or `after` that is no id at all (empty, longer than 200 characters) is a format error (422). When both are sent, `Last-Event-ID` wins: it is the newer one.
+         *     **Order and resuming.** Events come in the order of the organization feed, which never changes, each once per connection. A connection starts with the events that happen after it opens; to resume, send the id of the last event you processed as `Last-Event-ID` (browsers' `EventSource` and the typed client do this when they reconnect) or as `after`: the stream then first sends every event after it that you may read, then goes on live, with nothing missed or repeated. An id the log no longer keeps (events are kept 30 days), one after which it deleted events of your organizations, or one of an organization you do not belong to, is answered with 410 `eventsExpired` before the stream starts: resync in full, then open the stream without it. An open stream whose place the log is purged past (events it had not sent yet deleted after the retention) ends rather than skip them: its resume then answers 410. A `Last-Event-ID` or `after` that is no id at all (empty, longer than 200 characters) is a format error (422). When both are sent, `Last-Event-ID` wins: it is the newer one.
          *
          *     **Starting from a read.** Every read of an organization's records states the log position it reflects in its `Log-Position` header (`lp_…`). Pass it as `after` to open the stream exactly there: it first sends every event after that position you may read, so no change the read did not show is missed (one it showed may come again; its `object.revision` tells). A position of an organization you do not belong to, or not followed by this stream, is refused with 403 `forbidden`, one that was changed or cut is a format error (422), and one whose following events the log no longer keeps (events are kept 30 days) is answered with 410 `eventsExpired`.
          *
@@ -1848,7 +1848,7 @@ export interface paths {
         head?: never;
         /**
          * Suspend or restore an organization
-         * @description Sets the organization's status. `SUSPENDED` freezes the organization: from the next request on, every change by any key in it gets 409 orgSuspended, while reads still work. `ACTIVE` allows changes again. Setting the status the organization already has changes nothing and answers with the organization as it is. Only for a key with scope `platform` whose owner is a platform operator (SUPERADMIN) at the time of the request; any other key gets 403 insufficientScope. An unknown organization gives 404; a missing or unknown `status` 422 invalid. This operation itself is never refused because of a suspension.
+         * @description Sets the organization's status. `SUSPENDED` freezes the organization: from the next request on, every change by any key in it gets 409 orgSuspended, while reads still work. `ACTIVE` allows changes again. Setting the status the organization already has changes nothing and answers with the organization as it is. A change of status is one of what the organization's members read (`GET /orgs/{orgId}`): it raises the organization's `revision` and sends `organization.updated` in the same transaction. Only for a key with scope `platform` whose owner is a platform operator (SUPERADMIN) at the time of the request; any other key gets 403 insufficientScope. An unknown organization gives 404; a missing or unknown `status` 422 invalid. This operation itself is never refused because of a suspension.
          */
         patch: operations["updatePlatformOrganization"];
         trace?: never;
@@ -2082,7 +2082,7 @@ export interface webhooks {
         put?: never;
         /**
          * Organization settings changed
-         * @description Sent after `PATCH /orgs/{orgId}` changed the organization's settings (`name`, `timezone`, `defaultLocale`). `object` is the organization as that change answered it, so its `role` is the organization role of the person who made the change. `teamId` is `null`.
+         * @description Sent after `PATCH /orgs/{orgId}` changed the organization's settings (`name`, `timezone`, `defaultLocale`), and after `PATCH /platform/orgs/{id}` changed its `status` (the platform's operators suspending or reactivating it; setting the status it has sends nothing). `object` is the organization as that change answered it, so its `role` is the organization role of the person who made the change; after a change of status by the platform, whose operators act for the organization with an Owner's standing, it is `OWNER`. A member's feed and live stream carry their own role instead. `teamId` is `null`.
          */
         post: {
             parameters: {
@@ -2559,7 +2559,7 @@ export interface webhooks {
         put?: never;
         /**
          * Person removed from a team
-         * @description Sent after `DELETE /teams/{teamId}/members/{userId}` removed a person from a team; they stay in the organization and in their other teams. `object` holds only the `userId` of the person removed.
+         * @description Sent after `DELETE /teams/{teamId}/members/{userId}` removed a person from a team; they stay in the organization and in their other teams. Sent also for each team of the organization the person was in when `DELETE /orgs/{orgId}/members/{userId}` removed them from the organization (which takes them out of its teams), in the same transaction, before its `organization_member.removed`. `object` holds the `userId` of the person removed.
          */
         post: {
             parameters: {
@@ -3301,7 +3301,7 @@ export interface webhooks {
         put?: never;
         /**
          * Metric changed or moved
-         * @description Sent after `PATCH /metrics/{id}` changed or moved a metric. `object` is the whole metric as that answer gave it. A move also shifts the `position` of the metrics between the old and the new place; `GET /teams/{teamId}/metrics` gives every position.
+         * @description Sent after `PATCH /metrics/{id}` changed or moved a metric. `object` is the whole metric as that answer gave it. A move swaps the metric with its neighbour, whose `position` changes too: that neighbour gets a `metric.updated` of its own, written in the same transaction just before the moved metric's. `DELETE /metrics/{id}` moves every metric below the deleted one up one place, and sends a `metric.updated` for each of them, before the `metric.deleted`. In each, `object` is the metric as `GET /teams/{teamId}/metrics` lists it right after the change, with its new `revision`.
          */
         post: {
             parameters: {
@@ -4308,7 +4308,7 @@ export interface webhooks {
         put?: never;
         /**
          * Seat deleted
-         * @description Sent after `DELETE /org-chart/seats/{id}` deleted a seat together with every seat below it. `object` holds only the `id` of the seat the request named; treat the seats below it as deleted with it.
+         * @description Sent after `DELETE /org-chart/seats/{id}` deleted a seat together with every seat below it: one `seat.deleted` for each seat below it, written in the same transaction, then one for the seat the request named. `object` holds the `id` of the deleted seat.
          */
         post: {
             parameters: {
@@ -4626,7 +4626,7 @@ export interface components {
          */
         Id: string;
         /**
-         * @description How new a record is: the position in the organization's event log of the last change that altered what a GET of the record answers, the record's own changes and those made to it as a side effect (a goal's milestones, a meeting's rating summary, segues, headlines and messages; a member's name or e-mail changed on their account). Of two revisions of one record the greater is the newer state, whatever order the changes committed in; revisions share the number space of the log's positions and are never reused. An event carries its record with the record's revision, and a change made as a side effect sends the altered record's own event (`goal.updated`, `meeting.updated`), so a local copy applies an event only when its `object.revision` is greater than the one it holds. A revision may also advance on a write that changed nothing visible; it never goes back. What a record tells only its reader is not part of its revision, and events never carry it: a message's `acknowledged` (the reader's own `cascading_message.acknowledged` tells it), the reader's own rating while a meeting's ratings are hidden (read `GET /meetings/{id}` after their own `meeting_rating.set`), an organization's `role` (their own `organization_member.updated` tells it) and a meeting's `ratingWindow`, which follows the clock. Keep these as the reader's GET last answered them when applying an event. An integer of at most 2^53 − 1, exact in every JSON reader.
+         * @description How new a record is: the position in the organization's event log of the last change that altered what a GET of the record answers, the record's own changes and those made to it as a side effect (a goal's milestones, a meeting's rating summary, segues, headlines and messages; a member's name or e-mail changed on their account). Of two revisions of one record the greater is the newer state, whatever order the changes committed in; revisions share the number space of the log's positions and are never reused. An event carries its record with the record's revision, and a change made as a side effect sends the altered record's own event (`goal.updated`, `meeting.updated`), so a local copy applies an event only when its `object.revision` is greater than the one it holds. An event whose object is a reference (a deletion's id, a removal's `userId`, a rating's meeting and person, an acknowledgement) carries the log position of its change as `revision`: greater than the last revision of what it ends, smaller than that of a member who comes back. A revision may also advance on a write that changed nothing visible; it never goes back. What a record tells only its reader is not part of its revision, and events never carry it: a message's `acknowledged` (the reader's own `cascading_message.acknowledged` tells it), the reader's own rating while a meeting's ratings are hidden (read `GET /meetings/{id}` after their own `meeting_rating.set`), an organization's `role` (their own `organization_member.updated` tells it) and a meeting's `ratingWindow`, which follows the clock. Keep these as the reader's GET last answered them when applying an event. An integer of at most 2^53 − 1, exact in every JSON reader.
          * @example 48213
          */
         Revision: number;
@@ -5775,7 +5775,7 @@ export interface components {
                 orgId: components["schemas"]["Id"];
                 /** @description Always `null`: the organization's settings belong to no team. */
                 teamId: null;
-                /** @description The organization as the change answered it; `role` is the role of the person who made the change. */
+                /** @description The organization as the change answered it; `role` is the role of the person who made the change (`OWNER` for a change of status by the platform). */
                 object: components["schemas"]["Organization"];
             };
         };
@@ -5822,10 +5822,12 @@ export interface components {
                 object: components["schemas"]["OrganizationMember"];
             };
         };
-        /** @description What a `*_member.removed` event tells of the person removed: their id only. The account stays, and items they created or own still name them. */
+        /** @description What a `*_member.removed` event tells of the person removed: their id, and the log position of the removal. The account stays, and items they created or own still name them. */
         RemovedMember: {
             /** @description Id of the person (account) removed. */
             userId: components["schemas"]["Id"];
+            /** @description The log position of the removal (a person removed may be added again: their new membership has a greater revision), drawn as its event was written: greater than every revision the record had before it, and than any it gets after it only when it comes back. A local copy applies the event only when it is greater than the revision it holds, and keeps it as the revision up to which the record is gone, so that older news of it (delivered late, or out of order) is ignored. */
+            revision: components["schemas"]["Revision"];
         };
         /** @description Body of every `organization_member.removed` delivery. */
         OrganizationMemberRemovedEvent: {
@@ -5884,10 +5886,12 @@ export interface components {
                 object: components["schemas"]["Team"];
             };
         };
-        /** @description What a `*.deleted` event tells of the deleted item: its id only, as the item can no longer be read. */
+        /** @description What a `*.deleted` event tells of the deleted item: its id only, as the item can no longer be read, and the log position of the deletion. */
         DeletedObject: {
             /** @description Id of the deleted item. */
             id: components["schemas"]["Id"];
+            /** @description The log position of the deletion, drawn as its event was written: greater than every revision the record had before it, and than any it gets after it only when it comes back. A local copy applies the event only when it is greater than the revision it holds, and keeps it as the revision up to which the record is gone, so that older news of it (delivered late, or out of order) is ignored. */
+            revision: components["schemas"]["Revision"];
         };
         /** @description Body of every `team.deleted` delivery. */
         TeamDeletedEvent: {
@@ -6406,6 +6410,8 @@ export interface components {
             meetingId: components["schemas"]["Id"];
             /** @description Id of the person whose rating changed. */
             userId: components["schemas"]["Id"];
+            /** @description The log position of the rating's change, drawn as its event was written: of two events of one person's rating of one meeting, the greater is the newer. */
+            revision: components["schemas"]["Revision"];
         };
         /** @description Body of every `meeting_rating.set` delivery. */
         MeetingRatingSetEvent: {
@@ -6527,6 +6533,8 @@ export interface components {
             id: components["schemas"]["Id"];
             /** @description Id of the person who acknowledged it. */
             userId: components["schemas"]["Id"];
+            /** @description The log position of the acknowledgement, drawn as its event was written. It is not the message's revision: an acknowledgement, the reader's own state, moves no revision of the message or its meeting. */
+            revision: components["schemas"]["Revision"];
         };
         /** @description Body of every `cascading_message.acknowledged` delivery. */
         CascadingMessageAcknowledgedEvent: {

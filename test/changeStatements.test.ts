@@ -143,7 +143,10 @@ describe(`a task's changes in one statement (${databaseLabel})`, () => {
     expect(sent, sent.join('\n')).toHaveLength(1);
     const events = await eventsOf(task.id);
     expect(events.map((event) => [event.type, event.team_id])).toEqual([['task.deleted', world.team.id]]);
-    expect(events[0]!.event).toBe(expectedText(events[0]!, JSON.stringify({ id: task.id })));
+    // Its revision is the log position of the deletion, drawn by the same statement: above the task's last.
+    const { revision } = JSON.parse(events[0]!.event).data.object;
+    expect(revision).toBeGreaterThan(Number(task.revision));
+    expect(events[0]!.event).toBe(expectedText(events[0]!, JSON.stringify({ id: task.id, revision })));
   });
 
   it("the event keeps the request's traceparent, as a change in a transaction does", async () => {
@@ -182,7 +185,9 @@ describe(`an issue's changes in one statement (${databaseLabel})`, () => {
     expect(events.map((event) => event.type)).toEqual(['issue.created', 'issue.updated', 'issue.deleted']);
     expect(events[0]!.event).toBe(expectedText(events[0]!, created.result.text));
     expect(events[1]!.event).toBe(expectedText(events[1]!, changed.result.text));
-    expect(events[2]!.event).toBe(expectedText(events[2]!, JSON.stringify({ id })));
+    const { revision } = JSON.parse(events[2]!.event).data.object;
+    expect(revision).toBeGreaterThan(JSON.parse(changed.result.text).revision);
+    expect(events[2]!.event).toBe(expectedText(events[2]!, JSON.stringify({ id, revision })));
   });
 });
 

@@ -58,6 +58,16 @@ describe('the event catalog', () => {
     },
   );
 
+  const bulkEffects = Object.entries(eventCatalog).flatMap(([operationId, declared]) => (declared.alsoWrites ?? []).map((effect) => [operationId, effect.type] as const));
+
+  it.each(bulkEffects)("%s also writes %s for each record it alters in bulk, which the contract's description of that event names it for", (operationId, type) => {
+    const operation = operations.find((candidate) => candidate.operationId === operationId)!;
+    const description = (contract.webhooks?.[type] as { post: { description: string } }).post.description.replace(/\s+/g, ' ');
+    expect(description, `name \`${operation.method.toUpperCase()} ${operation.path}\` in openapi/webhooks/${type}.yaml`).toContain(
+      `\`${operation.method.toUpperCase()} ${operation.path}\``,
+    );
+  });
+
   it('declares side effects only for records with a GET, never for a change written in one statement with its event', () => {
     const reads = new Set(operations.filter((operation) => operation.method === 'get').map((operation) => operation.path));
     expect(sideEffects.filter(({ effect }) => !reads.has(effect.read))).toEqual([]);

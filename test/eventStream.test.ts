@@ -79,7 +79,7 @@ describe(`the live event stream (${databaseLabel})`, () => {
     const at = new Date();
     const events = [
       { id: randomUUID(), orgId: org.id, teamId: null, type: 'organization_member.added', object: { userId: randomUUID(), email: 'eva@northwind.example', name: 'Eva', role: 'MEMBER', joinedAt: at.toISOString(), created: true } },
-      { id: randomUUID(), orgId: org.id, teamId: team.id, type: 'task.deleted', object: { id: randomUUID() } },
+      { id: randomUUID(), orgId: org.id, teamId: team.id, type: 'task.deleted', object: { id: randomUUID(), revision: 1 } },
     ];
     for (const event of events) {
       const text = eventText(event.id, event.type, at, { orgId: org.id, teamId: event.teamId, object: event.object });
@@ -128,6 +128,29 @@ describe(`the live event stream (${databaseLabel})`, () => {
     const { owner } = await newTeam();
     const stream = await open('/v1/events/stream', owner.key, { 'last-event-id': randomUUID() });
     expect([stream.status, stream.body.error.code]).toEqual([410, 'eventsExpired']);
+  });
+
+  it('ends a stream whose place the log was purged past, rather than skip what it lost, and its resume from the last event it sent answers 410', async () => {
+    const { team, owner } = await newTeam();
+    const [kept] = await createEvents(app.db, team, 1);
+    const stream = await open(`/v1/events/stream?teamId=${team.id}`, owner.key, { 'last-event-id': kept! });
+    expect(stream.status).toBe(200);
+
+    // An event the stream has not read yet, deleted as the retention's purge deletes (0013 records the cut).
+    const id = randomUUID();
+    const at = new Date();
+    await app.db.transaction().execute(async (trx) => {
+      const event = eventText(id, 'task.deleted', at, { orgId: team.org_id, teamId: team.id, object: { id: randomUUID(), revision: 1 } });
+      await insertEvents(trx, [{ id, orgId: team.org_id, teamId: team.id, type: 'task.deleted', event }], at);
+      await sql`delete from webhook_events where id = ${id}`.execute(trx);
+    });
+
+    await Promise.race([stream.ended, new Promise((resolve) => setTimeout(resolve, 5000))]);
+    expect(stream.isEnded(), 'the stream ends').toBe(true);
+    expect(stream.messages).toEqual([]);
+    const resumed = await open(`/v1/events/stream?teamId=${team.id}`, owner.key, { 'last-event-id': kept! });
+    expect([resumed.status, resumed.body.error?.code]).toEqual([410, 'eventsExpired']);
+    expect((await app.request('GET', `/v1/teams/${team.id}/events?after=${kept}`, { key: owner.key })).status).toBe(410);
   });
 
   it('answers 410 for the id of an event of another organization, as for one it never kept', async () => {
@@ -245,7 +268,7 @@ describe(`the live event stream (${databaseLabel})`, () => {
     for (let index = 0; index < 500; index += 1) {
       const id = randomUUID();
       const at = new Date();
-      const event = eventText(id, 'task.deleted', at, { orgId: org.id, teamId: team.id, object: { id: randomUUID(), padding } });
+      const event = eventText(id, 'task.deleted', at, { orgId: org.id, teamId: team.id, object: { id: randomUUID(), revision: 1, padding } });
       await app.db.transaction().execute((trx) => insertEvents(trx, [{ id, orgId: org.id, teamId: team.id, type: 'task.deleted', event }], at));
     }
     await waitFor(

@@ -147,11 +147,14 @@ const meetingPart = (part: 'segues' | 'headlines' | 'messages') => ({
   path: (ctx: Ctx) => `/meetings/${ctx.meetingId}`,
   record: (body: any, ctx: Ctx) => item(meetingForEveryone(body)[part], byId(ctx.id)),
 });
-/** A deletion's event carries the id of what the reader's GET showed before it. */
+/**
+ * A deletion's event carries the id of what the reader's GET showed before it, and the log position of
+ * the deletion as its revision (`ctx.logRevision`: a reference's revision is no GET's).
+ */
 const deletedFrom = (path: (ctx: Ctx) => string, shown: (body: any, ctx: Ctx) => unknown = () => true) => ({
   path,
   before: true as const,
-  record: (body: any, ctx: Ctx) => (shown(body, ctx) ? { id: ctx.id } : undefined),
+  record: (body: any, ctx: Ctx) => (shown(body, ctx) ? { id: ctx.id, revision: ctx.logRevision } : undefined),
 });
 
 const scenarios: Record<EventType, Scenario[]> = {
@@ -186,7 +189,7 @@ const scenarios: Record<EventType, Scenario[]> = {
       type: 'organization_member.removed',
       prepare: async () => ({ userId: await w.newMember() }),
       change: (ctx) => call('DELETE', `/orgs/${w.orgId}/members/${ctx.userId}`, w.actor.key),
-      subject: { ...members, before: true, record: (body, ctx) => members.record(body, ctx) && { userId: ctx.userId } },
+      subject: { ...members, before: true, record: (body, ctx) => members.record(body, ctx) && { userId: ctx.userId, revision: ctx.logRevision } },
     },
   ],
   'team.created': [
@@ -232,7 +235,7 @@ const scenarios: Record<EventType, Scenario[]> = {
       type: 'team_member.removed',
       prepare: async () => ({ userId: await w.newMember('MEMBER') }),
       change: (ctx) => call('DELETE', `/teams/${w.teamId}/members/${ctx.userId}`, w.actor.key),
-      subject: { ...teamMembers, before: true, record: (body, ctx) => teamMembers.record(body, ctx) && { userId: ctx.userId } },
+      subject: { ...teamMembers, before: true, record: (body, ctx) => teamMembers.record(body, ctx) && { userId: ctx.userId, revision: ctx.logRevision } },
     },
   ],
   'task.created': [{ type: 'task.created', change: task, subject: { path: (ctx) => `/tasks/${ctx.id}` } }],
@@ -365,7 +368,7 @@ const scenarios: Record<EventType, Scenario[]> = {
       type: 'meeting_rating.set',
       prepare: () => createMeetingIn(app.db, w.teamId, w.actor.id, { status: 'IN_PROGRESS' }),
       change: (ctx) => call('PUT', `/meetings/${ctx.id}/ratings/${w.readers.teamMember.id}`, w.actor.key, { rating: 8 }),
-      subject: { path: (ctx) => `/meetings/${ctx.id}`, record: (body) => ({ meetingId: body.id, userId: w.readers.teamMember.id }) },
+      subject: { path: (ctx) => `/meetings/${ctx.id}`, record: (body, ctx) => ({ meetingId: body.id, userId: w.readers.teamMember.id, revision: ctx.logRevision }) },
     },
   ],
   'meeting_rating.deleted': [
@@ -373,7 +376,7 @@ const scenarios: Record<EventType, Scenario[]> = {
       type: 'meeting_rating.deleted',
       prepare: ratedMeeting,
       change: (ctx) => app.request('PUT', `/v1/meetings/${ctx.id}/ratings/${w.readers.teamMember.id}`, { key: w.actor.key, body: { rating: 0 } }),
-      subject: { path: (ctx) => `/meetings/${ctx.id}`, record: (body) => ({ meetingId: body.id, userId: w.readers.teamMember.id }) },
+      subject: { path: (ctx) => `/meetings/${ctx.id}`, record: (body, ctx) => ({ meetingId: body.id, userId: w.readers.teamMember.id, revision: ctx.logRevision }) },
     },
   ],
   'segue.created': [
@@ -590,7 +593,7 @@ describe(`the view of an event per reader (${databaseLabel})`, () => {
     const readersBefore = scenario.type === 'team.deleted' ? await eventReaders() : undefined;
     Object.assign(ctx, await scenario.change(ctx));
     const stored = await storedEvent(scenario.type);
-    Object.assign(ctx, { id: ctx.id ?? (stored.data.object as { id?: string }).id });
+    Object.assign(ctx, { id: ctx.id ?? (stored.data.object as { id?: string }).id, logRevision: (stored.data.object as { revision?: number }).revision });
     const reads = scenario.subject && !scenario.subject.before ? await readsOf(scenario.subject.path(ctx)) : before;
     const readers = readersBefore ?? (await eventReaders());
 

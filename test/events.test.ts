@@ -341,7 +341,7 @@ describe.runIf(postgresUrl)(`the event feed while changes overlap (${databaseLab
     await session.connect();
     await session.query('begin');
     const id = randomUUID();
-    const event = eventText(id, 'task.deleted', new Date(), { orgId: o.org.id, teamId: o.team.id, object: { id: randomUUID() } });
+    const event = eventText(id, 'task.deleted', new Date(), { orgId: o.org.id, teamId: o.team.id, object: { id: randomUUID(), revision: 1 } });
     await session.query(`insert into webhook_events (id, org_id, team_id, type, event) values ($1, $2, $3, 'task.deleted', $4)`, [id, o.org.id, o.team.id, event]);
     return { id, commit: () => session.query('commit'), end: () => session.end() };
   }
@@ -386,7 +386,7 @@ describe.runIf(postgresUrl)(`the event feed while changes overlap (${databaseLab
 /** Writes one event of the organization (a statement of its own, committed at once), without waiting for the feed to show it: its id. */
 async function createEventBesides(o: Organization): Promise<string> {
   const id = randomUUID();
-  const event = eventText(id, 'task.deleted', new Date(), { orgId: o.org.id, teamId: o.team.id, object: { id: randomUUID() } });
+  const event = eventText(id, 'task.deleted', new Date(), { orgId: o.org.id, teamId: o.team.id, object: { id: randomUUID(), revision: 1 } });
   await app.db.insertInto('webhook_events').values({ id, org_id: o.org.id, team_id: o.team.id, type: 'task.deleted', event }).execute();
   return id;
 }

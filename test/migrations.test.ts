@@ -1675,3 +1675,55 @@ describe.each(databases)('the member revisions migration on $name', ({ open }) =
     expect(Object.fromEntries((await keptEvents()).map((row) => [row.id, row.event]))).toEqual(before);
   });
 });
+
+// ---------------------------------------------------------------------------------------------------
+
+describe.each(databases)('the reference revisions migration on $name', ({ open }) => {
+  const at = new Date('2026-11-28T08:00:00.000Z');
+  const events = [
+    ['event-deleted', 'task.deleted', { id: 'task-gone' }],
+    ['event-removed', 'team_member.removed', { userId: 'user-old' }],
+    ['event-rating', 'meeting_rating.set', { meetingId: 'meeting-1', userId: 'user-old' }],
+    ['event-ack', 'cascading_message.acknowledged', { id: 'message-1', userId: 'user-old' }],
+    ['event-org', 'organization.updated', { id: 'org-refs', revision: 3, name: 'Refs', status: 'ACTIVE', role: 'OWNER', timezone: 'UTC', defaultLocale: 'en' }],
+  ] as const;
+  let database: OpenDatabase;
+  let migrator: Migrator;
+  let before: Record<string, string>;
+
+  const keptEvents = async () => {
+    const { rows } = await sql<{ id: string; event: string; position: string }>`select id, event, position::text from webhook_events order by id`.execute(database.db);
+    return rows;
+  };
+
+  beforeAll(async () => {
+    database = await open();
+    migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
+    await migrator.migrateTo('0015_org_exports');
+    await sql`insert into organizations (id, name, slug, timezone, default_locale) values ('org-refs', 'Refs', 'refs', 'UTC', 'en')`.execute(database.db);
+    for (const [id, type, object] of events) {
+      const event = eventText(id, type, at, { orgId: 'org-refs', teamId: null, object });
+      await sql`insert into webhook_events (id, org_id, type, event) values (${id}, 'org-refs', ${type}, ${event})`.execute(database.db);
+    }
+    before = Object.fromEntries((await keptEvents()).map((row) => [row.id, row.event]));
+  });
+
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it("gives the references of the events kept before the event's position as revision, last, leaves the records' events as they are, and down takes it out again", async () => {
+    const up = await migrator.migrateTo('0016_reference_revisions');
+    expect(up.results).toEqual([{ migrationName: '0016_reference_revisions', direction: 'Up', status: 'Success' }]);
+    const kept = Object.fromEntries((await keptEvents()).map((row) => [row.id, { object: JSON.parse(row.event).data.object, position: Number(row.position) }]));
+    for (const [id, , object] of events.slice(0, 4)) {
+      expect(kept[id]!.object).toEqual({ ...object, revision: kept[id]!.position });
+      expect(Object.keys(kept[id]!.object).at(-1)).toBe('revision');
+    }
+    expect(kept['event-org']!.object).toEqual(events[4][2]);
+
+    const down = await migrator.migrateTo('0015_org_exports');
+    expect(down.results).toEqual([{ migrationName: '0016_reference_revisions', direction: 'Down', status: 'Success' }]);
+    expect(Object.fromEntries((await keptEvents()).map((row) => [row.id, row.event]))).toEqual(before);
+  });
+});

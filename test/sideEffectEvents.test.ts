@@ -10,6 +10,7 @@ import { databaseLabel } from './support/database.js';
 import { createGoal } from './support/executionFactories.js';
 import { createTeamWorld } from './support/factories.js';
 import { createMeetingIn, createMeetingWorld, createMessage } from './support/meetingFactories.js';
+import { createOperator } from './support/platformFactories.js';
 import { startTestApp, type TestApp } from './support/testApp.js';
 
 let app: TestApp;
@@ -132,7 +133,7 @@ describe(`a meeting's content (${databaseLabel})`, () => {
     expect(acknowledger.messages.map((shown: { acknowledged: boolean }) => shown.acknowledged)).toEqual([true]);
     expect((await feed(team.id, viewer.key)).map((event) => event.type)).not.toContain('meeting.updated');
     expect((await feed(team.id, member.key)).map((event) => [event.type, event.data.object])).toEqual([
-      ['cascading_message.acknowledged', { id: message.id, userId: member.user.id }],
+      ['cascading_message.acknowledged', { id: message.id, userId: member.user.id, revision: expect.any(Number) }],
     ]);
   });
 });
@@ -157,6 +158,43 @@ describe(`members' revisions (${databaseLabel})`, () => {
     expect(events).toEqual([changed.body]);
   });
 
+  it('a removal carries the log position of its change as revision: above the membership it ends, below the one that comes back', async () => {
+    const { team, person } = await createTeamWorld(app.db);
+    const owner = await person('OWNER', 'OWNER');
+    const member = await person('MEMBER', 'MEMBER');
+    const listed = async () => ((await app.request('GET', `/v1/teams/${team.id}/members`, { key: owner.key })).body.data as { userId: string; revision: number }[]).find((shown) => shown.userId === member.user.id);
+    const before = (await listed())!;
+
+    expect((await app.request('DELETE', `/v1/teams/${team.id}/members/${member.user.id}`, { key: owner.key })).status).toBe(204);
+    const back = await app.request('POST', `/v1/teams/${team.id}/members`, { key: owner.key, body: { userId: member.user.id, role: 'VIEWER' } });
+    expect(back.status).toBe(201);
+
+    const [removal] = (await feed(team.id, owner.key)).filter((event) => event.type === 'team_member.removed').map((event) => event.data.object);
+    expect(removal).toEqual({ userId: member.user.id, revision: expect.any(Number) });
+    expect(removal!.revision).toBeGreaterThan(before.revision);
+    expect(back.body.revision).toBeGreaterThan(removal!.revision!);
+    expect(await listed()).toEqual(back.body);
+  });
+
+  it('a deletion, a rating and an acknowledgement carry the log position of their change as revision, greater than the last revision of what they concern', async () => {
+    const { org, team, admin, member } = await createMeetingWorld(app.db);
+    const meeting = await createMeetingIn(app.db, team.id, admin.user.id, { status: 'IN_PROGRESS', startedAt: new Date() });
+    const message = await createMessage(app.db, { id: meeting.id, orgId: org.id }, admin.user.id);
+    const shown = (await app.request('GET', `/v1/meetings/${meeting.id}`, { key: admin.key })).body;
+
+    await app.request('PUT', `/v1/meetings/${meeting.id}/ratings/me`, { key: member.key, body: { rating: 9 } });
+    await app.request('POST', '/v1/messages/acknowledge', { key: member.key, body: { ids: [message.id] } });
+    expect((await app.request('DELETE', `/v1/messages/${message.id}`, { key: admin.key })).status).toBe(204);
+
+    const events = (await feed(team.id, admin.key)).filter((event) => ['meeting_rating.set', 'cascading_message.acknowledged', 'cascading_message.deleted'].includes(event.type));
+    expect(events.map((event) => event.type)).toEqual(['meeting_rating.set', 'cascading_message.deleted']);
+    const acknowledged = (await feed(team.id, member.key)).find((event) => event.type === 'cascading_message.acknowledged')!;
+    const revisions = [events[0]!.data.object.revision!, acknowledged.data.object.revision!, events[1]!.data.object.revision!];
+    expect(revisions[0]).toBeGreaterThan(shown.revision);
+    expect(revisions).toEqual([...revisions].sort((a, b) => a - b));
+    expect(events[1]!.data.object).toEqual({ id: message.id, revision: revisions[2] });
+  });
+
   it("an organization's change of settings gives it a greater revision, which its GET answers", async () => {
     const { org, person } = await createTeamWorld(app.db);
     const owner = await person('OWNER');
@@ -167,5 +205,93 @@ describe(`members' revisions (${databaseLabel})`, () => {
 
     expect(changed.body.revision).toBeGreaterThan(before.revision);
     expect(after).toEqual(changed.body);
+  });
+});
+
+describe(`records a change shifts or takes with it (${databaseLabel})`, () => {
+  it("moving a metric sends metric.updated for the neighbour it swapped places with, and deleting one for each metric below, as the list then answers them", async () => {
+    const { team, person } = await createTeamWorld(app.db);
+    const admin = await person('MEMBER', 'ADMIN');
+    const reader = await person('MEMBER', 'VIEWER');
+    const ids: string[] = [];
+    for (const title of ['Revenue', 'New clients', 'Open tickets', 'Churn']) {
+      ids.push((await app.request('POST', `/v1/teams/${team.id}/metrics`, { key: admin.key, body: { title, goal: '>= 1', ownerId: admin.user.id } })).body.id);
+    }
+    const listed = async () => (await app.request('GET', `/v1/teams/${team.id}/metrics`, { key: reader.key })).body.data as { id: string; revision: number; position: number }[];
+    const updatesOf = async () => (await feed(team.id, reader.key)).filter((event) => event.type === 'metric.updated').map((event) => event.data.object);
+
+    const before = await listed();
+    expect((await app.request('PATCH', `/v1/metrics/${ids[0]}`, { key: admin.key, body: { direction: 'down' } })).status).toBe(200);
+    const moved = await listed();
+    expect(moved.map((metric) => metric.id)).toEqual([ids[1], ids[0], ids[2], ids[3]]);
+    expect(moved[0]!.revision).toBeGreaterThan(before[1]!.revision);
+    // The neighbour's event comes with the move, before the moved metric's own.
+    expect(await updatesOf()).toEqual([moved[0], moved[1]]);
+
+    expect((await app.request('DELETE', `/v1/metrics/${ids[1]}`, { key: admin.key })).status).toBe(204);
+    const after = await listed();
+    expect(after.map((metric) => [metric.id, metric.position])).toEqual([[ids[0], 1], [ids[2], 2], [ids[3], 3]]);
+    expect((await updatesOf()).slice(2)).toEqual(after);
+    expect((await feed(team.id, reader.key)).map((event) => event.type).slice(4)).toEqual([...Array(5).fill('metric.updated'), 'metric.deleted']);
+  });
+});
+
+describe(`records a change takes with it or alters for its members (${databaseLabel})`, () => {
+  it('deleting a seat sends seat.deleted for each seat below it, deleted with it, then for the seat itself', async () => {
+    const { team, person } = await createTeamWorld(app.db);
+    const admin = await person('MEMBER', 'ADMIN');
+    const reader = await person('MEMBER', 'VIEWER');
+    const seat = async (title: string, parentId?: string) =>
+      (await app.request('POST', `/v1/teams/${team.id}/org-chart/seats`, { key: admin.key, body: { title, ...(parentId ? { parentId } : {}) } })).body.id as string;
+    const top = await seat('Visionary');
+    const integrator = await seat('Integrator', top);
+    const sales = await seat('Sales', integrator);
+    const operations = await seat('Operations', integrator);
+    const kept = await seat('Finance');
+
+    expect((await app.request('DELETE', `/v1/org-chart/seats/${integrator}`, { key: admin.key })).status).toBe(204);
+
+    const deletions = (await feed(team.id, reader.key)).filter((event) => event.type === 'seat.deleted').map((event) => event.data.object.id);
+    expect(deletions.slice(0, -1).sort()).toEqual([sales, operations].sort());
+    expect(deletions.at(-1)).toBe(integrator);
+    const listed = (await app.request('GET', `/v1/teams/${team.id}/org-chart`, { key: reader.key })).body.data.map((shown: { id: string }) => shown.id);
+    expect(listed.sort()).toEqual([top, kept].sort());
+  });
+
+  it('removing a member from the organization sends team_member.removed for each of its teams they were in, then organization_member.removed', async () => {
+    const { org, team, person } = await createTeamWorld(app.db);
+    const owner = await person('OWNER', 'OWNER');
+    const leaving = await person('MEMBER', 'MEMBER');
+    const second = (await app.request('POST', `/v1/orgs/${org.id}/teams`, { key: owner.key, body: { name: 'Sales' } })).body.id as string;
+    expect((await app.request('POST', `/v1/teams/${second}/members`, { key: owner.key, body: { userId: leaving.user.id, role: 'VIEWER' } })).status).toBe(201);
+
+    expect((await app.request('DELETE', `/v1/orgs/${org.id}/members/${leaving.user.id}`, { key: owner.key })).status).toBe(204);
+
+    for (const teamId of [team.id, second]) {
+      const removals = (await feed(teamId, owner.key)).filter((event) => event.type === 'team_member.removed');
+      expect(removals.map((event) => [event.data.object, (event.data as { teamId?: string }).teamId])).toEqual([[{ userId: leaving.user.id, revision: expect.any(Number) }, teamId]]);
+    }
+    const all = (await app.request('GET', `/v1/orgs/${org.id}/events?limit=100`, { key: owner.key })).body.data as FeedEvent[];
+    expect(all.map((event) => event.type).slice(-3)).toEqual(['team_member.removed', 'team_member.removed', 'organization_member.removed']);
+  });
+
+  it("the platform's change of an organization's status sends organization.updated with the organization as its members' GET answers it", async () => {
+    const { org, person } = await createTeamWorld(app.db);
+    const owner = await person('OWNER', 'OWNER');
+    const member = await person('MEMBER', 'MEMBER');
+    const operator = await createOperator(app.db);
+    const before = (await app.request('GET', `/v1/orgs/${org.id}`, { key: member.key })).body;
+
+    expect((await app.request('PATCH', `/v1/platform/orgs/${org.id}`, { key: operator.key, body: { status: 'SUSPENDED' } })).status).toBe(200);
+    expect((await app.request('PATCH', `/v1/platform/orgs/${org.id}`, { key: operator.key, body: { status: 'SUSPENDED' } })).status).toBe(200);
+    const seen = (await app.request('GET', `/v1/orgs/${org.id}`, { key: member.key })).body;
+
+    expect(seen.status).toBe('SUSPENDED');
+    expect(seen.revision).toBeGreaterThan(before.revision);
+    // Setting the status it has changes nothing and sends nothing; the event is the GET's answer but for the reader's own role.
+    const logged = ((await app.request('GET', `/v1/orgs/${org.id}/events?limit=100`, { key: owner.key })).body.data as FeedEvent[]).filter(
+      (event) => event.type === 'organization.updated',
+    );
+    expect(logged.map((event) => [event.data.object, (event.data as { teamId?: string | null }).teamId])).toEqual([[{ ...seen, role: 'OWNER' }, null]]);
   });
 });

@@ -149,8 +149,8 @@ describe(`every changing operation's events (${databaseLabel})`, () => {
     await sent(webhookId);
     const events = receiver.received.slice(before).map((received) => received.event);
     expect(events.filter((event) => event.type.startsWith('meeting_rating.')).map((event) => [event.type, event.data.object])).toEqual([
-      ['meeting_rating.set', { meetingId: meeting.id, userId: world.users.teamMember.id }],
-      ['meeting_rating.deleted', { meetingId: meeting.id, userId: world.users.teamMember.id }],
+      ['meeting_rating.set', { meetingId: meeting.id, userId: world.users.teamMember.id, revision: expect.any(Number) }],
+      ['meeting_rating.deleted', { meetingId: meeting.id, userId: world.users.teamMember.id, revision: expect.any(Number) }],
     ]);
     // Each also changes the meeting's rating summary: its meeting.updated shows no rating while they are hidden.
     const meetings = events.filter((event) => event.type === 'meeting.updated').map((event) => event.data.object);

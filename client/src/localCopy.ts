@@ -7,7 +7,10 @@
  *   than the one held. An event repeated, or delivered after a newer state, changes nothing.
  * - **A deletion is final.** Ids are never reused, so a deleted id is remembered (a tombstone) and an
  *   older event of it arriving later (the log orders events by transaction, not by commit) is ignored.
- *   A member removed from a team may come back: a removal is final only up to its own revision.
+ *   A member removed from a team may come back: a removal is final only up to its own revision. Every
+ *   deletion and removal carries as `revision` the log position of its change, greater than the
+ *   revision of what it ends and smaller than that of a return, so a removal and a return delivered
+ *   out of order leave the later one, and a removal older than what is held changes nothing.
  * - **A load replaces a team whole, at once.** A snapshot is applied in one step and told once, so no
  *   one ever sees half of it.
  * - **What the reader alone sees is kept.** An event carries a meeting as every reader may see it:
@@ -363,8 +366,9 @@ export class LocalCopy {
 
   /**
    * Deletes a record up to `revision` (a newer state of it stays), and remembers it so that older
-   * news of it is ignored. A deletion without a revision is final, but for a member's removal, which
-   * is then applied in log order and remembered not at all: the member may come back.
+   * news of it is ignored. A deletion without a revision (from a server older than deletions with
+   * one) is final, but for a member's removal, which is then applied in log order and remembered not
+   * at all: the member may come back.
    */
   private remove(kind: RecordKind, key: string, teamId: string, revision: number | undefined): boolean {
     const part = this.teams.get(teamId);
@@ -421,7 +425,7 @@ export class LocalCopy {
       }
       case 'team_member.removed': {
         const { userId } = object as FeedEventOf<'team_member.removed'>['data']['object'];
-        const changed = this.remove('member', `${teamId}/${userId}`, teamId, revisionOf(object));
+        const changed = this.remove('member', `${teamId}/${userId}`, teamId, deletionRevision());
         return { changed: changed ? ['member'] : [], followUps: userId === this.userId ? [{ action: 'checkAccess', teamId }] : [] };
       }
       case 'task.created':

@@ -7,7 +7,7 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Database, TeamRole } from './database.js';
 import { jsonRecord, type JsonShape } from './json.js';
-import { changeWithEvent, type EventStamp } from './queries/events.js';
+import { changeWithEvent, logRevision, type EventStamp } from './queries/events.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -50,13 +50,13 @@ export const isMemberOfTeam = (teamId: RawBuilder<unknown>, userId: string) =>
 export const isNoneOrMeetingOfTeam = (meetingId: string | null, teamId: RawBuilder<unknown>) =>
   sql<boolean>`(${meetingId}::text is null or exists (select 1 from meetings m where m.id = ${meetingId}::text and m.team_id = ${teamId} for key share))`;
 
-/** Deletes a team's item (a task, an issue) when the guard allows it, with its event, whose object is the id. */
+/** Deletes a team's item (a task, an issue) when the guard allows it, with its event, whose object is the id and the log position of the deletion. */
 export function deleteTeamItemWithEvent(db: Db, table: 'tasks' | 'issues', id: string, guard: ChangeGuard, event: EventStamp) {
   return changeWithEvent(
     db,
     sql`delete from ${sql.table(table)} x using ${teamOfChange(guard)}
       where x.id = ${id} and t.id = x.team_id and ${changeGranted(guard)}
-      returning x.team_id, t.org_id, '{"id":' || to_json(x.id)::text || '}' as object`,
+      returning x.team_id, t.org_id, '{"id":' || to_json(x.id)::text || ',"revision":' || ${logRevision} || '}' as object`,
     event,
   );
 }

@@ -15,6 +15,7 @@ import * as revisions from './migrations/0012_revisions.js';
 import * as eventLogPurges from './migrations/0013_event_log_purges.js';
 import * as memberRevisions from './migrations/0014_member_revisions.js';
 import * as orgExports from './migrations/0015_org_exports.js';
+import * as referenceRevisions from './migrations/0016_reference_revisions.js';
 
 // Listed here rather than read from the file system so the set is fixed at build time.
 export const migrations: Record<string, Migration> = {
@@ -33,6 +34,7 @@ export const migrations: Record<string, Migration> = {
   '0013_event_log_purges': eventLogPurges,
   '0014_member_revisions': memberRevisions,
   '0015_org_exports': orgExports,
+  '0016_reference_revisions': referenceRevisions,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -51,14 +51,35 @@ export interface EventSpec {
   before?: true;
   /** The team of a resource the change created outside any team's rows (a new team); else the subject's. */
   teamOf?: (result: ChangeResult) => string;
-  /** The event of a successful change of one subject; `subjectId` is the subject's own id where it has one. */
-  event: (input: ChangeInput, result: ChangeResult, subjectId: string) => { type: string; object: unknown };
+  /**
+   * The event of a successful change of one subject; `subjectId` is the subject's own id where it has
+   * one. `logRevision`: the object is a reference (what is gone, who was removed, which rating changed,
+   * who acknowledged), which takes the log position of the change as its `revision`, drawn as the
+   * event is written (`logRevision`, src/db/queries/events.ts).
+   */
+  event: (input: ChangeInput, result: ChangeResult, subjectId: string) => { type: string; object: unknown; logRevision?: true };
   /**
    * The events the change also sends for another record it alters (its side effects), in the same
    * transaction after its own. Each is declared here, and only here: the contract's description of
    * each of these events names every operation that sends it (test/eventCatalog.test.ts holds both).
    */
   alsoSends?: readonly SideEffect[];
+  /** The events its own statements write for the records it alters in bulk (`BulkEffect`). */
+  alsoWrites?: readonly BulkEffect[];
+}
+
+/**
+ * Records a change alters in bulk, however many (the metrics a move or a deletion shifts, the seats
+ * below a deleted one, the teams a leaving member leaves): the change's own statement writes an event
+ * for each (`insertEventsOfRows`, src/db/queries/events.ts), in its transaction, with no round trip of
+ * its own and none per record — a read per record, as `alsoSends` makes, would cost one each. Declared
+ * here so that the contract's description of each event names the operation (test/eventCatalog.test.ts).
+ */
+export interface BulkEffect {
+  /** The event written for each altered record. */
+  type: string;
+  /** Which records, as the contract's description says it. */
+  which: string;
 }
 
 /**
@@ -95,9 +116,11 @@ const param = (name: string) => (input: ChangeInput) => input.params[name]!;
 /** A changing operation that deliberately sends no event, and why. */
 export interface NoEvent {
   noEvent: string;
+  /** The events it does write for the records it alters in bulk, none of its own (see `EventSpec`). */
+  alsoWrites?: readonly BulkEffect[];
 }
 
-export const noEvent = (why: string): NoEvent => ({ noEvent: why });
+export const noEvent = (why: string, alsoWrites?: readonly BulkEffect[]): NoEvent => (alsoWrites ? { noEvent: why, alsoWrites } : { noEvent: why });
 
 export type EventDeclaration = EventSpec | NoEvent;
 
@@ -108,19 +131,19 @@ const answered = (type: string, kind: SubjectKind, from: string): EventSpec => (
   event: (_input, result) => ({ type, object: result.body }),
 });
 
-/** `x.deleted` with the id of what is gone. */
+/** `x.deleted` with the id of what is gone and the log position of its deletion. */
 const deleted = (type: string, kind: SubjectKind, from: string): EventSpec => ({
   types: [type],
   before: true,
   subject: { kind, from: param(from) },
-  event: (input) => ({ type, object: { id: input.params[from] } }),
+  event: (input) => ({ type, object: { id: input.params[from] }, logRevision: true }),
 });
 
-/** `x_member.removed` with the user id of who left. */
+/** `x_member.removed` with the user id of who left and the log position of their removal. */
 const removed = (type: string, kind: SubjectKind, from: string): EventSpec => ({
   types: [type],
   subject: { kind, from: param(from) },
-  event: (input) => ({ type, object: { userId: input.params.userId } }),
+  event: (input) => ({ type, object: { userId: input.params.userId }, logRevision: true }),
 });
 
 /** A single meeting as every reader of the event may see it, never as the writer's own answer shows it. */
@@ -153,6 +176,7 @@ const ratingSet: EventSpec = {
   event: (input, result) => ({
     type: result.status === 204 ? 'meeting_rating.deleted' : 'meeting_rating.set',
     object: { meetingId: input.params.id, userId: input.params.userId ?? input.userId },
+    logRevision: true,
   }),
 };
 
@@ -175,7 +199,10 @@ export const eventCatalog: Record<ChangingOperation, EventDeclaration> = {
   updateOrganization: answered('organization.updated', 'organization', 'orgId'),
   addOrganizationMember: answered('organization_member.added', 'organization', 'orgId'),
   updateOrganizationMember: answered('organization_member.updated', 'organization', 'orgId'),
-  removeOrganizationMember: removed('organization_member.removed', 'organization', 'orgId'),
+  removeOrganizationMember: {
+    ...removed('organization_member.removed', 'organization', 'orgId'),
+    alsoWrites: [{ type: 'team_member.removed', which: 'each team of the organization the member was in' }],
+  },
   createTeam: { ...answered('team.created', 'organization', 'orgId'), teamOf: (result) => (result.body as { id: string }).id },
   updateTeam: answered('team.updated', 'team', 'teamId'),
   deleteTeam: deleted('team.deleted', 'team', 'teamId'),
@@ -201,8 +228,8 @@ export const eventCatalog: Record<ChangingOperation, EventDeclaration> = {
   },
   deleteMilestone: { ...deleted('milestone.deleted', 'milestone', 'id'), alsoSends: [goalOfMilestone({ before: 'goalOfMilestone', from: param('id') })] },
   createMetric: answered('metric.created', 'team', 'teamId'),
-  updateMetric: answered('metric.updated', 'metric', 'id'),
-  deleteMetric: deleted('metric.deleted', 'metric', 'id'),
+  updateMetric: { ...answered('metric.updated', 'metric', 'id'), alsoWrites: [{ type: 'metric.updated', which: 'the neighbour a move swapped places with' }] },
+  deleteMetric: { ...deleted('metric.deleted', 'metric', 'id'), alsoWrites: [{ type: 'metric.updated', which: 'each metric below, moved up one place' }] },
   putMetricValue: answered('metric_value.set', 'metric', 'id'),
   putScorecardWeek: {
     types: ['metric_value.set'],
@@ -244,14 +271,14 @@ export const eventCatalog: Record<ChangingOperation, EventDeclaration> = {
     types: ['cascading_message.acknowledged'],
     before: true,
     subject: { kind: 'unacknowledgedMessages', from: (input) => (input.body as { ids: string[] }).ids },
-    event: (input, _result, messageId) => ({ type: 'cascading_message.acknowledged', object: { id: messageId, userId: input.userId } }),
+    event: (input, _result, messageId) => ({ type: 'cascading_message.acknowledged', object: { id: messageId, userId: input.userId }, logRevision: true }),
   },
 
   createTeamVision: { ...answered('vision.created', 'teamWithoutVision', 'teamId'), before: true },
   updateTeamVision: answered('vision.updated', 'team', 'teamId'),
   createSeat: answered('seat.created', 'team', 'teamId'),
   updateSeat: answered('seat.updated', 'seat', 'id'),
-  deleteSeat: deleted('seat.deleted', 'seat', 'id'),
+  deleteSeat: { ...deleted('seat.deleted', 'seat', 'id'), alsoWrites: [{ type: 'seat.deleted', which: 'each seat below it, deleted with it' }] },
   putPeopleReview: answered('people_review.set', 'team', 'teamId'),
   createDocument: answered('document.created', 'team', 'teamId'),
   deleteDocument: deleted('document.deleted', 'document', 'id'),
@@ -264,7 +291,9 @@ export const eventCatalog: Record<ChangingOperation, EventDeclaration> = {
   redeliverWebhookDelivery: noEvent('it sends an event already sent again, with its id'),
 
   createPlatformOrganization: platform,
-  updatePlatformOrganization: platform,
+  updatePlatformOrganization: noEvent('platform administration is not an organization’s record, and no organization subscribes to it', [
+    { type: 'organization.updated', which: 'the organization whose status changed, which its members read' },
+  ]),
   revokePlatformApiKey: platform,
   putPlatformAiProvider: platform,
   updatePlatformAiProvider: platform,

@@ -146,9 +146,9 @@ export async function withEvents<R extends ChangeResult>(
       const before = alteredBefore(effects, sideLookups.length === 0 ? [] : await lookupsBefore(trx, sideLookups, input.userId));
       const result = await change(trx);
       const key = from as string;
-      const { type, object } = spec.event(input, result, key);
+      const { type, object, logRevision } = spec.event(input, result, key);
       const at = now();
-      const own: EventOf = { id: randomUUID(), kind: spec.subject.kind, key, userId: input.userId, type, teamId: spec.teamOf?.(result), object: bodyText(object), at, traceparent };
+      const own: EventOf = { id: randomUUID(), kind: spec.subject.kind, key, userId: input.userId, type, teamId: spec.teamOf?.(result), object: bodyText(object), logRevision, at, traceparent };
       const sides = await sideEffectEvents(trx, effects, before, input, result, { at, traceparent }, read);
       await insertChangeEvents(trx, [], [own, ...sides], at);
       return result;
@@ -163,10 +163,10 @@ export async function withEvents<R extends ChangeResult>(
     const result = await change(trx);
     const at = now();
     const events: NewEvent[] = subjects!.map((subject) => {
-      const { type, object } = spec.event(input, result, subject.id);
+      const { type, object, logRevision } = spec.event(input, result, subject.id);
       const teamId = spec.teamOf?.(result) ?? subject.team_id;
       const id = randomUUID();
-      return { id, orgId: subject.org_id, teamId, type, event: eventText(id, type, at, { orgId: subject.org_id, teamId, object }), traceparent };
+      return { id, orgId: subject.org_id, teamId, type, event: eventText(id, type, at, { orgId: subject.org_id, teamId, object }), traceparent, logRevision };
     });
     const sides = await sideEffectEvents(trx, effects, before, input, result, { at, traceparent }, read);
     await insertChangeEvents(trx, events, sides, at);

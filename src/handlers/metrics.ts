@@ -10,7 +10,7 @@ import { EXPORT_BATCH_ROWS, pageLimit } from '../db/pagination.js';
 import { attachment, csvBody, keysetBatches } from '../api/csvBody.js';
 import type { Day } from '../db/database.js';
 import { FormatError, NotFound, RuleViolation } from '../errors.js';
-import { metricValueJson, scorecardCsvRow, scorecardMetricJson, scorecardText, toMetric, toMetricValue } from '../records/metrics.js';
+import { metricJson, metricValueJson, scorecardCsvRow, scorecardMetricJson, scorecardText, toMetric, toMetricValue } from '../records/metrics.js';
 import { pageText } from '../api/jsonText.js';
 import { judgeValue } from '../rules/metricValues.js';
 import { judgeWeek } from '../rules/scorecardWeek.js';
@@ -71,17 +71,18 @@ export const createMetric: Handler<'createMetric'> = async ({ params, body }, { 
 };
 
 /**
- * Fields and a move are applied in one transaction: all or nothing. Only a new owner is checked, so
+ * Fields and a move are applied in one transaction: all or nothing. A move shifts the neighbour it
+ * swaps with, whose `metric.updated` the move's statement writes. Only a new owner is checked, so
  * other fields stay editable after the current owner has left the team.
  */
-export const updateMetric: Handler<'updateMetric'> = async ({ params, body }, { db, caller }) => {
+export const updateMetric: Handler<'updateMetric'> = async ({ params, body }, { db, caller, now, traceparent }) => {
   const { metric, access } = await loadMetric(db, caller, params.id);
   requireChange(access, teamAllows(access, 'manageMetrics'));
   const updated = await inTransaction(db, async (trx) => {
     if (body.ownerId !== undefined) await requireTeamMember(trx, metric.team_id, body.ownerId, 'metric');
     if (body.direction !== undefined) {
       await metrics.lockScorecard(trx, metric.team_id);
-      await metrics.moveMetric(trx, params.id, body.direction);
+      await metrics.moveMetric(trx, params.id, body.direction, metricJson, { at: now(), traceparent });
     }
     return metrics.updateMetric(trx, params.id, { ...body, unit: clearable(body.unit), description: clearable(body.description) });
   });
@@ -89,12 +90,13 @@ export const updateMetric: Handler<'updateMetric'> = async ({ params, body }, { 
   return { status: 200, body: toMetric(updated) };
 };
 
-export const deleteMetric: Handler<'deleteMetric'> = async ({ params }, { db, caller }) => {
+/** The metrics below move up one place each, and their `metric.updated` are written with the move. */
+export const deleteMetric: Handler<'deleteMetric'> = async ({ params }, { db, caller, now, traceparent }) => {
   const { metric, access } = await loadMetric(db, caller, params.id);
   requireChange(access, teamAllows(access, 'delete'));
   await inTransaction(db, async (trx) => {
     await metrics.lockScorecard(trx, metric.team_id);
-    await metrics.deleteMetric(trx, params.id);
+    await metrics.deleteMetric(trx, params.id, metricJson, { at: now(), traceparent });
   });
   return { status: 204, body: undefined };
 };

@@ -61,11 +61,12 @@ export const updateSeat: Handler<'updateSeat'> = async ({ params, body }, { db, 
   return { status: 200, body: toSeat(updated) };
 };
 
-export const deleteSeat: Handler<'deleteSeat'> = async ({ params }, { db, caller }) => {
+/** The seats below go with it, each with its `seat.deleted`. */
+export const deleteSeat: Handler<'deleteSeat'> = async ({ params }, { db, caller, now, traceparent }) => {
   const seat = await orgChart.findSeat(db, params.id, caller.userId);
   const access = teamAccess(caller, seat && standingOf(seat), 'item');
   requireChange(access, teamAllows(access, 'delete'));
-  await orgChart.deleteSeat(db, params.id);
+  await orgChart.deleteSeat(db, params.id, { at: now(), traceparent });
   return { status: 204, body: undefined };
 };
 

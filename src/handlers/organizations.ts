@@ -90,7 +90,8 @@ export const updateOrganizationMember: Handler<'updateOrganizationMember'> = asy
   return { status: 200, body: toOrganizationMember(updated) };
 };
 
-export const removeOrganizationMember: Handler<'removeOrganizationMember'> = async ({ params }, { db, caller }) => {
+/** Who leaves the organization leaves its teams, each with its `team_member.removed`. */
+export const removeOrganizationMember: Handler<'removeOrganizationMember'> = async ({ params }, { db, caller, now, traceparent }) => {
   const access = await loadOrganizationAccess(db, caller, params.orgId, 'administration');
   await inTransaction(db, async (trx) => {
     await organizations.lockOrganization(trx, params.orgId);
@@ -100,7 +101,7 @@ export const removeOrganizationMember: Handler<'removeOrganizationMember'> = asy
     if (member.role === 'OWNER' && (await organizations.countOwners(trx, params.orgId)) === 1) {
       throw new RuleViolation('This person is the last Owner of the organization; make someone else Owner first.');
     }
-    await organizations.removeMember(trx, params.orgId, params.userId);
+    await organizations.removeMember(trx, params.orgId, params.userId, { at: now(), traceparent });
   });
   return { status: 204, body: undefined };
 };

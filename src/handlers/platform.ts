@@ -25,6 +25,7 @@ import {
 import { findUserByEmail } from '../db/queries/users.js';
 import { pageLimit } from '../db/pagination.js';
 import { NotFound, RuleViolation } from '../errors.js';
+import { organizationJson } from '../records/organizations.js';
 import { keyTail, platformOrganizationJson, platformUserJson, toAiPrompt, toAiProvider, toApiKeyInfo, toPlatformOrganization } from '../records/platform.js';
 import { pageText } from '../api/jsonText.js';
 import { nameFromEmail } from '../rules/accounts.js';
@@ -87,9 +88,10 @@ export const createPlatformOrganization: Handler<'createPlatformOrganization'> =
   }
 };
 
-export const updatePlatformOrganization: Handler<'updatePlatformOrganization'> = async ({ params, body }, { db }) => {
+/** A new status is a change of the organization its members read: it sends their `organization.updated`. */
+export const updatePlatformOrganization: Handler<'updatePlatformOrganization'> = async ({ params, body }, { db, now, traceparent }) => {
   const organization = await inTransaction(db, async (trx) => {
-    await setOrganizationStatus(trx, params.id, body.status);
+    await setOrganizationStatus(trx, params.id, body.status, organizationJson, { at: now(), traceparent });
     return findOrganization(trx, params.id);
   });
   if (!organization) throw new NotFound();

@@ -36,6 +36,11 @@ export interface RequestContext extends PublicContext {
    * (src/events/outbox.ts). Absent in a transaction (Idempotency-Key, If-Match): the outbox writes it.
    */
   event?: EventStamp;
+  /**
+   * The W3C `traceparent` of the request: the events a change writes itself for the records it alters
+   * in bulk carry it, as the outbox's do (`insertEventsOfRows`, src/db/queries/events.ts).
+   */
+  traceparent: string | null;
   /** The process's live event streams (src/live/streams.ts); absent only in a router built without the app (the bench's routing). */
   live?: LiveStreams;
 }

@@ -218,7 +218,7 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
   };
 
   /** Forgets an ended stream; the first reason given is the one logged. */
-  const remove = (stream: Stream, reason: 'closed' | 'revoked' | 'slow' | 'stopping') => {
+  const remove = (stream: Stream, reason: 'closed' | 'revoked' | 'slow' | 'stopping' | 'purged') => {
     if (stream.ended) return;
     stream.ended = true;
     const durationMs = Math.round(performance.now() - stream.openedAt);
@@ -229,7 +229,12 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
     if (streams.size === 0) shared = undefined;
   };
 
-  const end = (stream: Stream, reason: 'revoked' | 'slow' | 'stopping') => {
+  /**
+   * Ends a stream. `purged`: the log was purged past its place (the retention deleted events it had not
+   * sent yet), so it ends rather than skip them; its reader resumes with Last-Event-ID, which then
+   * answers 410 eventsExpired (`eventPosition`), and loads again.
+   */
+  const end = (stream: Stream, reason: 'revoked' | 'slow' | 'stopping' | 'purged') => {
     if (stream.ended) return;
     if (reason === 'slow') {
       // Whatever waits to be sent stays unsent: the reader resumes with Last-Event-ID.
@@ -299,11 +304,12 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
         }
         stream.behind = false;
         const from = stream.position;
-        const { events, end: logEnd, full } = stream.atEnd
-          ? { events: [], end: undefined, full: false }
+        const { events, end: logEnd, full, cut } = stream.atEnd
+          ? { events: [], end: undefined, full: false, cut: [] }
           : await logAfter(db, { after: from, orgIds: [...stream.access.reader.organizations.keys()], limit: catchUpLimit });
         stream.atEnd = false;
         if (stream.ended) return;
+        if (cut.length > 0) return end(stream, 'purged');
         // Judged under an access that changed meanwhile: read again under the new one.
         if (stream.stale) continue;
         take(stream, events, reached(events, logEnd, full, from));
@@ -335,12 +341,14 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
       readAgain = false;
       while (shared && streams.size > 0 && !closed) {
         const from = shared;
-        const { events, end: logEnd, full } = await logAfter(db, { after: from, limit: sharedReadLimit });
+        const { events, end: logEnd, full, cut } = await logAfter(db, { after: from, limit: sharedReadLimit });
         if (!shared || compare(shared, from) !== 0) break;
         const to = reached(events, logEnd, full, from);
         shared = to;
         for (const stream of streams) {
-          if (stream.live && listening) take(stream, events, to);
+          // A live stream is at the shared place: what the log lost after it, it would never send.
+          if (stream.live && cut.some((orgId) => stream.access.reader.organizations.has(orgId))) end(stream, 'purged');
+          else if (stream.live && listening) take(stream, events, to);
           else if (stream.live) {
             if (events.length > 0) reconsider(stream);
           } else if (events.length > 0 || !stream.stale) {

@@ -19,6 +19,8 @@ const metric = declareRecord<MetricRow, Schemas['Metric']>({
 });
 
 export const toMetric = metric.toRecord;
+/** A metric as PostgreSQL writes it (src/db/json.ts): the object of the events of metrics a change shifted. */
+export const metricJson = metric.shape;
 
 /** A Scorecard row: the metric with its weeks' values, written by PostgreSQL (src/db/json.ts). */
 export const scorecardMetricJson = { ...metric.shape, values: ['json', 'values_json'] } as const satisfies JsonShape<

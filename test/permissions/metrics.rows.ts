@@ -19,7 +19,8 @@ export const metricRows: AreaRows<'Metrics'> = {
     (w) => ({ path: `/v1/teams/${w.team.id}/metrics`, body: { title: 'New qualified leads', goal: '>=25', ownerId: w.users.teamMember.id } })),
   updateMetric: rowFor(                [401, S,       200,     200,     200,        200,      200,      403,       403,       404,      404,     404,       403,             S],
     newMetric,
-    (_w, metric) => ({ path: `/v1/metrics/${metric.id}`, body: { direction: 'up', goal: '>=30' } })),
+    // The new metric is the team's last: moving it down runs the move and shifts no other metric (whose own event the move would write too).
+    (_w, metric) => ({ path: `/v1/metrics/${metric.id}`, body: { direction: 'down', goal: '>=30' } })),
   deleteMetric: rowFor(                [401, S,       204,     204,     204,        204,      204,      403,       403,       404,      404,     404,       403,             S],
     newMetric,
     (_w, metric) => ({ path: `/v1/metrics/${metric.id}` })),

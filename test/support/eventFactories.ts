@@ -31,7 +31,7 @@ export async function createEvents(db: Kysely<Database>, team: { id: string; org
     const id = randomUUID();
     const at = new Date();
     const event = eventText(id, 'task.deleted', at, { orgId: team.org_id, teamId: team.id, object: { id: randomUUID() } });
-    await db.transaction().execute((trx) => insertEvents(trx, [{ id, orgId: team.org_id, teamId: team.id, type: 'task.deleted', event }], at));
+    await db.transaction().execute((trx) => insertEvents(trx, [{ id, orgId: team.org_id, teamId: team.id, type: 'task.deleted', event, logRevision: true }], at));
     ids.push(id);
   }
   await feedShowsAll(db);

@@ -255,6 +255,31 @@ describe('the reader’s access', () => {
     expect(copy.members(teamId)).toEqual([{ ...member, revision: 8 }]);
   });
 
+  it('judges a removal by its revision, so a removal and a return delivered out of order leave the member as the later one', () => {
+    const member = { userId: other, revision: 3, email: 'martin@northwind.example', name: 'Martin', role: 'MEMBER' as const };
+    // The return (revision 8) comes before the removal it follows (revision 5): the removal is older news.
+    const returned = loaded({ members: [member] });
+    returned.applyEvent(event('team_member.added', { ...member, revision: 8 }));
+    expect(returned.applyEvent(event('team_member.removed', { userId: other, revision: 5 }))).toEqual([]);
+    expect(returned.members(teamId)).toEqual([{ ...member, revision: 8 }]);
+
+    // The removal (revision 5) comes before a change it ended (revision 4): the member stays removed, until they return.
+    const removed = loaded({ members: [member] });
+    removed.applyEvent(event('team_member.removed', { userId: other, revision: 5 }));
+    removed.applyEvent(event('team_member.updated', { ...member, revision: 4, role: 'ADMIN' }));
+    expect(removed.members(teamId)).toEqual([]);
+    removed.applyEvent(event('team_member.added', { ...member, revision: 8 }));
+    expect(removed.members(teamId)).toEqual([{ ...member, revision: 8 }]);
+  });
+
+  it('keeps a record newer than a deletion delivered late, and ignores older news of one deleted', () => {
+    const copy = loaded({ tasks: [task('t1', 10)] });
+    copy.applyEvent(event('task.deleted', { id: 't1', revision: 12 }));
+    expect(copy.get('task', 't1')).toBeUndefined();
+    copy.applyEvent(event('task.updated', task('t1', 11)));
+    expect(copy.get('task', 't1')).toBeUndefined();
+  });
+
   it('drops every record of a team at once', () => {
     const copy = loaded({ tasks: [task('t1', 10)] });
     copy.dropTeam(teamId);

@@ -38,6 +38,8 @@ export interface NewEvent {
   event: string;
   /** The W3C `traceparent` of the request that wrote it, which its deliveries send; none outside a request. */
   traceparent?: string | null;
+  /** Whether its object is a reference that takes the log position as `revision`, last, as it is written (`logRevision`). */
+  logRevision?: boolean;
 }
 
 /** Where a changed resource lives, found from what the request names. */
@@ -172,6 +174,18 @@ async function writeEvents(trx: Transaction<Database>, sent: RawBuilder<unknown>
   `.execute(trx);
 }
 
+/**
+ * The SQL of a log position drawn as an event is written, as text: the `revision` of an event whose
+ * object is a reference (what is gone, who was removed, which rating changed, who acknowledged), the
+ * log position of its change. It is drawn from the sequence of revisions and positions (0012_revisions)
+ * after every revision the change drew, so it is greater than the last revision of what is gone, and a
+ * record that comes back (a member added again) gets a greater one.
+ */
+export const logRevision = sql<string>`nextval('webhook_events_position_seq')::text`;
+
+/** The SQL of a reference object's JSON text with `revision` (`logRevision`) as its last member. */
+const withLogRevision = (object: RawBuilder<unknown>) => sql`left(${object}, -1) || ',"revision":' || ${logRevision} || '}'`;
+
 /** Writes events whose organization is known (their subjects were looked up before the change). */
 export async function insertEvents(trx: Transaction<Database>, events: readonly NewEvent[], now: Date): Promise<void> {
   await insertChangeEvents(trx, events, [], now);
@@ -193,6 +207,8 @@ export interface EventOf {
    * record read without its lists (`findMeetingForEvent`), whose reduced form holds none of them.
    */
   reduced?: boolean;
+  /** Whether its object is a reference that takes the log position as `revision`, last, as it is written (`logRevision`). */
+  logRevision?: boolean;
   at: Date;
   traceparent?: string | null;
 }
@@ -206,12 +222,17 @@ export interface EventOf {
  */
 export async function insertChangeEvents(trx: Transaction<Database>, known: readonly NewEvent[], found: readonly EventOf[], now: Date): Promise<void> {
   if (known.length === 0 && found.length === 0) return;
-  const knownRows = sql`select *, false from unnest(${known.map((e) => e.id)}::text[], ${known.map((e) => e.orgId)}::text[], ${known.map((e) => e.teamId)}::text[],
-      ${known.map((e) => e.type)}::text[], ${known.map((e) => e.event)}::text[], ${known.map((e) => e.traceparent ?? null)}::text[])`;
+  // A known event's text ends with its object's `}` and then the data's and the event's.
+  const knownRows = sql`select k.id, k.org_id, k.team_id, k.type,
+      case when k.log_revision then left(k.event, -3) || ',"revision":' || ${logRevision} || '}}}' else k.event end, k.traceparent, false
+    from unnest(${known.map((e) => e.id)}::text[], ${known.map((e) => e.orgId)}::text[], ${known.map((e) => e.teamId)}::text[],
+      ${known.map((e) => e.type)}::text[], ${known.map((e) => e.event)}::text[], ${known.map((e) => e.traceparent ?? null)}::text[],
+      ${known.map((e) => e.logRevision === true)}::boolean[]) k (id, org_id, team_id, type, event, traceparent, log_revision)`;
   const foundRows = found.map((event) => {
     const teamId = event.teamId === undefined ? sql`subject.team_id` : sql`${event.teamId}::text`;
     return sql`select ${event.id}::text, subject.org_id, ${teamId}, ${event.type}::text,
-      ${eventTextOf(event.id, event.type, event.at, sql`subject.org_id`, teamId, sql`${event.object}::text`)}, ${event.traceparent ?? null}::text,
+      ${eventTextOf(event.id, event.type, event.at, sql`subject.org_id`, teamId, event.logRevision ? withLogRevision(sql`${event.object}::text`) : sql`${event.object}::text`)},
+      ${event.traceparent ?? null}::text,
       ${sql.lit(event.reduced === true)}
       from (${subjectsOf(event.kind, [event.key], event.userId)}) subject`;
   });
@@ -227,6 +248,30 @@ function eventTextOf(id: string, type: string, at: Date, orgId: RawBuilder<unkno
   const known = `{"id":${JSON.stringify(id)},"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(at.toISOString())},"data":{"orgId":`;
   return sql`${known}::text || to_json(${orgId})::text || ',"teamId":' || coalesce(to_json(${teamId})::text, 'null')
       || ',"object":' || ${object} || '}}'`;
+}
+
+/** When and under which request a change writes the events of the records it alters in bulk (`insertEventsOfRows`). */
+export interface BulkStamp {
+  at: Date;
+  /** The W3C `traceparent` of the request, which the events' deliveries send. */
+  traceparent: string | null;
+}
+
+/**
+ * The SQL that writes a `type` event for each row of `rows` — the name of a `with` query of the
+ * change's statement whose rows have `org_id`, `team_id` and `object` (the event's object as JSON
+ * text) — for the records a change alters as a side effect, however many: the metrics whose place
+ * a move shifted, the seats a deletion took below it, the teams a member left. Written by the change's
+ * own statement (a data-modifying `with`), so they cost no round trip of their own, whatever their
+ * number; each gets an id of its own (`gen_random_uuid`, a version 4 UUID as `randomUUID` gives the
+ * others; a volatile function in a subquery's list is computed for each row).
+ */
+export function insertEventsOfRows(rows: string, type: string, stamp: BulkStamp) {
+  const text = sql`'{"id":' || to_json(r.id)::text || ${`,"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(stamp.at.toISOString())},"data":{"orgId":`}::text
+      || to_json(r.org_id)::text || ',"teamId":' || coalesce(to_json(r.team_id)::text, 'null') || ',"object":' || r.object || '}}'`;
+  return sql`insert into webhook_events (id, org_id, team_id, type, event, traceparent, created_at)
+    select r.id, r.org_id, r.team_id, ${type}::text, ${keptEvent(text)}, ${stamp.traceparent}::text, ${stamp.at}
+    from (select gen_random_uuid()::text as id, rows.org_id, rows.team_id, rows.object from ${sql.table(rows)} rows) r`;
 }
 
 /** An event stamped before its change runs, which the change writes itself (`changeWithEvent`). */
@@ -409,16 +454,19 @@ const placeOf = (row: FeedRow): LogPosition => {
  * of the organization's log), then the events after it in log order through
  * `webhook_events_org_id_txid_position_idx`, each with its place, and its text while the
  * events so far take at most `bytes` (the size is known without reading the text: PostgreSQL keeps it
- * with a long value). When the start is not in the log, one row without a place says so, so that an
+ * with a long value). When the start is not in the log, or the log deleted events of the organization
+ * after it (a purge past it: the page would skip them), one row without a place says so, so that an
  * empty page is told apart from an expired start.
  */
 const feedRows = prepared((db: Db, args: FeedArgs) => {
   const start =
     args.after !== undefined
-      ? sql`select s.txid, s.position from webhook_events s where s.id = ${args.after} and s.org_id = ${args.orgId} and ${notPing('s')}`
+      ? sql`select s.txid, s.position from webhook_events s where s.id = ${args.after} and s.org_id = ${args.orgId} and ${notPing('s')}
+          and not ${cutAfter(sql`array[${args.orgId}::text]`, sql`s.txid`, sql`s.position`)}`
       : args.txid !== undefined
         ? sql`select s.txid, s.position from webhook_events s
-            where s.org_id = ${args.orgId} and s.txid = ${args.txid}::xid8 and s.position = ${args.position}::bigint and ${notPing('s')}`
+            where s.org_id = ${args.orgId} and s.txid = ${args.txid}::xid8 and s.position = ${args.position}::bigint and ${notPing('s')}
+              and not ${cutAfter(sql`array[${args.orgId}::text]`, sql`s.txid`, sql`s.position`)}`
         : args.sinceTxid !== undefined
           ? sql`select ${args.sinceTxid}::xid8 as txid, ${args.sincePosition}::bigint as position
               where not ${cutAfter(sql`array[${args.orgId}::text]`, sql`${args.sinceTxid}::xid8`, sql`${args.sincePosition}::bigint`)}`
@@ -596,12 +644,14 @@ export const LOG_READ_BYTES = 512 * 1024;
  * the same statement, so in the same snapshot, the log's last place below the horizon (`end`,
  * undefined while the log is empty). Unless `full` (the read stopped at its count or its bytes), the
  * reader has seen every event up to `end` that the filter lets through: no event can commit there any
- * more.
+ * more. `cut`: the organizations (of the filter) whose log was purged after `after` (event_log_purges,
+ * 0013), read in the same snapshot as the events: events of theirs after `after` are gone, so a reader
+ * at `after` would miss them without this.
  */
 export async function logAfter(
   db: Db,
   args: { after: LogPosition; orgIds?: readonly string[]; limit: number },
-): Promise<{ events: LogEvent[]; end: LogPosition | undefined; full: boolean }> {
+): Promise<{ events: LogEvent[]; end: LogPosition | undefined; full: boolean; cut: string[] }> {
   const filters = [
     sql`(e.txid, e.position) > (${args.after.txid}::xid8, ${args.after.position}::bigint)`,
     belowHorizon(sql`e.txid`),
@@ -628,19 +678,25 @@ export async function logAfter(
       select null, null, null, null, l.txid, l.position, null, 1 from last l
       union all
       (select null, null, null, null, p.txid, p.position, null, 2 from page p where not ${within} limit 1)
+      union all
+      select null, c.org_id, null, null, c.txid, c.position, null, 3 from event_log_purges c
+      where (c.txid, c.position) > (${args.after.txid}::xid8, ${args.after.position}::bigint)
+        ${args.orgIds ? sql`and c.org_id = any(${[...args.orgIds]}::text[])` : sql``}
     ) u
     -- By the log's own columns: their text would put transaction 1000 before 999.
     order by u.part, u.txid, u.position
   `.execute(db);
   const events: LogEvent[] = [];
+  const purged: string[] = [];
   let end: LogPosition | undefined;
   let cut = false;
   for (const row of rows) {
     if (row.part === 1) end = { txid: row.txid, position: row.position };
     else if (row.part === 2) cut = true;
+    else if (row.part === 3) purged.push(row.org_id!);
     else events.push({ id: row.id!, orgId: row.org_id!, teamId: row.team_id, type: row.type!, txid: row.txid, position: row.position, event: row.event! });
   }
-  return { events, end, full: cut || events.length === args.limit };
+  return { events, end, full: cut || events.length === args.limit, cut: purged };
 }
 
 /** The log's last place below the horizon; the very beginning while the log is empty. */
@@ -674,11 +730,16 @@ export async function keptAfter(db: Db, orgIds: readonly string[], at: LogPositi
   return !rows[0]!.cut;
 }
 
-/** The place of an event of these organizations in the log; undefined when the log keeps no such event (purged, unknown, a ping, another's). */
+/**
+ * The place of an event of these organizations in the log; undefined when the log keeps no such event
+ * (purged, unknown, a ping, another's), or when it deleted events of theirs after it: a start there
+ * would miss them (a stream that ended because the log was purged past it resumes so).
+ */
 export async function eventPosition(db: Db, id: string, orgIds: readonly string[]): Promise<LogPosition | undefined> {
   const { rows } = await sql<LogPosition>`
     select e.txid::text as txid, e.position::text as position from webhook_events e
     where e.id = ${id} and e.org_id = any(${[...orgIds]}::text[]) and ${notPing('e')}
+      and not ${cutAfter(sql`${[...orgIds]}::text[]`, sql`e.txid`, sql`e.position`)}
   `.execute(db);
   return rows[0];
 }

@@ -1,10 +1,11 @@
 /** Queries of the Scorecard: metrics, their order, and their weekly values. */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Database, Day, MetricRow, MetricValueRow } from '../database.js';
 import { jsonRecord, preparedJsonList, type JsonShape } from '../json.js';
 import { EXPORT_BATCH_ROWS, preparedJsonPages } from '../pagination.js';
 import { prepared } from '../prepared.js';
 import { callerTeamRole, standingColumnNames, standingColumns, withStanding } from './access.js';
+import { insertEventsOfRows, type BulkStamp } from './events.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 type Page = { limit: number; cursor?: string | undefined };
@@ -110,31 +111,47 @@ export function updateMetric(db: Db, metricId: string, change: MetricChange) {
 
 /**
  * Swaps the metric with its neighbour above (`up`) or below (`down`) in one statement; at the top or
- * the bottom there is no neighbour and nothing moves. Call with the Scorecard locked.
+ * the bottom there is no neighbour and nothing moves. The neighbour's place changed what its GET
+ * answers, so the statement writes its `metric.updated` too (the moved metric's own is the outbox's),
+ * `shape` writing it as the metric's record. Call with the Scorecard locked.
  */
-export async function moveMetric(trx: Transaction<Database>, metricId: string, direction: 'up' | 'down') {
+export async function moveMetric<R>(trx: Transaction<Database>, metricId: string, direction: 'up' | 'down', shape: JsonShape<MetricRow, R>, stamp: BulkStamp) {
   const step = direction === 'up' ? -1 : 1;
   await sql`
-    with moving as (select team_id, position from metrics where id = ${metricId})
-    update metrics m
-    set position = case when m.id = ${metricId} then m.position + ${step}::int else m.position - ${step}::int end
-    from moving
-    where m.team_id = moving.team_id
-      and (m.id = ${metricId} or m.position = moving.position + ${step}::int)
-      and exists (select 1 from metrics n where n.team_id = moving.team_id and n.position = moving.position + ${step}::int)
+    with moving as (select team_id, position from metrics where id = ${metricId}),
+    moved as (
+      update metrics m
+      set position = case when m.id = ${metricId} then m.position + ${step}::int else m.position - ${step}::int end
+      from moving
+      where m.team_id = moving.team_id
+        and (m.id = ${metricId} or m.position = moving.position + ${step}::int)
+        and exists (select 1 from metrics n where n.team_id = moving.team_id and n.position = moving.position + ${step}::int)
+      returning m.*
+    ),
+    shifted as (${shiftedMetrics(sql`select * from moved where moved.id <> ${metricId}`, shape)})
+    ${insertEventsOfRows('shifted', 'metric.updated', stamp)}
   `.execute(trx);
 }
 
-/** Deletes the metric (its values go with it) and closes the gap it leaves. Call with the Scorecard locked. */
-export async function deleteMetric(trx: Transaction<Database>, metricId: string) {
+/** The metrics of `rows` (a query of metric rows) with their organization, team and record, for their events. */
+const shiftedMetrics = <R>(rows: RawBuilder<unknown>, shape: JsonShape<MetricRow, R>) =>
+  sql`select t.org_id, x.team_id, ${jsonRecord(shape, 'x')} as object from (${rows}) x join teams t on t.id = x.team_id order by x.position`;
+
+/**
+ * Deletes the metric (its values go with it) and closes the gap it leaves: each metric below moves up
+ * one place, and the statement that moves them writes the `metric.updated` of each (`shape` writing
+ * it as the metric's record), whatever their number. Call with the Scorecard locked.
+ */
+export async function deleteMetric<R>(trx: Transaction<Database>, metricId: string, shape: JsonShape<MetricRow, R>, stamp: BulkStamp) {
   const deleted = await trx.deleteFrom('metrics').where('id', '=', metricId).returning(['team_id', 'position']).executeTakeFirst();
   if (!deleted) return;
-  await trx
-    .updateTable('metrics')
-    .set((eb) => ({ position: eb('position', '-', 1) }))
-    .where('team_id', '=', deleted.team_id)
-    .where('position', '>', deleted.position)
-    .execute();
+  await sql`
+    with moved as (
+      update metrics set position = position - 1 where team_id = ${deleted.team_id} and position > ${deleted.position} returning *
+    ),
+    shifted as (${shiftedMetrics(sql`select * from moved`, shape)})
+    ${insertEventsOfRows('shifted', 'metric.updated', stamp)}
+  `.execute(trx);
 }
 
 export interface WeekRange {

@@ -2,6 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, SeatRow } from '../database.js';
 import { callerTeamRole } from './access.js';
+import { insertEventsOfRows, logRevision, type BulkStamp } from './events.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -93,7 +94,24 @@ export function updateSeat(db: Db, seatId: string, change: SeatChange) {
     .executeTakeFirst();
 }
 
-/** Deletes the seat; the foreign key `seats(parent_id)` cascades, so every seat below it goes in the same statement. */
-export async function deleteSeat(db: Db, seatId: string) {
-  await db.deleteFrom('seats').where('id', '=', seatId).execute();
+/**
+ * Deletes the seat; the foreign key `seats(parent_id)` cascades, so every seat below it goes in the
+ * same statement, which writes the `seat.deleted` of each of those too (the seat's own is the
+ * outbox's), read from the chart as the statement found it, whatever their number.
+ */
+export async function deleteSeat(db: Db, seatId: string, stamp: BulkStamp) {
+  await sql`
+    with recursive below as (
+      select s.id, s.team_id from seats s where s.parent_id = ${seatId}
+      union all
+      select s.id, s.team_id from seats s join below on s.parent_id = below.id
+    ),
+    gone as (delete from seats where id = ${seatId} returning id),
+    taken as (
+      select t.org_id, below.team_id, '{"id":' || to_json(below.id)::text || ',"revision":' || ${logRevision} || '}' as object
+      from below join teams t on t.id = below.team_id
+      where exists (select 1 from gone)
+    )
+    ${insertEventsOfRows('taken', 'seat.deleted', stamp)}
+  `.execute(db);
 }

@@ -1,8 +1,9 @@
 /** Queries of organization administration: settings and members. */
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Locale, OrganizationRole, OrganizationUpdate } from '../database.js';
 import type { JsonShape } from '../json.js';
 import { preparedJsonPages } from '../pagination.js';
+import { insertEventsOfRows, logRevision, type BulkStamp } from './events.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -95,12 +96,19 @@ export async function countOwners(db: Db, orgId: string): Promise<number> {
   return Number(row.owners);
 }
 
-/** Removes the person from the organization and from every team of it; what they created stays. */
-export async function removeMember(trx: Transaction<Database>, orgId: string, userId: string) {
-  await trx
-    .deleteFrom('team_members')
-    .where('user_id', '=', userId)
-    .where('team_id', 'in', (eb) => eb.selectFrom('teams').select('teams.id').where('teams.org_id', '=', orgId))
-    .execute();
+/**
+ * Removes the person from the organization and from every team of it; what they created stays. The
+ * statement that takes them out of the teams writes the `team_member.removed` of each team, whatever
+ * their number (the organization's own `organization_member.removed` is the outbox's).
+ */
+export async function removeMember(trx: Transaction<Database>, orgId: string, userId: string, stamp: BulkStamp) {
+  await sql`
+    with left_teams as (
+      delete from team_members tm using teams t
+      where tm.user_id = ${userId} and t.id = tm.team_id and t.org_id = ${orgId}
+      returning t.org_id, tm.team_id, '{"userId":' || to_json(tm.user_id)::text || ',"revision":' || ${logRevision} || '}' as object
+    )
+    ${insertEventsOfRows('left_teams', 'team_member.removed', stamp)}
+  `.execute(trx);
   await trx.deleteFrom('organization_members').where('org_id', '=', orgId).where('user_id', '=', userId).execute();
 }

@@ -9,12 +9,14 @@ import type {
   NewAiProvider,
   NewOrganization,
   NewUser,
+  OrganizationRole,
   OrganizationRow,
   OrganizationStatus,
   UserRow,
 } from '../database.js';
 import { nextFreeSlug, slugify } from '../../rules/slug.js';
-import type { JsonShape } from '../json.js';
+import { jsonRecord, type JsonShape } from '../json.js';
+import { insertEventsOfRows, type BulkStamp } from './events.js';
 import { preparedJsonPages } from '../pagination.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -169,9 +171,24 @@ export async function createOrganizationWithOwner(
   return created;
 }
 
-/** Writes only when the status differs, so setting the current status changes nothing. */
-export async function setOrganizationStatus(db: Kysely<Database>, id: string, status: OrganizationStatus): Promise<void> {
-  await db.updateTable('organizations').set({ status }).where('id', '=', id).where('status', '!=', status).execute();
+/**
+ * Writes only when the status differs, so setting the current status changes nothing. A change is one
+ * of what the organization's GET answers, so the statement writes its `organization.updated` too,
+ * `shape` writing the organization with the role `OWNER`: the platform acts for the organization with
+ * an Owner's standing, and every member's view of the event carries their own role instead.
+ */
+export async function setOrganizationStatus<R>(
+  db: Kysely<Database>,
+  id: string,
+  status: OrganizationStatus,
+  shape: JsonShape<OrganizationRow & { role: OrganizationRole }, R>,
+  stamp: BulkStamp,
+): Promise<void> {
+  await sql`
+    with changed as (update organizations set status = ${status} where id = ${id} and status <> ${status} returning *),
+    updated as (select x.id as org_id, null::text as team_id, ${jsonRecord(shape, 'x')} as object from (select changed.*, 'OWNER' as role from changed) x)
+    ${insertEventsOfRows('updated', 'organization.updated', stamp)}
+  `.execute(db);
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -374,8 +374,9 @@ describe.skipIf(!chromium)(`live team screens: client.live in Chromium on an all
       expect(events.map((event) => event.type)).toEqual(['meeting.created', 'meeting.status_changed', 'meeting_rating.set', 'meeting.updated', 'meeting.updated', 'meeting.ratings_revealed']);
       const [, started, rated, ratedMeeting, updated, revealed] = events as any[];
       expect([started.data.object.ratings, started.data.object.ratingsHidden]).toEqual([[], true]);
-      // The rating's own event names who was rated, never the value.
-      expect(rated.data.object).toEqual({ meetingId: meeting.id, userId: member.user.id });
+      // The rating's own event names who was rated, never the value; its revision is its change's place in the log.
+      expect(rated.data.object).toEqual({ meetingId: meeting.id, userId: member.user.id, revision: expect.any(Number) });
+      expect(rated.data.object.revision).toBeGreaterThan(started.data.object.revision);
       expect(ratedMeeting.data.object).toMatchObject({ ratings: [], ratingsHidden: true, rating: { average: null } });
       expect(updated.data.object).toMatchObject({ notes: 'Graz: the window moves to Thursday.', ratings: [], ratingsHidden: true, rating: { average: null } });
       expect(JSON.stringify(events.slice(0, 5))).not.toMatch(/"rating":8/);

@@ -279,7 +279,7 @@ export interface paths {
          *
          *     **Size, compression and completeness.** The answer is written in full on the server (held in memory up to 1 MB, beyond that in a temporary file) before its first byte is sent, so a `200` is always a whole snapshot; a connection cut while it is sent leaves invalid JSON (and a body shorter than its `Content-Length`, or a gzip stream without its end), never a shorter valid answer: load again. It is compressed with gzip when the request says `Accept-Encoding: gzip` (about a tenth of the bytes). A snapshot holds at most 256 MB of JSON (several hundred thousand tasks); a team that exceeds it gets 422 invalid and is read with the lists. The answer has no `ETag`: it states a position, which moves with every change; follow the log from it instead of asking again.
          *
-         *     **Limits.** Each server process builds at most 2 snapshots at once; a request beyond that waits its turn (in arrival order) before anything is read, and counts towards the rate limit like any other request.
+         *     **Limits.** Each server process builds one snapshot at a time; a request beyond that waits its turn (in arrival order) before anything is read, and counts towards the rate limit like any other request.
          *
          *     Anyone who can see the team may call it: its members (Viewers included), and the organization's Owners, Admins and Implementers. Others get 403 forbidden; an unknown team gives 404.
          */

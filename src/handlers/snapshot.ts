@@ -49,7 +49,7 @@ export const SNAPSHOT_BATCH = 1_000;
 /** The largest snapshot, in bytes of JSON: a larger team is read with the lists. */
 export const SNAPSHOT_MAX_BYTES = 256 * 1024 * 1024;
 /** Snapshots one process builds at once; more wait their turn, in arrival order. */
-export const SNAPSHOT_CONCURRENCY = 2;
+export const SNAPSHOT_CONCURRENCY = 1;
 /** Tasks completed this long before the snapshot are still in it. */
 const RECENTLY_COMPLETED_MS = 14 * 24 * 60 * 60 * 1000;
 /** Meetings dated this many weeks before today on are in it. */

@@ -51,9 +51,10 @@ async function openPglite(): Promise<OpenDatabase> {
 /** A fresh throwaway PostgreSQL database, dropped on close. */
 async function openPostgres(): Promise<OpenDatabase> {
   const created = await createPostgresDatabase('teamos_mig');
-  const db = new Kysely<any>({
-    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: created.url, max: 3 }) }),
-  });
+  const pool = new pg.Pool({ connectionString: created.url, max: 3 });
+  // A connection still closing when the drop ends it reports that after the pool has ended.
+  pool.on('error', () => undefined);
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
     close: async () => {

@@ -69,6 +69,25 @@ describe(`the live event stream (${databaseLabel})`, () => {
     expect(stream.messages.map((message) => message.event)).toEqual(['task.created']);
   });
 
+  it("sends a stream that names teams its reader's own change of organization role, which decides what they see of the teams, but no one else's", async () => {
+    const { org, team, owner, person } = await newTeam();
+    const reader = await person('ADMIN', 'MEMBER');
+    const colleague = await person('MEMBER', 'MEMBER');
+    const stream = await open(`/v1/events/stream?teamId=${team.id}`, reader.key);
+    // An organization Admin reads every membership event, but this stream follows the team.
+    expect((await app.request('PATCH', `/v1/orgs/${org.id}/members/${colleague.user.id}`, { key: owner.key, body: { role: 'IMPLEMENTER' } })).status).toBe(200);
+    expect((await app.request('PATCH', `/v1/orgs/${org.id}/members/${reader.user.id}`, { key: owner.key, body: { role: 'MEMBER' } })).status).toBe(200);
+    // After both in the log: once it came, they would have.
+    expect((await createTask(team.id, owner.key, owner.user.id, 'After the new roles')).status).toBe(201);
+
+    await stream.waitForMessages(2);
+    expect(stream.messages.map((message) => [message.event, JSON.parse(message.data).data.object.userId ?? null])).toEqual([
+      ['organization_member.updated', reader.user.id],
+      ['task.created', null],
+    ]);
+    expect(JSON.parse(stream.messages[0]!.data).data.object.role).toBe('MEMBER');
+  });
+
   it("sends each reader only the events they may read: organization members' changes to its Owners, a team's events to its Implementers too", async () => {
     const { org, team, owner, person } = await newTeam();
     const member = await person('MEMBER', 'MEMBER');

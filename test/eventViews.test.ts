@@ -183,6 +183,13 @@ const scenarios: Record<EventType, Scenario[]> = {
       change: (ctx) => call('PATCH', `/orgs/${w.orgId}/members/${ctx.userId}`, w.actor.key, { role: 'IMPLEMENTER' }),
       subject: members,
     },
+    {
+      type: 'organization_member.updated',
+      variant: 'of a reader, who reads their own membership (their role decides what they may see)',
+      // Set to the role it has, so that the readers stay who they are for the scenarios after it.
+      change: () => call('PATCH', `/orgs/${w.orgId}/members/${w.readers.otherTeamMember.id}`, w.actor.key, { role: 'MEMBER' }),
+      audience: ['orgOwner', 'orgAdmin', 'otherTeamMember'],
+    },
   ],
   'organization_member.removed': [
     {

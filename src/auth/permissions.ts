@@ -368,6 +368,11 @@ const teamReaders: EventRule = (reader, event) => teamOfEvent(reader, event) !==
 const organizationMembers: EventRule = () => true;
 /** Those who administer the organization, who alone list its members. */
 const organizationAdministrators: EventRule = (_reader, _event, role) => administersOrganization(role);
+/**
+ * A membership: those who list the members, and the member themselves, who reads their own role
+ * (`GET /orgs/{orgId}`) and needs to know when it changes what they may see (a local copy loads again).
+ */
+const membershipReaders: EventRule = (reader, event, role) => organizationAdministrators(reader, event, role) || fieldOf(event, 'userId') === reader.userId;
 /** A company goal is read by every member of its organization (`goalAccess`); any other by the team's readers. */
 const goalReaders: EventRule = (reader, event, role) => (fieldOf(event, 'level') === 'COMPANY' ? organizationMembers(reader, event, role) : teamReaders(reader, event, role));
 /** As the list of people reviews: every review to those who see them all, else those the reader wrote or that are about them. */
@@ -388,9 +393,9 @@ const acknowledgerOnly: EventRule = (reader, event, role) => teamReaders(reader,
  */
 const eventReaders: Record<EventType, EventRule> = {
   'organization.updated': organizationMembers,
-  'organization_member.added': organizationAdministrators,
-  'organization_member.updated': organizationAdministrators,
-  'organization_member.removed': organizationAdministrators,
+  'organization_member.added': membershipReaders,
+  'organization_member.updated': membershipReaders,
+  'organization_member.removed': membershipReaders,
   'team.created': teamReaders,
   'team.updated': teamReaders,
   'team.deleted': teamReaders,

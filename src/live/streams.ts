@@ -159,8 +159,18 @@ const framed = (event: LogEvent, text: string): Buffer => {
   return bytes;
 };
 
-/** Whether a stream follows the event: of its teams when it names some (the organization's own events then left out). */
-const follows = (access: StreamAccess, event: LogEvent) => access.teams === undefined || (event.teamId !== null && access.teams.has(event.teamId));
+/**
+ * Whether a stream follows the event: of its teams when it names some. The organization's own events
+ * are then left out, but for those of the reader's own membership in an organization of its teams:
+ * their role there decides what they may see of the teams, so a local copy must learn it changed.
+ */
+const follows = (access: StreamAccess, event: LogEvent): boolean => {
+  if (access.teams === undefined) return true;
+  if (event.teamId !== null) return access.teams.has(event.teamId);
+  if (!event.type.startsWith('organization_member.') || (parsed(event).data.object as { userId?: unknown }).userId !== access.reader.userId) return false;
+  for (const teamId of access.teams) if (access.reader.teams.get(teamId)?.orgId === event.orgId) return true;
+  return false;
+};
 
 const reached = (events: readonly LogEvent[], end: LogPosition | undefined, full: boolean, from: LogPosition): LogPosition => {
   const last = events.at(-1) ?? from;

@@ -151,6 +151,25 @@ describe(`client.sync (${databaseLabel})`, () => {
     await expectConverged(app, store, team.id, reader.key);
   });
 
+  it('loads the team again when the reader’s organization role changes: an Admin made Member keeps only the people reviews a Member reads', async () => {
+    const { org, team, person } = await createTeamWorld(app.db);
+    const owner = await person('OWNER');
+    const colleague = await person('MEMBER', 'MEMBER');
+    const reader = await person('ADMIN', 'MEMBER');
+    const scores = { 'Help first': true };
+    const review = { userId: colleague.user.id, quarter: '2026-Q4', coreValuesScores: scores, gwc: { getsIt: true, wantsIt: true, capacityToDoIt: true } };
+    expect((await app.request('PUT', `/v1/teams/${team.id}/people-reviews`, { key: owner.key, body: review })).status).toBeLessThan(300);
+    const { store, network } = sync(reader.key, team.id);
+    await store.ready;
+    await expectConverged(app, store, team.id, reader.key);
+    expect(store.list('peopleReview', team.id)).toHaveLength(1);
+
+    expect((await app.request('PATCH', `/v1/orgs/${org.id}/members/${reader.user.id}`, { key: owner.key, body: { role: 'MEMBER' } })).status).toBe(200);
+    await waitFor('the review out of the copy', () => store.list('peopleReview', team.id).length === 0, 30_000);
+    await expectConverged(app, store, team.id, reader.key);
+    expect(network.sent.filter((request) => request.path.endsWith('/snapshot'))).toHaveLength(2);
+  });
+
   it('starts a reload from IndexedDB and catches up with one request', async () => {
     const { team, admin, reader, createTask } = await world();
     const storage = indexedDbStorage(`team-os-sync-${randomUUID()}`);

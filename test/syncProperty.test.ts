@@ -4,7 +4,8 @@
  * role, an interleaving of: writers in different roles changing tasks, issues, a running meeting
  * (ratings hidden, then revealed; messages) and people reviews; the reader's own changes made through
  * the client that holds the copy; the reader's load at any point; their streams cut and reconnecting;
- * their removal from the team and their return; and the log's expiry, which forces a reload (410).
+ * their removal from the team and their return; their organization role changed (Admin or Member,
+ * which decides what they may see); and the log's expiry, which forces a reload (410).
  * After the last step the copy must converge to the team, members, open tasks and open issues as the
  * lists answer, each record it holds as its GET answers, the meetings and the people reviews as their
  * lists answer (a meeting's `ratingWindow` left out: it follows the clock, not the log) — or, when the
@@ -60,6 +61,7 @@ const step = fc.oneof(
   fc.record({ do: fc.constant('cut' as const) }),
   fc.record({ do: fc.constant('remove' as const) }),
   fc.record({ do: fc.constant('readd' as const) }),
+  fc.record({ do: fc.constant('orgRole' as const), role: fc.constantFrom('ADMIN', 'MEMBER') }),
   fc.record({ do: fc.constant('expire' as const) }),
 );
 type Step = typeof step extends fc.Arbitrary<infer S> ? S : never;
@@ -162,6 +164,10 @@ async function play(role: Role, steps: Step[], loadAt: number): Promise<void> {
           break;
         case 'readd':
           await send('POST', `/teams/${team.id}/members`, people.owner.key, { userId: people.reader.user.id, role: role === 'OWNER' ? 'MEMBER' : role });
+          break;
+        case 'orgRole':
+          // The reader's organization role: an Admin reads every team and every people review of it.
+          await send('PATCH', `/orgs/${org.id}/members/${people.reader.user.id}`, people.owner.key, { role: each.role });
           break;
         case 'expire':
           // The retention deletes the whole log while the reader is away: their next connection gets 410.

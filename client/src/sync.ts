@@ -12,8 +12,11 @@
  * - the answers of the caller's own changes made with this client are applied as they arrive, before
  *   the caller's `await` returns (src/ownWrites.ts);
  * - what the copy cannot learn from an event (the reader's own hidden rating) is read again;
- * - a team the reader may no longer read is dropped and watched for: an addition of the reader to it
- *   (or the team answering again when the watch opens) loads it again.
+ * - a team the reader may no longer read is dropped and watched for: an addition of the reader to it,
+ *   a change of their organization role after which it answers (an Admin reads every team), or the
+ *   team answering when the watch opens, loads it again;
+ * - a change of the reader's own organization role (which their team's stream sends them) loads the
+ *   team again: what they may see of it changed with it.
  */
 import type { FeedEvent, FeedEventOf } from './events.js';
 import type { LiveEnd, LiveOptions, LiveReconnectOptions, LiveStream } from './live.js';
@@ -206,6 +209,9 @@ export function openSync(transport: SyncTransport, options: SyncOptions): SyncSt
       onReconnecting: () => current(teamId, turn) && setState(teamId, 'reconnecting'),
       onEvent: (event) => {
         if (!current(teamId, turn)) return;
+        // The reader's own organization role decides what they may see of the team (an Admin reads
+        // every people review): the team is loaded again, as the reader now sees it.
+        if (event.type === 'organization_member.updated' && event.data.object.userId === copy!.userId) return void load(teamId);
         const followUps = copy!.applyEvent(event, (event as { id?: string }).id);
         store_(teamId);
         for (const followUp of followUps) void act(followUp);
@@ -279,18 +285,25 @@ export function openSync(transport: SyncTransport, options: SyncOptions): SyncSt
   let watcher: LiveStream | undefined;
   function watch(): void {
     if (watcher || signal.aborted) return;
+    // Each team lost answers again once the reader may read it.
+    const recheck = () => {
+      for (const [teamId, state] of states) {
+        if (state !== 'noAccess') continue;
+        void transport.teamStatus(teamId, signal).then((status) => status === 200 && states.get(teamId) === 'noAccess' && void load(teamId), () => undefined);
+      }
+    };
     watcher = transport.live({
-      types: ['team_member.added'],
+      // An organization role may give back what a team removal took: an Admin reads every team.
+      types: ['team_member.added', 'organization_member.updated'],
       reconnect: options.reconnect,
       signal,
-      onOpen: () => {
-        // An addition made before the watch opened is told by the team answering again.
-        for (const [teamId, state] of states) {
-          if (state !== 'noAccess') continue;
-          void transport.teamStatus(teamId, signal).then((status) => status === 200 && states.get(teamId) === 'noAccess' && void load(teamId), () => undefined);
-        }
-      },
+      // An addition made before the watch opened is told by the team answering again.
+      onOpen: recheck,
       onEvent: (event) => {
+        if (event.type === 'organization_member.updated') {
+          if ((event as FeedEventOf<'organization_member.updated'>).data.object.userId === copy?.userId) recheck();
+          return;
+        }
         const added = event as FeedEventOf<'team_member.added'>;
         const teamId = added.data.teamId;
         if (teamId !== null && states.get(teamId) === 'noAccess' && added.data.object.userId === copy?.userId) void load(teamId);

@@ -228,7 +228,7 @@ describe(`the live event stream (${databaseLabel})`, () => {
     expect([unknownTeam.status, expired.status]).toEqual([404, 410]);
   });
 
-  it('sends a team Viewer nothing of a team they were removed from, and ends a stream that followed only that team', async () => {
+  it('sends a team Viewer their own removal and nothing of the team after it, and ends a stream that followed only that team', async () => {
     const { org, team, owner, person } = await newTeam();
     const viewer = await person('MEMBER', 'VIEWER');
     const following = await open(`/v1/events/stream?teamId=${team.id}`, viewer.key);
@@ -244,7 +244,31 @@ describe(`the live event stream (${databaseLabel})`, () => {
     expect((await app.request('PATCH', `/v1/orgs/${org.id}`, { key: owner.key, body: { name: `Renamed ${randomUUID()}` } })).status).toBe(200);
 
     await waitFor('the organization event on the stream', () => everything.messages.some((message) => message.event === 'organization.updated'));
-    expect(everything.messages.map((message) => message.event)).toEqual(['task.created', 'organization.updated']);
+    expect(everything.messages.map((message) => message.event)).toEqual(['task.created', 'team_member.removed', 'organization.updated']);
+    expect(JSON.parse(everything.messages[1]!.data).data).toMatchObject({ teamId: team.id, object: { userId: viewer.user.id } });
+  });
+
+  it('tells a stream naming several teams of its reader’s removal from one, and goes on with the others', async () => {
+    const { org, team, owner, person } = await newTeam();
+    const other = await createTeam(app.db, org.id);
+    const member = await person('MEMBER', 'MEMBER');
+    const colleague = await person('MEMBER', 'MEMBER');
+    for (const userId of [member.user.id, colleague.user.id, owner.user.id]) {
+      expect((await app.request('POST', `/v1/teams/${other.id}/members`, { key: owner.key, body: { userId, role: 'MEMBER' } })).status).toBe(201);
+    }
+    const stream = await open(`/v1/events/stream?teamId=${team.id},${other.id}`, member.key);
+    // Someone else's removal is the team's event, as before; the reader's own is told them though they lose the team.
+    expect((await app.request('DELETE', `/v1/teams/${team.id}/members/${colleague.user.id}`, { key: owner.key })).status).toBe(204);
+    expect((await app.request('DELETE', `/v1/teams/${team.id}/members/${member.user.id}`, { key: owner.key })).status).toBe(204);
+    expect((await createTask(team.id, owner.key, owner.user.id, 'Not for the former member')).status).toBe(201);
+    expect((await createTask(other.id, owner.key, owner.user.id, 'Still for them')).status).toBe(201);
+
+    await stream.waitForMessages(3);
+    expect(stream.messages.map((message) => [message.event, JSON.parse(message.data).data.teamId, JSON.parse(message.data).data.object.userId ?? null])).toEqual([
+      ['team_member.removed', team.id, colleague.user.id],
+      ['team_member.removed', team.id, member.user.id],
+      ['task.created', other.id, null],
+    ]);
   });
 
   it("sends an Implementer's open stream the events of a team created after it opened, from the team's creation on", async () => {

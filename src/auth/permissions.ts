@@ -381,6 +381,8 @@ const peopleReviewReaders: EventRule = (reader, event) => {
   if (!access) return false;
   return seesEveryPeopleReview(access) || fieldOf(event, 'userId') === reader.userId || fieldOf(event, 'evaluatorId') === reader.userId;
 };
+/** A removal from a team: its readers, and the person removed, who may read the team no longer but is told so. */
+const removalReaders: EventRule = (reader, event, role) => teamReaders(reader, event, role) || fieldOf(event, 'userId') === reader.userId;
 /** Whether a person read a message is their own state, shown to no one else: the person, while they may read the message's team. */
 const acknowledgerOnly: EventRule = (reader, event, role) => teamReaders(reader, event, role) && fieldOf(event, 'userId') === reader.userId;
 
@@ -401,7 +403,7 @@ const eventReaders: Record<EventType, EventRule> = {
   'team.deleted': teamReaders,
   'team_member.added': teamReaders,
   'team_member.updated': teamReaders,
-  'team_member.removed': teamReaders,
+  'team_member.removed': removalReaders,
   'task.created': teamReaders,
   'task.updated': teamReaders,
   'task.deleted': teamReaders,

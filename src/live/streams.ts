@@ -160,13 +160,15 @@ const framed = (event: LogEvent, text: string): Buffer => {
 };
 
 /**
- * Whether a stream follows the event: of its teams when it names some. The organization's own events
- * are then left out, but for those of the reader's own membership in an organization of its teams:
- * their role there decides what they may see of the teams, so a local copy must learn it changed.
+ * Whether a stream follows the event: of its teams when it names some (`named`), including the
+ * reader's own removal from one of them, which they may no longer read (the stream goes on with the
+ * others). The organization's own events are then left out, but for those of the reader's own
+ * membership in an organization of its teams: their role there decides what they may see of the
+ * teams, so a local copy must learn it changed.
  */
-const follows = (access: StreamAccess, event: LogEvent): boolean => {
+const follows = (access: StreamAccess, named: readonly string[] | undefined, event: LogEvent): boolean => {
   if (access.teams === undefined) return true;
-  if (event.teamId !== null) return access.teams.has(event.teamId);
+  if (event.teamId !== null) return access.teams.has(event.teamId) || (event.type === 'team_member.removed' && named!.includes(event.teamId));
   if (!event.type.startsWith('organization_member.') || (parsed(event).data.object as { userId?: unknown }).userId !== access.reader.userId) return false;
   for (const teamId of access.teams) if (access.reader.teams.get(teamId)?.orgId === event.orgId) return true;
   return false;
@@ -272,7 +274,7 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
         return reconsider(stream);
       }
       stream.position = event;
-      if ((stream.types && !stream.types.has(event.type)) || !follows(stream.access, event)) continue;
+      if ((stream.types && !stream.types.has(event.type)) || !follows(stream.access, stream.teamIds, event)) continue;
       const stored = parsed(event);
       const view = eventView(stream.access.reader, stored);
       if (view === undefined) continue;

@@ -10,6 +10,7 @@ import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverTimeouts } from '../src/http/httpServer.js';
 import { databaseLabel } from './support/database.js';
 import { createKey, createTeamWorld } from './support/factories.js';
 import { waitFor } from './support/processes.js';
@@ -21,7 +22,10 @@ const workflowFiles = readdirSync(resolve(root, 'openapi/workflows')).filter((fi
 let app: TestApp;
 let inputs: Record<string, string>;
 beforeAll(async () => {
-  app = await startTestApp();
+  // Idle connections kept a minute rather than 5 s: on a busy machine, Respect's client (undici) once
+  // sent a step on a connection the server was closing as idle (UND_ERR_SOCKET). The idle close has its
+  // own test (test/faults.clients.test.ts); these test the journeys.
+  app = await startTestApp({ serverTimeouts: { ...serverTimeouts, keepAliveMs: 60_000 } });
   const { org, team, person } = await createTeamWorld(app.db);
   const owner = await person('OWNER', 'ADMIN');
   const member = await person('MEMBER', 'MEMBER');

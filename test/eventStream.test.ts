@@ -259,6 +259,8 @@ describe(`the live event stream (${databaseLabel})`, () => {
     const stream = await open(`/v1/events/stream?teamId=${team.id},${other.id}`, member.key);
     // Someone else's removal is the team's event, as before; the reader's own is told them though they lose the team.
     expect((await app.request('DELETE', `/v1/teams/${team.id}/members/${colleague.user.id}`, { key: owner.key })).status).toBe(204);
+    // Sent before the reader's own removal: an event is judged as it is sent, and after it the team is no longer theirs.
+    await stream.waitForMessages(1);
     expect((await app.request('DELETE', `/v1/teams/${team.id}/members/${member.user.id}`, { key: owner.key })).status).toBe(204);
     expect((await createTask(team.id, owner.key, owner.user.id, 'Not for the former member')).status).toBe(201);
     expect((await createTask(other.id, owner.key, owner.user.id, 'Still for them')).status).toBe(201);

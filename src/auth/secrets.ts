@@ -10,6 +10,7 @@
  * on the next one (or differ between instances) and the stored secrets could no longer be opened.
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { randomDraw } from '../random.js';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
@@ -45,7 +46,7 @@ function createTokenBox(key: Buffer, purpose: string): TokenBox {
   const derived = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `team-os ${purpose}`, KEY_BYTES));
   return {
     seal(value) {
-      const iv = randomBytes(IV_BYTES);
+      const iv = randomDraw(IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', derived, iv);
       const ciphertext = Buffer.concat([cipher.update(value), cipher.final()]);
       return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64url');
@@ -99,7 +100,7 @@ export function createSecretBox(key: Buffer): SecretBox {
       return box;
     },
     seal(plaintext) {
-      const iv = randomBytes(IV_BYTES);
+      const iv = randomDraw(IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
       return [VERSION, iv, cipher.getAuthTag(), ciphertext]

@@ -27,7 +27,7 @@ import { crossOrigin } from './http/cors.js';
 import { errorHandler } from './http/errorHandler.js';
 import { idempotencyKeyLifetimeMs } from './http/idempotency.js';
 import { createRateLimiter } from './http/rateLimit.js';
-import { inTurn } from './http/inTurn.js';
+import { forV1, inTurn } from './http/inTurn.js';
 import { requestId } from './http/requestId.js';
 import { requestLog } from './http/requestLog.js';
 import { securityHeaders } from './http/securityHeaders.js';
@@ -36,6 +36,7 @@ import { loadContract, operationRoutes } from './http/router.js';
 import { countAttempt, createMetrics, observeEventLogLag, observeWebhookBacklog, type Metrics } from './observability/metrics.js';
 import { probes, type Probes } from './observability/probes.js';
 import { requestMetrics } from './observability/requestMetrics.js';
+import { whenAnswered } from './observability/answered.js';
 import { traceContext } from './observability/traceContext.js';
 import type { Tracing } from './observability/tracing.js';
 import { startDeliveryWorker, type DeliveryWorker, type WorkerOptions } from './webhooks/worker.js';
@@ -135,21 +136,25 @@ export async function createApp(options: {
 
   const app = express();
   app.set('etag', false);
-  // What every request gets first, none of which can refuse it, in one layer: Express's dispatch of a
-  // layer costs more than most of these steps themselves (BENCH_ONLY=stages).
-  const stamps = [securityHeaders, requestId, traceContext, requestLog(logger), requestMetrics(metrics)];
-  app.use((req, res, next) => {
-    for (const stamp of stamps) stamp(req, res);
-    next();
-  });
-  // Off, not even mounted: an untraced request pays nothing for tracing.
-  if (options.tracing) app.use('/v1', options.tracing.requests);
-  // Before /v1: a preflight carries no key, and must neither be refused by authentication nor counted.
-  // With no origin listed CORS adds nothing, and is not mounted.
-  if (config.corsOrigins?.length) app.use(crossOrigin(config.corsOrigins));
-
   const operations = operationRoutes(routes, publicOperations);
-  app.use('/v1', inTurn(operations.public, authenticate(db, logger, { now, callers }), rateLimiter.middleware, operations.authenticated));
+  // One Express layer for every request, /v1 or not: Express's dispatch of a layer (and a mount's
+  // taking its path off and putting it back) costs more than most of these steps themselves
+  // (BENCH_ONLY=stages). First what every request gets and none can refuse; then the request's span
+  // when tracing is on (off, an untraced request pays nothing for it); then CORS, before
+  // authentication, since a preflight carries no key and must neither be refused nor counted (with no
+  // origin listed CORS adds nothing, and is left out); then /v1's operations.
+  const stamps = [securityHeaders, requestId, traceContext, whenAnswered([requestLog(logger), requestMetrics(metrics)])];
+  app.use(
+    inTurn(
+      (req, res, next) => {
+        for (const stamp of stamps) stamp(req, res);
+        next();
+      },
+      ...(options.tracing ? [forV1(options.tracing.requests)] : []),
+      ...(config.corsOrigins?.length ? [crossOrigin(config.corsOrigins)] : []),
+      forV1(inTurn(operations.public, authenticate(db, logger, { now, callers }), rateLimiter.middleware, operations.authenticated)),
+    ),
+  );
   // After /v1, whose requests never reach them: the API's requests do not pay for matching them.
   app.get('/healthz', probe.liveness);
   app.get('/readyz', probe.readiness);

@@ -5,6 +5,8 @@
  */
 export class JsonText<Body> {
   declare private readonly body: Body;
+  /** The text's entity tag, once the router has hashed it (src/http/router.ts): a text answered again is not hashed again. */
+  tag: string | undefined;
   constructor(readonly text: string) {}
 }
 

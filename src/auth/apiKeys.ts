@@ -2,12 +2,12 @@
  * Personal API keys: `ak_` followed by 256 random bits. Only the SHA-256 hash and a short visible
  * prefix are stored; the full key exists only in the one answer that creates it.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 export const keyPattern = /^ak_[A-Za-z0-9_-]{20,200}$/;
 
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 export function generateKey(): { key: string; prefix: string; hash: string } {

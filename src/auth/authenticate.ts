@@ -110,7 +110,7 @@ export function authenticate(db: Kysely<Database>, logger: Logger, options: { no
   return async (req: Request, _res: Response, next: NextFunction) => {
     // Node keeps only the first of several Authorization fields; which one the client meant is a guess we do not make.
     if (authorizationFields(req.rawHeaders) > 1) return next(new BadRequest('Send exactly one Authorization header.'));
-    const match = /^Bearer (\S+)$/.exec(req.get('authorization') ?? '');
+    const match = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
     const key = match?.[1];
     if (!key || !keyPattern.test(key)) return next(new Unauthenticated());
 

@@ -8,14 +8,14 @@
  * the request says `Cache-Control: no-cache`, which Node's own fetch adds to every request with
  * `If-None-Match`; RFC 9110 §13.1.2 asks an origin server to evaluate it anyway, so it is done here.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Operation } from 'openapi-backend';
 import { FormatError, PreconditionFailed } from '../errors.js';
 import type { Metrics } from '../observability/metrics.js';
 
 /** A strong tag: the same bytes always have the same tag, and any other bytes another one. */
 export function etagOf(body: string | Buffer): string {
-  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+  return `"${hash('sha256', body, 'base64url').slice(0, 32)}"`;
 }
 
 const entityTag = /^(W\/)?"[\x21\x23-\x7e\x80-\xff]*"$/;

@@ -146,35 +146,33 @@ const outcomeOf = (result: { status: number; body?: unknown; headers?: Record<st
 });
 
 /**
- * A read's answer with its tag; 304 without a body when If-None-Match names that tag. The body is
- * encoded once, for its tag and to be sent: a page of the event feed is some 50 KB, whose encoding
- * twice cost about a tenth of the request.
+ * A read's answer with its tag; 304 without a body when If-None-Match names that tag. The tag is
+ * hashed from the text in one call (no Buffer of the body, no Hash object), once per text a handler
+ * wrote (`written`, which keeps it), and Node writes the same text after its header in one write.
  */
-function writeRead(req: Request, res: Response, outcome: Outcome) {
+function writeRead(req: Request, res: Response, outcome: Outcome, written?: JsonText<unknown>) {
   if (outcome.status === 200 && outcome.body !== null) {
-    const bytes = Buffer.from(outcome.body);
-    const tag = etagOf(bytes);
+    const tag = written ? (written.tag ??= etagOf(outcome.body)) : etagOf(outcome.body);
     res.setHeader('ETag', tag);
-    if (noneMatchHits(req.get('if-none-match'), tag)) {
+    if (noneMatchHits(req.headers['if-none-match'], tag)) {
       res.statusCode = 304;
       return void res.end();
     }
-    return writeOutcome(res, outcome, bytes);
   }
   writeOutcome(res, outcome);
 }
 
 /**
  * What res.json() writes, without its per-request lookups of settings and media types. The body goes
- * to Node as text, never as the bytes its tag was taken of: Node then sends the header and the body
- * in one write rather than two, which cost a request some 20 µs of CPU (BENCH_ONLY=stages).
+ * to Node as text, never as bytes: Node then sends the header and the body in one write rather than
+ * two, which cost a request some 20 µs of CPU (BENCH_ONLY=stages).
  */
-function writeOutcome(res: Response, outcome: Outcome, bytes?: Buffer) {
+function writeOutcome(res: Response, outcome: Outcome) {
   res.statusCode = outcome.status;
-  for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
+  for (const name in outcome.headers) res.setHeader(name, outcome.headers[name]!);
   if (outcome.body === null) return void res.end();
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', bytes?.length ?? Buffer.byteLength(outcome.body));
+  res.setHeader('Content-Length', Buffer.byteLength(outcome.body));
   res.end(outcome.body);
 }
 
@@ -198,6 +196,9 @@ function readBody(req: Request, res: Response, next: NextFunction) {
     next(error);
   });
 }
+
+/** The path of a request under `/v1` (which `forV1` let through) within the contract's paths: `/v1` taken off. */
+const operationPath = (req: Request): string => (req.path.length > 3 ? req.path.slice(3) : '/');
 
 export interface RouterOptions {
   contract: Contract;
@@ -289,8 +290,8 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
       if (res.locals.invalidJson) return next(invalidJson());
       const deepAt = bodySchema ? tooDeepAt(req.body) : undefined;
       if (deepAt) return next(tooDeep(deepAt));
-      const idempotencyKey = isChange ? idempotencyKeyOf(req.get('idempotency-key')) : undefined;
-      const ifMatch = read ? ifMatchOf(req.get('if-match')) : undefined;
+      const idempotencyKey = isChange ? idempotencyKeyOf(req.headers['idempotency-key'] as string | undefined) : undefined;
+      const ifMatch = read ? ifMatchOf(req.headers['if-match']) : undefined;
 
       const body = takesCsv ? (req.body as string) : bodySchema ? prepareBody(bodySchema as never, req.body) : undefined;
       const query = splitLists(req.query as Record<string, unknown>, lists);
@@ -328,7 +329,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
           for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
           return result.body.open(req, res);
         }
-        return writeRead(req, res, outcomeOf(result));
+        return writeRead(req, res, outcomeOf(result), result.body instanceof JsonText ? result.body : undefined);
       }
 
       // The condition is judged on the resource as it was under the lock, after the change's own
@@ -434,7 +435,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
   for (const [path, methods] of methodsByPath) paths.on('GET', expressPath(path), () => undefined, methods);
 
   const find = (req: Request): Found | undefined => {
-    const found = table.find((req.method === 'HEAD' ? 'GET' : req.method) as Method, req.path);
+    const found = table.find((req.method === 'HEAD' ? 'GET' : req.method) as Method, operationPath(req));
     return found ? { entry: found.store as Entry, params: found.params as Record<string, string> } : undefined;
   };
 
@@ -451,7 +452,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
     authenticated(req: Request, res: Response, next: NextFunction) {
       const found = (res.locals.operation === undefined ? find(req) : res.locals.operation) as Found | null | undefined;
       if (!found) {
-        const methods = paths.find('GET', req.path)?.store as string[] | undefined;
+        const methods = paths.find('GET', operationPath(req))?.store as string[] | undefined;
         return next(methods ? new MethodNotAllowed(methods) : new NotFound());
       }
       res.locals.route = found.entry.route;

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import type { AnsweredStep } from './answered.js';
 import { statusClassOf, type Metrics } from './metrics.js';
 
 /**
@@ -8,17 +9,11 @@ import { statusClassOf, type Metrics } from './metrics.js';
  * method the path has not — counts as `unknown`, so no label ever holds a path someone made up.
  * The probes (`res.locals.probe`) are not API traffic and are left out.
  */
-export function requestMetrics(metrics: Metrics) {
+export function requestMetrics(metrics: Metrics): AnsweredStep {
   const { requests } = metrics.http;
-  return (_req: Request, res: Response) => {
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      if (res.locals.probe) return;
-      const operationId = (res.locals.operationId as string | undefined) ?? 'unknown';
-      requests.observe(
-        { operation_id: operationId, method: res.req.method, status_class: statusClassOf(res.statusCode) },
-        Number(process.hrtime.bigint() - started) / 1e9,
-      );
-    });
+  return (req: Request, res: Response, seconds: number) => {
+    if (res.locals.probe) return;
+    const operationId = (res.locals.operationId as string | undefined) ?? 'unknown';
+    requests.observe({ operation_id: operationId, method: req.method, status_class: statusClassOf(res.statusCode) }, seconds);
   };
 }

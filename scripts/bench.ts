@@ -78,7 +78,8 @@
  * those and of the issue page, the meeting read and the Scorecard (PostgreSQL then seeded with 10,000
  * tasks), BENCH_ONLY=csv the CSV export of the million tasks and a 10,000-row import (scripts/bench/csv.ts),
  * BENCH_ONLY=export a change's p99 during an organization's export ÷ without (scripts/bench/export.ts;
- * PostgreSQL then seeded with BENCH_EXPORT_RECORDS tasks, 200,000 unless given). Each pair of runs (`loadPair`) also prints where a request's CPU went: the server's
+ * PostgreSQL then seeded with BENCH_EXPORT_RECORDS tasks, 200,000 unless given), BENCH_ONLY=against
+ * this checkout's API against another's in one process (BENCH_AGAINST=dir; scripts/bench/against.ts). Each pair of runs (`loadPair`) also prints where a request's CPU went: the server's
  * process, PostgreSQL's processes and the rest of the machine (the load generator, the kernel).
  * BENCH_WEBHOOK_CONCURRENCY and BENCH_WEBHOOK_POLL_MS set the worker's `concurrency` and `pollMs` for
  * the throughput figure (its defaults otherwise).
@@ -98,6 +99,7 @@ import { benchCsv } from './bench/csv.js';
 import { benchDeepPages, benchFeed, benchFloor, measureStack } from './bench/shapes.js';
 import { benchSnapshot } from './bench/snapshot.js';
 import { benchStages } from './bench/stages.js';
+import { benchAgainst } from './bench/against.js';
 import { benchSync } from './bench/sync.js';
 import { benchIdleStreams, benchStreams } from './bench/streams.js';
 import { benchTracing, type TracingStack } from './bench/tracing.js';
@@ -111,7 +113,7 @@ const postgresLogEvents = 100_000;
 const pgliteLogEvents = 20_000;
 /** BENCH_ONLY=webhooks, tracing, feed, streams, idle-streams, floor, snapshot, sync, csv or export: only those figures (PostgreSQL then seeds 10,000 tasks instead of a million, but for csv). */
 const only = process.env.BENCH_ONLY || undefined;
-const onlyValues = ['webhooks', 'tracing', 'feed', 'streams', 'idle-streams', 'floor', 'snapshot', 'sync', 'csv', 'export', 'stages', 'shapes'];
+const onlyValues = ['webhooks', 'tracing', 'feed', 'streams', 'idle-streams', 'floor', 'snapshot', 'sync', 'csv', 'export', 'stages', 'shapes', 'against'];
 if (only !== undefined && !onlyValues.includes(only)) throw new Error(`BENCH_ONLY=${only}: the values known are ${onlyValues.map((value) => `"${value}"`).join(', ')}`);
 const webhooksOnly = only === 'webhooks';
 const tracingOnly = only === 'tracing';
@@ -129,6 +131,8 @@ const exportOnly = only === 'export';
 const stagesOnly = only === 'stages';
 /** Every shape against its floor (`measureStack`: reads, pages, changes, tails) on 10,000 tasks. */
 const shapesOnly = only === 'shapes';
+/** This checkout's API against another's (scripts/bench/against.ts). */
+const againstOnly = only === 'against';
 /** The tasks of the organization exported by BENCH_ONLY=export on PostgreSQL. */
 const exportTaskCount = Number(process.env.BENCH_EXPORT_RECORDS ?? 200_000);
 
@@ -212,6 +216,7 @@ async function benchPostgres(results: Result[]): Promise<Check[]> {
       if (exportOnly) return await benchExport(stack, { inThread: false });
       if (floorOnly) return await benchFloor(stack, results);
       if (stagesOnly) return await benchStages(stack, results);
+      if (againstOnly) return await benchAgainst(stack, results);
       if (shapesOnly) return await measureStack(stack, results);
       if (snapshotOnly) return await benchSnapshot(stack, results);
       if (syncOnly) return await benchSync(stack);
@@ -286,6 +291,7 @@ async function benchPglite(results: Result[]): Promise<Check[]> {
     if (floorOnly) return await benchFloor(stack, results);
     if (!only || stagesOnly) checks.push(...(await benchStages(stack, results)));
     if (stagesOnly) return checks;
+    if (againstOnly) return await benchAgainst(stack, results);
     if (!only || csvOnly) checks.push(...(await benchCsv(stack, pgliteTaskCount, results)));
     if (csvOnly) return checks;
     if (!webhooksOnly) {

@@ -1,8 +1,14 @@
 /**
- * RATE_LIMIT_PER_MINUTE requests per key per wall-clock minute, with express-rate-limit. The
- * budget is renewed when a minute begins (not a minute after the first request), so each hit
- * counts under a key naming the current minute. One instance keeps counts in memory; with
- * REDIS_URL every instance shares one count in Redis.
+ * RATE_LIMIT_PER_MINUTE requests per key per wall-clock minute. The budget is renewed when a minute
+ * begins (not a minute after the first request), so each hit counts under a key naming the current
+ * minute. One instance keeps counts in express-rate-limit's memory store; with REDIS_URL every
+ * instance shares one count in Redis (rate-limit-redis's store, an atomic script per count).
+ *
+ * The stores are the libraries'; the middleware around them is this module's four steps (count,
+ * the `RateLimit` and `RateLimit-Policy` headers of IETF draft 7, refuse with 429 past the budget):
+ * express-rate-limit's own, built for every option it offers, cost a request more than anything else
+ * of ours (it awaits five times and reads the client's address for a debug line it does not print;
+ * BENCH_ONLY=stages, docs/performance.md).
  *
  * Redis failing fails open: while it cannot be reached (within about a second per request), requests
  * pass without a limit and one warning is logged; when Redis answers again counting resumes and that
@@ -11,8 +17,8 @@
  * Counted (src/observability/metrics.ts): each request refused with 429, and each request let
  * through uncounted while Redis was away.
  */
-import type { Request } from 'express';
-import { MemoryStore, rateLimit, type IncrementResponse, type Options, type Store } from 'express-rate-limit';
+import type { RequestHandler } from 'express';
+import { MemoryStore, type Options, type Store } from 'express-rate-limit';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
@@ -23,30 +29,23 @@ const minuteMs = 60_000;
 
 export const secondsUntilNextMinute = (now: number) => Math.max(1, Math.ceil((minuteMs - (now % minuteMs)) / 1000));
 
-/** A failed count, already logged by the store when the outage began. */
-class CountsUnavailable extends Error {}
-
-class MinuteAlignedStore implements Store {
-  readonly localKeys: boolean;
-  readonly prefix: string | undefined;
-
+/**
+ * A store's counts under keys naming the minute, and Redis's outages logged once (when they begin and
+ * when they end) rather than on every request they let through.
+ */
+class MinuteCounts {
   private unavailable = false;
-  private options: Options | undefined;
+  private readonly options = { windowMs: minuteMs } as Options;
   /** Set after a failure: the shared store loads its scripts again (a restarted Redis has none, a failed first load stays failed). */
   private reload = false;
 
   constructor(
-    private readonly inner: Store,
+    private readonly store: Store,
     private readonly logger: Logger,
-    private readonly clock: () => number,
     private readonly counts: Metrics['rateLimit'],
   ) {
-    this.localKeys = inner.localKeys ?? false;
-    this.prefix = inner.prefix;
-  }
-
-  private current(key: string, now: number) {
-    return `${key}:${Math.floor(now / minuteMs)}`;
+    const started = store.init?.(this.options);
+    if (started instanceof Promise) started.catch((error: unknown) => this.failed(error));
   }
 
   private failed(error: unknown) {
@@ -56,52 +55,34 @@ class MinuteAlignedStore implements Store {
     this.logger.warn({ err: error }, 'rate limit counts unavailable (Redis): requests pass without a limit until Redis answers');
   }
 
-  init(options: Options) {
-    this.options = options;
-    const started = this.inner.init?.(options);
-    return started instanceof Promise ? started.catch((error: unknown) => this.failed(error)) : started;
-  }
-
-  async increment(key: string): Promise<IncrementResponse> {
-    const now = this.clock();
+  /** The requests of the key in the minute of `now`, this one counted; undefined while the counts are unavailable. */
+  async count(key: string, now: number): Promise<number | undefined> {
     let totalHits: number;
     try {
-      if (this.reload && this.options) {
-        await this.inner.init?.(this.options);
+      if (this.reload) {
+        await this.store.init?.(this.options);
         this.reload = false;
       }
-      ({ totalHits } = await this.inner.increment(this.current(key, now)));
+      ({ totalHits } = await this.store.increment(`${key}:${Math.floor(now / minuteMs)}`));
     } catch (error) {
       this.failed(error);
-      // express-rate-limit lets the request through (`passOnStoreError`).
       this.counts.failedOpen.inc();
-      throw new CountsUnavailable('rate limit counts unavailable', { cause: error });
+      return undefined;
     }
     if (this.unavailable) {
       this.unavailable = false;
       this.logger.info('rate limit counts available again (Redis)');
     }
-    // express-rate-limit turns resetTime into the seconds of RateLimit's `reset` and of Retry-After
-    // against the real Date.now(), not the app's clock: the next minute of the app's clock is given as
-    // that many whole seconds from the real now, so both say the same seconds, whatever the app's clock.
-    return { totalHits, resetTime: new Date(Date.now() + secondsUntilNextMinute(now) * 1000) };
-  }
-
-  decrement(key: string) {
-    return this.inner.decrement(this.current(key, this.clock()));
-  }
-
-  resetKey(key: string) {
-    return this.inner.resetKey(this.current(key, this.clock()));
+    return totalHits;
   }
 
   shutdown() {
-    return this.inner.shutdown?.();
+    return this.store.shutdown?.();
   }
 }
 
 export interface RateLimiter {
-  middleware: ReturnType<typeof rateLimit>;
+  middleware: RequestHandler;
   close(): Promise<void>;
 }
 
@@ -133,31 +114,26 @@ export function createRateLimiter(options: {
           disconnected ? Promise.reject(new Error('Redis is not connected')) : (redis.call(command, ...args) as Promise<RedisReply>),
       })
     : new MemoryStore();
-  const store = new MinuteAlignedStore(inner, options.logger, clock, options.counts);
-  const middleware = rateLimit({
-    windowMs: minuteMs,
-    limit: options.perMinute,
-    standardHeaders: 'draft-7',
-    legacyHeaders: false,
-    store,
-    keyGenerator: (req: Request) => req.caller!.keyId,
-    passOnStoreError: true,
-    // Its checks guard against misconfigurations by IP address (proxies, shared stores); the key here
-    // is the API key's id, and the checks' work (the client's IP among it) would be paid on every request.
-    validate: false,
-    // The store logs an outage once; express-rate-limit would log every request that passes.
-    logger: {
-      error: (error: unknown, message?: string) => {
-        if (!(error instanceof CountsUnavailable)) options.logger.error({ err: error }, message ?? 'rate limit');
-      },
-      warn: (warning: unknown, message?: string) => options.logger.warn({ err: warning }, message ?? 'rate limit'),
-    },
-    // Retry-After is already set by express-rate-limit from the store's resetTime; the error repeats it.
-    handler: (_req, res, next) => {
-      options.counts.refused.inc();
-      next(new RateLimited(Number(res.getHeader('Retry-After'))));
-    },
-  });
+  const store = new MinuteCounts(inner, options.logger, options.counts);
+  const limit = options.perMinute;
+  const policy = `${limit};w=${minuteMs / 1000}`;
+  const middleware: RequestHandler = (req, res, next) => {
+    const now = clock();
+    store
+      .count(req.caller!.keyId, now)
+      .then((used) => {
+        // Counts unavailable (Redis away): logged once and counted; the request passes without a limit.
+        if (used === undefined) return next();
+        // The seconds until the app's clock begins its next minute: RateLimit's `reset` and, on a 429, Retry-After.
+        const reset = secondsUntilNextMinute(now);
+        res.setHeader('RateLimit-Policy', policy);
+        res.setHeader('RateLimit', `limit=${limit}, remaining=${Math.max(limit - used, 0)}, reset=${reset}`);
+        if (used <= limit) return next();
+        options.counts.refused.inc();
+        next(new RateLimited(reset));
+      })
+      .catch(next);
+  };
   return {
     middleware,
     close: async () => {

@@ -93,10 +93,8 @@ export async function callerOfKey(db: Kysely<Database>, keyId: string): Promise<
   return row && !row.revoked_at ? keptCaller(row).caller : undefined;
 }
 
-/** The caller of the key with this hash, from memory or from the database; undefined for an unknown or revoked key. */
-async function findCaller(db: Kysely<Database>, keyHash: string, callers: CallerCache | undefined): Promise<KeptCaller | undefined> {
-  const kept = callers?.get(keyHash);
-  if (kept) return kept;
+/** The caller of the key with this hash, read from the database and kept in memory; undefined for an unknown or revoked key. */
+async function readCaller(db: Kysely<Database>, keyHash: string, callers: CallerCache | undefined): Promise<KeptCaller | undefined> {
   const mark = callers?.mark();
   const [row] = await keyByHash(db, { keyHash });
   if (!row || row.revoked_at) return undefined;
@@ -105,25 +103,17 @@ async function findCaller(db: Kysely<Database>, keyHash: string, callers: Caller
   return read;
 }
 
+const bearer = /^Bearer (\S+)$/;
+
 export function authenticate(db: Kysely<Database>, logger: Logger, options: { now: () => Date; callers: CallerCache | undefined }) {
   const { now: clock, callers } = options;
-  return async (req: Request, _res: Response, next: NextFunction) => {
-    // Node keeps only the first of several Authorization fields; which one the client meant is a guess we do not make.
-    if (authorizationFields(req.rawHeaders) > 1) return next(new BadRequest('Send exactly one Authorization header.'));
-    const match = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
-    const key = match?.[1];
-    if (!key || !keyPattern.test(key)) return next(new Unauthenticated());
-
-    const found = await findCaller(db, hashKey(key), callers);
+  const admit = (found: KeptCaller | undefined, req: Request, next: NextFunction) => {
     const now = clock();
     if (!found || keyStatus({ revoked_at: null, expires_at: found.caller.keyExpiresAt }, now) !== 'active') return next(new Unauthenticated());
 
     if (found.usedAt === undefined || now.getTime() - found.usedAt >= touchEveryMs) {
       const keyId = found.caller.keyId;
-      // Remembered at once, so that this process tries again only a minute later; the condition
-      // keeps the other processes, which remember their own, from writing it more often.
       found.usedAt = now.getTime();
-      // Not awaited: recording the use must not slow down or fail the request.
       db.updateTable('api_keys')
         .set({ last_used_at: now })
         .where('id', '=', keyId)
@@ -134,5 +124,15 @@ export function authenticate(db: Kysely<Database>, logger: Logger, options: { no
 
     req.caller = found.caller;
     next();
+  };
+  // A caller kept in memory is admitted at once, without a promise: only a caller read from the database waits.
+  return (req: Request, _res: Response, next: NextFunction) => {
+    if (authorizationFields(req.rawHeaders) > 1) return next(new BadRequest('Send exactly one Authorization header.'));
+    const key = bearer.exec(req.headers.authorization ?? '')?.[1];
+    if (!key || !keyPattern.test(key)) return next(new Unauthenticated());
+    const keyHash = hashKey(key);
+    const kept = callers?.get(keyHash);
+    if (kept) return admit(kept, req, next);
+    return readCaller(db, keyHash, callers).then((found) => admit(found, req, next));
   };
 }

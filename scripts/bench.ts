@@ -317,7 +317,7 @@ async function main() {
     console.log(`  ${line.pass ? 'PASS' : 'MISS'}  ${line.check.padEnd(58)} ${line.value.padStart(6)}  (target ${line.target})${line.note ? `   ${line.note}` : ''}`);
   }
   // A PATCH answering anything but 200 would make its figure meaningless.
-  if (results.some((result) => result.non2xx > 0)) process.exitCode = 1;
+  if (results.some((result) => result.non2xx > 0 || (result.errors ?? 0) > 0)) process.exitCode = 1;
 }
 
 await main();

@@ -81,7 +81,8 @@ function report() {
       p99: quantile(0.99),
       max: quantile(1),
       mean: latencies.reduce((sum, latency) => sum + latency, 0) / Math.max(1, latencies.length),
-      non2xx: non2xx + errors,
+      non2xx,
+      errors,
       count: latencies.length,
     };
   });

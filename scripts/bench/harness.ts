@@ -25,6 +25,8 @@ export interface Result {
   p99: number;
   mean: number;
   non2xx: number;
+  /** Requests that got no answer (a connection refused or reset), told apart from non-2xx answers where the load generator can (`pacedPair`). */
+  errors?: number;
   /** CPU time per request (µs) of the pair's halves (`loadPair`). */
   cpu?: CpuPerRequest;
 }
@@ -162,7 +164,7 @@ export function print(results: Result[]) {
   for (const result of results) {
     const cpu = result.cpu && `   CPU µs/request: server ${result.cpu.server.toFixed(0)}, PostgreSQL ${result.cpu.postgres.toFixed(0)}, rest ${result.cpu.rest.toFixed(0)}`;
     console.log(
-      `${result.name.padEnd(58)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${String(result.p50).padStart(4)} ms   p99 ${String(result.p99).padStart(4)} ms${result.non2xx ? `   (${result.non2xx} non-2xx!)` : ''}${cpu ?? ''}`,
+      `${result.name.padEnd(58)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${String(result.p50).padStart(4)} ms   p99 ${String(result.p99).padStart(4)} ms${result.non2xx ? `   (${result.non2xx} non-2xx!)` : ''}${result.errors ? `   (${result.errors} without an answer!)` : ''}${cpu ?? ''}`,
     );
   }
 }

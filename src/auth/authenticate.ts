@@ -113,7 +113,10 @@ export function authenticate(db: Kysely<Database>, logger: Logger, options: { no
 
     if (found.usedAt === undefined || now.getTime() - found.usedAt >= touchEveryMs) {
       const keyId = found.caller.keyId;
+      // Remembered at once, so that this process tries again only a minute later; the condition
+      // keeps the other processes, which remember their own, from writing it more often.
       found.usedAt = now.getTime();
+      // Not awaited: recording the use must not slow down or fail the request.
       db.updateTable('api_keys')
         .set({ last_used_at: now })
         .where('id', '=', keyId)
@@ -127,6 +130,7 @@ export function authenticate(db: Kysely<Database>, logger: Logger, options: { no
   };
   // A caller kept in memory is admitted at once, without a promise: only a caller read from the database waits.
   return (req: Request, _res: Response, next: NextFunction) => {
+    // Node keeps only the first of several Authorization fields; which one the client meant is a guess we do not make.
     if (authorizationFields(req.rawHeaders) > 1) return next(new BadRequest('Send exactly one Authorization header.'));
     const key = bearer.exec(req.headers.authorization ?? '')?.[1];
     if (!key || !keyPattern.test(key)) return next(new Unauthenticated());

@@ -10,9 +10,9 @@
  * on the next one (or differ between instances) and the stored secrets could no longer be opened.
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { randomDraw } from '../random.js';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { randomDraw } from '../random.js';
 
 const VERSION = 'v1';
 const KEY_BYTES = 32;

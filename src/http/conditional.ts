@@ -13,8 +13,8 @@ import type { Operation } from 'openapi-backend';
 import { FormatError, PreconditionFailed } from '../errors.js';
 import type { Metrics } from '../observability/metrics.js';
 
-/** A strong tag: the same bytes always have the same tag, and any other bytes another one. */
-export function etagOf(body: string | Buffer): string {
+/** A strong tag of an answer's text: the same text always has the same tag, and any other text another one. */
+export function etagOf(body: string): string {
   return `"${hash('sha256', body, 'base64url').slice(0, 32)}"`;
 }
 

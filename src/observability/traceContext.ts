@@ -18,8 +18,8 @@
  * What a request changes carries the trace on: the events it writes keep `traceparent` (this span as
  * the parent) and their webhook deliveries send it.
  */
-import { randomDraw } from '../random.js';
 import type { Request, Response } from 'express';
+import { randomDraw } from '../random.js';
 
 declare global {
   namespace Express {

@@ -59,19 +59,23 @@ describe.skipIf(!chromium)(`the docs page shows the code samples (${databaseLabe
     await page.route('**/*', (route) => (new URL(route.request().url()).hostname === '127.0.0.1' ? route.continue() : route.abort()));
     await page.goto(`${app.url}/v1/docs#${anchor}`);
 
-    // Redoc renders the operations around the one linked to: the samples panel headed, e.g., `PATCH /tasks/{id}`.
+    // Redoc renders the operations around the one linked to, each in a section of its own holding its samples
+    // panel headed, e.g., `PATCH /tasks/{id}`. Every step looks the section up again by that heading: Redoc adds
+    // the operations around it while the page settles, so a place in the page's list of menus does not last
+    // (in a full run a click by such a place once switched the panel of the operation above).
     const menus = page.locator('button[aria-haspopup="menu"]');
-    const panels = menus.locator('xpath=ancestor::*[.//pre or .//code][1]');
+    const headingMenu = menus.filter({ hasText: new RegExp(`^${method}\\s*${op.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) });
+    const section = page.locator('[data-section-id]').filter({ has: headingMenu }).last();
+    const panels = section.locator('button[aria-haspopup="menu"]').locator('xpath=ancestor::*[.//pre or .//code][1]');
     const panelText = async () => (await panels.allInnerTexts()).find((text) => text.startsWith(heading)) ?? '';
-    await menus.first().waitFor({ timeout: 240_000 });
+    await headingMenu.first().waitFor({ timeout: 240_000 });
     await expect.poll(panelText, { timeout: 120_000 }).toContain(curlCommand);
 
     // The page is rendered on the server and then hydrated: a click before hydration does nothing, so switch until it took.
-    const languages = page.locator('button[aria-haspopup="menu"]', { hasText: new RegExp(`^${CURL}$`) });
+    const language = section.locator('button[aria-haspopup="menu"]', { hasText: new RegExp(`^${CURL}$`) }).first();
     const switchToClient = async () => {
-      const index = (await languages.locator('xpath=ancestor::*[.//pre or .//code][1]').allInnerTexts()).findIndex((text) => text.startsWith(heading));
-      if (index >= 0) {
-        await languages.nth(index).click({ timeout: 5_000 });
+      if (await language.isVisible()) {
+        await language.click({ timeout: 5_000 });
         await page.getByRole('menuitem').filter({ hasText: CLIENT }).first().click({ timeout: 5_000 }).catch(() => page.keyboard.press('Escape'));
       }
       return panelText();

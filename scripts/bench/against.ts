@@ -3,6 +3,8 @@
  * production runs them (request log lines at info to a sink, callers in memory, the rate limit in
  * memory) over one database in this one process, and measured A B B A in three rounds per pair, each
  * path (`BENCH_AGAINST_PATHS`, default `/v1/me` and a task read) `BENCH_AGAINST_RUNS` times (default 2).
+ * The path `PATCH /v1/tasks/{id}` changes a task's title, a task of the team per connection, as the
+ * shapes bench's PATCH does.
  * A cut of a few microseconds a request is smaller than this machine's drift between two runs; within
  * one pair it shows. The other checkout needs the same dependencies and a generated contract:
  *
@@ -15,7 +17,7 @@ import pino from 'pino';
 import { createApp } from '../../src/app.js';
 import { createSecretBox } from '../../src/auth/secrets.js';
 import { createLogger } from '../../src/logger.js';
-import { listen, loadPair, reported, type Check, type Result } from './harness.js';
+import { connections, listen, loadPair, reported, type Check, type Result, type Target } from './harness.js';
 import type { Stack } from './seed.js';
 
 export async function benchAgainst(stack: Stack, results: Result[]): Promise<Check[]> {
@@ -31,24 +33,36 @@ export async function benchAgainst(stack: Stack, results: Result[]): Promise<Che
   };
   const [before, after] = [await other.createApp(options), await createApp(options)];
   const [a, b] = [await listen(before.app), await listen(after.app)];
-  const headers = { authorization: `Bearer ${stack.world.readKey}` };
+  const read = { authorization: `Bearer ${stack.world.readKey}` };
   const paths = (process.env.BENCH_AGAINST_PATHS ?? `/v1/me,/v1/tasks/${stack.taskId}`).split(',');
+  const ownTasks = (await stack.db.selectFrom('tasks').select('id').where('team_id', '=', stack.world.teamId).orderBy('created_at', 'desc').limit(connections).execute()).map(
+    (row) => `/v1/tasks/${row.id}`,
+  );
+  const patch = { method: 'PATCH' as const, body: JSON.stringify({ title: 'Send the revised freight quote' }), headers: { 'content-type': 'application/json' }, paths: ownTasks };
+  /** The load of `path` on the app at `url`, and the key it is sent with. */
+  const targetOf = (path: string, url: string, name: string): { target: Target; headers: Record<string, string> } =>
+    path === 'PATCH /v1/tasks/{id}'
+      ? { target: { name: `${name}: ${path}`, url: `${url}/v1/tasks/x`, ...patch }, headers: { authorization: `Bearer ${stack.world.writeKey}` } }
+      : { target: { name: `${name}: GET ${path}`, url: `${url}${path}` }, headers: read };
   const checks: Check[] = [];
   try {
     for (const path of paths) {
       for (const url of [a.url, b.url]) {
-        const answer = await fetch(`${url}${path}`, { headers });
+        const { target, headers } = targetOf(path, url, '');
+        const answer = await fetch(`${url}${target.paths?.[0] ?? path}`, { method: target.method ?? 'GET', body: target.body ?? null, headers: { ...headers, ...target.headers } });
         if (answer.status !== 200) throw new Error(`${url}${path} answered ${answer.status}`);
       }
     }
     for (let run = 0; run < Number(process.env.BENCH_AGAINST_RUNS ?? 2); run++) {
       for (const path of paths) {
-        const [then, now] = await loadPair({ name: `${dir}: GET ${path}`, url: `${a.url}${path}` }, { name: `this checkout: GET ${path}`, url: `${b.url}${path}` }, headers, { rounds: 3 });
+        const before = targetOf(path, a.url, dir);
+        const after = targetOf(path, b.url, 'this checkout');
+        const [then, now] = await loadPair(before.target, after.target, before.headers, { rounds: 3 });
         results.push(then, now);
         const cpu = (result: Result) => result.cpu?.server.toFixed(0) ?? '?';
         checks.push(
           reported(
-            `${stack.label}: GET ${path}, this checkout ÷ ${dir}`,
+            `${stack.label}: ${path.startsWith('/') ? `GET ${path}` : path}, this checkout ÷ ${dir}`,
             now.requestsPerSecond / then.requestsPerSecond,
             `${now.requestsPerSecond.toFixed(0)} / ${then.requestsPerSecond.toFixed(0)} req/s; server CPU ${cpu(now)} / ${cpu(then)} µs a request (both apps' process)`,
           ),

@@ -7,7 +7,7 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Database, TeamRole } from './database.js';
 import { jsonRecord, type JsonShape } from './json.js';
-import { changeWithEvent, logRevision, type EventStamp } from './queries/events.js';
+import { logRevision, changeWithEvent, type EventStamp } from './queries/events.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -19,18 +19,34 @@ export interface ChangeGuard {
 }
 
 /**
- * The item's team `t` with the caller's row in it `tm` (none outside the team), for a statement's
- * `from` or `using` (a Kysely `update` joins the same: see `updateTaskWithEvent`).
+ * A guard as the values of a statement built once (`changeWithEvent`): its grants as two
+ * arrays, each one value of the statement whatever the number of grants.
  */
-export const teamOfChange = (guard: ChangeGuard) => sql`teams t left join team_members tm on tm.team_id = t.id and tm.user_id = ${guard.userId}`;
+export type GuardValues = {
+  userId: string;
+  grantOrgIds: string[];
+  grantRoles: (TeamRole | null)[];
+};
+
+export const guardValues = (guard: ChangeGuard): GuardValues => ({
+  userId: guard.userId,
+  grantOrgIds: guard.grants.map((grant) => grant.orgId),
+  grantRoles: guard.grants.map((grant) => grant.teamRole),
+});
+
+/**
+ * The item's team `t` with the caller's row in it `tm` (none outside the team), for a statement's
+ * `from` or `using` (a Kysely `update` joins the same: see `taskChange`).
+ */
+export const teamOfChange = (guard: GuardValues) => sql`teams t left join team_members tm on tm.team_id = t.id and tm.user_id = ${guard.userId}`;
 
 /**
  * Whether the change is granted: the team's organization and the caller's role in it (`t`, `tm` of
  * `teamOfChange`) match one of the guard's grants.
  */
-export const changeGranted = (guard: ChangeGuard) =>
+export const changeGranted = (guard: GuardValues) =>
   sql<boolean>`exists (
-    select 1 from unnest(${guard.grants.map((grant) => grant.orgId)}::text[], ${guard.grants.map((grant) => grant.teamRole)}::text[]) as grant_ (org_id, team_role)
+    select 1 from unnest(${guard.grantOrgIds}::text[], ${guard.grantRoles}::text[]) as grant_ (org_id, team_role)
     where grant_.org_id = t.org_id and grant_.team_role is not distinct from tm.role
   )`;
 
@@ -50,13 +66,16 @@ export const isMemberOfTeam = (teamId: RawBuilder<unknown>, userId: string) =>
 export const isNoneOrMeetingOfTeam = (meetingId: string | null, teamId: RawBuilder<unknown>) =>
   sql<boolean>`(${meetingId}::text is null or exists (select 1 from meetings m where m.id = ${meetingId}::text and m.team_id = ${teamId} for key share))`;
 
+const teamItemDeletion = (table: 'tasks' | 'issues') =>
+  changeWithEvent((_db, args: GuardValues & { id: string }) =>
+    sql`delete from ${sql.table(table)} x using ${teamOfChange(args)}
+      where x.id = ${args.id} and t.id = x.team_id and ${changeGranted(args)}
+      returning x.team_id, t.org_id, '{"id":' || to_json(x.id)::text || ',"revision":' || ${logRevision} || '}' as object`,
+  );
+
+const teamItemDeletions = { tasks: teamItemDeletion('tasks'), issues: teamItemDeletion('issues') };
+
 /** Deletes a team's item (a task, an issue) when the guard allows it, with its event, whose object is the id and the log position of the deletion. */
 export function deleteTeamItemWithEvent(db: Db, table: 'tasks' | 'issues', id: string, guard: ChangeGuard, event: EventStamp) {
-  return changeWithEvent(
-    db,
-    sql`delete from ${sql.table(table)} x using ${teamOfChange(guard)}
-      where x.id = ${id} and t.id = x.team_id and ${changeGranted(guard)}
-      returning x.team_id, t.org_id, '{"id":' || to_json(x.id)::text || ',"revision":' || ${logRevision} || '}' as object`,
-    event,
-  );
+  return teamItemDeletions[table](db, { ...guardValues(guard), id }, event);
 }

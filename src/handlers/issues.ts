@@ -43,6 +43,8 @@ async function checkCreate(db: Kysely<Database>, caller: Caller, teamId: string,
   await requireMeetingOfTeam(db, teamId, meetingId);
 }
 
+const createIssueWithEvent = issues.issueCreation(issueJson);
+
 export const createIssue: Handler<'createIssue'> = writingItsEvent(async ({ params, body }, { db, caller, event }) => {
   const issue = {
     teamId: params.teamId,
@@ -53,7 +55,7 @@ export const createIssue: Handler<'createIssue'> = writingItsEvent(async ({ para
     createdById: caller.userId,
   };
   if (event) {
-    const changed = issues.insertIssueWithEvent(db, issueJson, issue, changeGuard(caller, 'writeIssue'), event);
+    const changed = createIssueWithEvent(db, issue, changeGuard(caller, 'writeIssue'), event);
     const created = new JsonText<Schemas['Issue']>(await changedOrRefused(changed, () => checkCreate(db, caller, params.teamId, issue.meetingId)));
     return { status: 201, body: created, headers: { Location: locationOf('/issues/{id}', { id: idOf(created) }) } };
   }
@@ -75,10 +77,12 @@ async function checkChange(db: Kysely<Database>, caller: Caller, issueId: string
   requireChange(access, teamAllows(access, action));
 }
 
+const changeIssueWithEvent = issues.issueChange(issueJson);
+
 export const updateIssue: Handler<'updateIssue'> = writingItsEvent(async ({ params, body }, { db, caller, event }) => {
   const change = { title: body.title, description: clearable(body.description), priority: body.priority, status: body.status };
   if (event) {
-    const changed = issues.updateIssueWithEvent(db, issueJson, params.id, change, changeGuard(caller, 'writeIssue'), event);
+    const changed = changeIssueWithEvent(db, params.id, change, changeGuard(caller, 'writeIssue'), event);
     return { status: 200, body: new JsonText(await changedOrRefused(changed, () => checkChange(db, caller, params.id, 'writeIssue'))) };
   }
   await checkChange(db, caller, params.id, 'writeIssue');

@@ -44,10 +44,12 @@ async function checkCreate(db: Kysely<Database>, caller: Caller, teamId: string,
   await requireMeetingOfTeam(db, teamId, body.meetingId ?? null);
 }
 
+const createTaskWithEvent = tasks.taskCreation(taskJson);
+
 export const createTask: Handler<'createTask'> = writingItsEvent(async ({ params, body }, { db, caller, event }) => {
   const task = { teamId: params.teamId, title: body.title, ownerId: body.ownerId, dueDate: body.dueDate, meetingId: body.meetingId ?? null };
   if (event) {
-    const changed = tasks.insertTaskWithEvent(db, taskJson, task, changeGuard(caller, 'writeTask'), event);
+    const changed = createTaskWithEvent(db, task, changeGuard(caller, 'writeTask'), event);
     const created = new JsonText<Schemas['Task']>(await changedOrRefused(changed, () => checkCreate(db, caller, params.teamId, body)));
     return { status: 201, body: created, headers: { Location: locationOf('/tasks/{id}', { id: idOf(created) }) } };
   }
@@ -77,9 +79,11 @@ async function checkUpdate(db: Kysely<Database>, caller: Caller, taskId: string,
   if (body.ownerId !== undefined) await requireTeamMember(db, task.team_id, body.ownerId, 'task');
 }
 
+const changeTaskWithEvent = tasks.taskChange(taskJson);
+
 export const updateTask: Handler<'updateTask'> = writingItsEvent(async ({ params, body }, { db, caller, event }) => {
   if (event) {
-    const changed = tasks.updateTaskWithEvent(db, taskJson, params.id, body, changeGuard(caller, 'writeTask'), event);
+    const changed = changeTaskWithEvent(db, params.id, body, changeGuard(caller, 'writeTask'), event);
     return { status: 200, body: new JsonText(await changedOrRefused(changed, () => checkUpdate(db, caller, params.id, body))) };
   }
   return inTransaction(db, async (trx) => {

@@ -231,7 +231,7 @@ export async function insertChangeEvents(trx: Transaction<Database>, known: read
   const foundRows = found.map((event) => {
     const teamId = event.teamId === undefined ? sql`subject.team_id` : sql`${event.teamId}::text`;
     return sql`select ${event.id}::text, subject.org_id, ${teamId}, ${event.type}::text,
-      ${eventTextOf(event.id, event.type, event.at, sql`subject.org_id`, teamId, event.logRevision ? withLogRevision(sql`${event.object}::text`) : sql`${event.object}::text`)},
+      ${eventTextOf(eventHead(event.id, event.type, event.at), sql`subject.org_id`, teamId, event.logRevision ? withLogRevision(sql`${event.object}::text`) : sql`${event.object}::text`)},
       ${event.traceparent ?? null}::text,
       ${sql.lit(event.reduced === true)}
       from (${subjectsOf(event.kind, [event.key], event.userId)}) subject`;
@@ -244,11 +244,14 @@ export async function insertChangeEvents(trx: Transaction<Database>, known: read
  * The SQL of an event's text, as `eventText` writes it — `{"id","type","timestamp","data":{"orgId",
  * "teamId","object"}}`, compact — from the SQL of its organization, team and object (JSON text).
  */
-function eventTextOf(id: string, type: string, at: Date, orgId: RawBuilder<unknown>, teamId: RawBuilder<unknown>, object: RawBuilder<unknown>) {
-  const known = `{"id":${JSON.stringify(id)},"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(at.toISOString())},"data":{"orgId":`;
-  return sql`${known}::text || to_json(${orgId})::text || ',"teamId":' || coalesce(to_json(${teamId})::text, 'null')
+function eventTextOf(head: string, orgId: RawBuilder<unknown>, teamId: RawBuilder<unknown>, object: RawBuilder<unknown>) {
+  return sql`${head}::text || to_json(${orgId})::text || ',"teamId":' || coalesce(to_json(${teamId})::text, 'null')
       || ',"object":' || ${object} || '}}'`;
 }
+
+/** The start of an event's text up to its organization, all known before the change runs: `{"id","type","timestamp","data":{"orgId":`. */
+const eventHead = (id: string, type: string, at: Date) =>
+  `{"id":${JSON.stringify(id)},"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(at.toISOString())},"data":{"orgId":`;
 
 /** When and under which request a change writes the events of the records it alters in bulk (`insertEventsOfRows`). */
 export interface BulkStamp {
@@ -283,26 +286,56 @@ export interface EventStamp {
   traceparent: string | null;
 }
 
+/** An event's stamp as the values of its change's statement (`changeStatement`). */
+type StampValues = {
+  eventId: string;
+  eventType: string;
+  eventHead: string;
+  traceparent: string | null;
+  at: Date;
+};
+
+const stampValues = (event: EventStamp): StampValues => ({
+  eventId: event.id,
+  eventType: event.type,
+  eventHead: eventHead(event.id, event.type, event.at),
+  traceparent: event.traceparent,
+  at: event.at,
+});
+
 /**
  * A change and its event in one statement (a data-modifying `with`, atomic without `begin` and
  * `commit`). `change` is an `insert`, `update` or `delete` whose guard (`where`) holds the access
  * check and the rules, and which returns, for the row it changed, the event's `org_id` and `team_id`
  * and `object`, the JSON text of the event's object (the record as the change answers it, written
- * with `jsonRecord`, or the id of what is gone). Answers `object`; undefined when the guard let
- * nothing through — then nothing changed and no event was written.
+ * with `jsonRecord`, or the id of what is gone). Its one row is `object`; none when the guard let
+ * nothing through.
  */
-export async function changeWithEvent(db: Db, change: OperationNodeSource, event: EventStamp): Promise<string | undefined> {
-  const { rows } = await sql<{ object: string }>`
+const changeStatement = (change: OperationNodeSource, stamp: StampValues) => sql<{ object: string }>`
     with changed as (${change}),
     event as (
       insert into webhook_events (id, org_id, team_id, type, event, traceparent, created_at)
-      select ${event.id}::text, changed.org_id, changed.team_id, ${event.type}::text,
-        ${keptEvent(eventTextOf(event.id, event.type, event.at, sql`changed.org_id`, sql`changed.team_id`, sql`changed.object`))}, ${event.traceparent}::text, ${event.at}
+      select ${stamp.eventId}::text, changed.org_id, changed.team_id, ${stamp.eventType}::text,
+        ${keptEvent(eventTextOf(stamp.eventHead, sql`changed.org_id`, sql`changed.team_id`, sql`changed.object`))}, ${stamp.traceparent}::text, ${stamp.at}
       from changed
     )
     select changed.object from changed
-  `.execute(db);
-  return rows[0]?.object;
+  `;
+
+/**
+ * A change and its event in one statement (`changeStatement`), which Kysely builds and compiles once
+ * per shape of its arguments (src/db/prepared.ts): `build` may use its arguments only as values, and
+ * an argument left `undefined` (a field the change leaves alone) makes a shape of its own. Building
+ * and compiling the statement anew cost a task's PATCH about a fifth of its server time beyond the
+ * statement's own (docs/performance.md). Answers `object`; undefined when the guard let nothing
+ * through — then nothing changed and no event was written.
+ */
+export function changeWithEvent<A extends Record<string, unknown>>(build: (db: Db, args: A) => OperationNodeSource) {
+  const run = prepared((db, args: A & StampValues) => {
+    const statement = changeStatement(build(db, args), args);
+    return { compile: () => statement.compile(db) };
+  });
+  return async (db: Db, args: A, event: EventStamp): Promise<string | undefined> => (await run(db, { ...args, ...stampValues(event) }))[0]?.object;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import type { Database, IssuePriority, IssueRow, IssueStatus } from '../database
 import type { JsonShape } from '../json.js';
 import { afterCreation, EXPORT_BATCH_ROWS, preparedJsonPages, type CreationKey } from '../pagination.js';
 import { prepared } from '../prepared.js';
-import { changedItem, changeGranted, isNoneOrMeetingOfTeam, teamOfChange, type ChangeGuard } from '../changes.js';
+import { changedItem, changeGranted, guardValues, isNoneOrMeetingOfTeam, teamOfChange, type ChangeGuard, type GuardValues } from '../changes.js';
 import { callerTeamRole, standingColumnNames, standingColumns, withStanding } from './access.js';
 import { changeWithEvent, type EventStamp } from './events.js';
 
@@ -110,40 +110,64 @@ export function updateIssue(db: Db, issueId: string, change: IssueChange) {
 // Changes in one statement with their event (`changeWithEvent`): the guard holds the caller's grants
 // and the rules, and the issue's JSON is written by `shape` (given by the handler) for the event and the answer.
 
+type NewIssue = { teamId: string; title: string; description: string | null; priority: IssuePriority; meetingId: string | null; createdById: string };
+
 /** A new issue, when the guard and the rules allow it: a meeting is the team's. */
-export function insertIssueWithEvent<R>(
-  db: Db,
-  shape: JsonShape<IssueRow, R>,
-  issue: { teamId: string; title: string; description: string | null; priority: IssuePriority; meetingId: string | null; createdById: string },
-  guard: ChangeGuard,
-  event: EventStamp,
-) {
-  return changeWithEvent(
-    db,
-    sql`insert into issues as x (team_id, title, description, priority, meeting_id, created_by_id)
-      select t.id, ${issue.title}, ${issue.description}::text, ${issue.priority}, ${issue.meetingId}::text, ${issue.createdById} from ${teamOfChange(guard)}
-      where t.id = ${issue.teamId} and ${changeGranted(guard)} and ${isNoneOrMeetingOfTeam(issue.meetingId, sql`t.id`)}
-      returning ${sql.join(changedItem(shape, sql`(select t.org_id from teams t where t.id = x.team_id)`))}`,
-    event,
+export function issueCreation<R>(shape: JsonShape<IssueRow, R>) {
+  const run = changeWithEvent(
+    (_db, issue: NewIssue & GuardValues) =>
+      sql`insert into issues as x (team_id, title, description, priority, meeting_id, created_by_id)
+        select t.id, ${issue.title}, ${issue.description}::text, ${issue.priority}, ${issue.meetingId}::text, ${issue.createdById} from ${teamOfChange(issue)}
+        where t.id = ${issue.teamId} and ${changeGranted(issue)} and ${isNoneOrMeetingOfTeam(issue.meetingId, sql`t.id`)}
+        returning ${sql.join(changedItem(shape, sql`(select t.org_id from teams t where t.id = x.team_id)`))}`,
   );
+  return (db: Db, issue: NewIssue, guard: ChangeGuard, event: EventStamp) =>
+    run(
+      db,
+      {
+        teamId: issue.teamId,
+        title: issue.title,
+        description: issue.description,
+        priority: issue.priority,
+        meetingId: issue.meetingId,
+        createdById: issue.createdById,
+        ...guardValues(guard),
+      },
+      event,
+    );
 }
 
+/** A change's fields as a statement's values: every one present, undefined where the change leaves it alone. */
+type IssueChangeValues = {
+  issueId: string;
+  title: string | undefined;
+  description: string | null | undefined;
+  priority: IssuePriority | undefined;
+  status: IssueStatus | undefined;
+};
+
 /** `updateIssue` when the guard allows it. */
-export function updateIssueWithEvent<R>(db: Db, shape: JsonShape<IssueRow, R>, issueId: string, change: IssueChange, guard: ChangeGuard, event: EventStamp) {
-  const resolution =
-    change.status === undefined
-      ? {}
-      : { status: change.status, resolved_at: change.status === 'SOLVED' ? sql<Date>`coalesce(x.resolved_at, now())` : null };
-  const query = db
-    .updateTable('issues as x')
-    .set({ title: change.title, description: change.description, priority: change.priority, ...resolution })
-    .from('teams as t')
-    .leftJoin('team_members as tm', (join) => join.onRef('tm.team_id', '=', 't.id').on('tm.user_id', '=', guard.userId))
-    .whereRef('t.id', '=', 'x.team_id')
-    .where('x.id', '=', issueId)
-    .where(changeGranted(guard))
-    .returning(changedItem(shape, sql`t.org_id`));
-  return changeWithEvent(db, query, event);
+export function issueChange<R>(shape: JsonShape<IssueRow, R>) {
+  const run = changeWithEvent((db, change: IssueChangeValues & GuardValues) =>
+    db
+      .updateTable('issues as x')
+      .set({
+        title: change.title,
+        description: change.description,
+        priority: change.priority,
+        status: change.status,
+        // Solving keeps the first solution's instant; the value decides it in the statement, so that one statement serves every status.
+        ...(change.status === undefined ? {} : { resolved_at: sql<Date | null>`case when ${change.status}::text = 'SOLVED' then coalesce(x.resolved_at, now()) end` }),
+      })
+      .from('teams as t')
+      .leftJoin('team_members as tm', (join) => join.onRef('tm.team_id', '=', 't.id').on('tm.user_id', '=', change.userId))
+      .whereRef('t.id', '=', 'x.team_id')
+      .where('x.id', '=', change.issueId)
+      .where(changeGranted(change))
+      .returning(changedItem(shape, sql`t.org_id`)),
+  );
+  return (db: Db, issueId: string, change: IssueChange, guard: ChangeGuard, event: EventStamp) =>
+    run(db, { issueId, title: change.title, description: change.description, priority: change.priority, status: change.status, ...guardValues(guard) }, event);
 }
 
 export async function deleteIssue(db: Db, issueId: string) {

@@ -4,7 +4,7 @@ import type { Database, TaskRow } from '../database.js';
 import { jsonRecord, type JsonShape } from '../json.js';
 import { afterCreation, EXPORT_BATCH_ROWS, preparedJsonPages, type CreationKey } from '../pagination.js';
 import { prepared } from '../prepared.js';
-import { changedItem, changeGranted, isMemberOfTeam, isNoneOrMeetingOfTeam, teamOfChange, type ChangeGuard } from '../changes.js';
+import { changedItem, changeGranted, guardValues, isMemberOfTeam, isNoneOrMeetingOfTeam, teamOfChange, type ChangeGuard, type GuardValues } from '../changes.js';
 import { callerTeamRole, standingColumnNames, standingColumns, withStanding } from './access.js';
 import { changeWithEvent, type EventStamp } from './events.js';
 
@@ -124,42 +124,49 @@ export async function deleteTask(db: Db, taskId: string) {
 // Changes in one statement with their event (`changeWithEvent`): the guard holds the caller's grants
 // and the rules, and the task's JSON is written by `shape` (given by the handler) for the event and the answer.
 
+type NewTask = { teamId: string; title: string; ownerId: string; dueDate: string; meetingId: string | null };
+
 /** A new task, when the guard and the rules allow it: the owner is a team member, a meeting is the team's. */
-export function insertTaskWithEvent<R>(
-  db: Db,
-  shape: JsonShape<TaskRow, R>,
-  task: { teamId: string; title: string; ownerId: string; dueDate: string; meetingId: string | null },
-  guard: ChangeGuard,
-  event: EventStamp,
-) {
-  return changeWithEvent(
-    db,
-    sql`insert into tasks as x (team_id, title, owner_id, due_date, meeting_id)
-      select t.id, ${task.title}, ${task.ownerId}, ${task.dueDate}, ${task.meetingId}::text from ${teamOfChange(guard)}
-      where t.id = ${task.teamId} and ${changeGranted(guard)}
-        and ${isMemberOfTeam(sql`t.id`, task.ownerId)} and ${isNoneOrMeetingOfTeam(task.meetingId, sql`t.id`)}
-      returning ${sql.join(changedItem(shape, sql`(select t.org_id from teams t where t.id = x.team_id)`))}`,
-    event,
+export function taskCreation<R>(shape: JsonShape<TaskRow, R>) {
+  const run = changeWithEvent(
+    (_db, task: NewTask & GuardValues) =>
+      sql`insert into tasks as x (team_id, title, owner_id, due_date, meeting_id)
+        select t.id, ${task.title}, ${task.ownerId}, ${task.dueDate}, ${task.meetingId}::text from ${teamOfChange(task)}
+        where t.id = ${task.teamId} and ${changeGranted(task)}
+          and ${isMemberOfTeam(sql`t.id`, task.ownerId)} and ${isNoneOrMeetingOfTeam(task.meetingId, sql`t.id`)}
+        returning ${sql.join(changedItem(shape, sql`(select t.org_id from teams t where t.id = x.team_id)`))}`,
   );
+  return (db: Db, task: NewTask, guard: ChangeGuard, event: EventStamp) =>
+    run(db, { teamId: task.teamId, title: task.title, ownerId: task.ownerId, dueDate: task.dueDate, meetingId: task.meetingId, ...guardValues(guard) }, event);
 }
 
+/** A change's fields as a statement's values: every one present, undefined where the change leaves it alone. */
+type TaskChangeValues = { taskId: string; title: string | undefined; ownerId: string | undefined; dueDate: string | undefined; completed: boolean | undefined };
+
 /** `updateTask` when the guard and the rules allow it: a new owner is a team member. */
-export function updateTaskWithEvent<R>(db: Db, shape: JsonShape<TaskRow, R>, taskId: string, change: TaskChange, guard: ChangeGuard, event: EventStamp) {
-  const completion =
-    change.completed === undefined
-      ? {}
-      : { completed: change.completed, completed_at: change.completed ? sql<Date>`coalesce(x.completed_at, now())` : null };
-  const query = db
-    .updateTable('tasks as x')
-    .set({ title: change.title, owner_id: change.ownerId, due_date: change.dueDate, ...completion })
-    .from('teams as t')
-    .leftJoin('team_members as tm', (join) => join.onRef('tm.team_id', '=', 't.id').on('tm.user_id', '=', guard.userId))
-    .whereRef('t.id', '=', 'x.team_id')
-    .where('x.id', '=', taskId)
-    .where(changeGranted(guard))
-    .$if(change.ownerId !== undefined, (query) => query.where(isMemberOfTeam(sql`x.team_id`, change.ownerId!)))
-    .returning(changedItem(shape, sql`t.org_id`));
-  return changeWithEvent(db, query, event);
+export function taskChange<R>(shape: JsonShape<TaskRow, R>) {
+  const run = changeWithEvent((db, change: TaskChangeValues & GuardValues) =>
+    db
+      .updateTable('tasks as x')
+      .set({
+        title: change.title,
+        owner_id: change.ownerId,
+        due_date: change.dueDate,
+        completed: change.completed,
+        // Completing keeps the first completion's instant; the value decides it in the statement, so that
+        // one statement serves both.
+        ...(change.completed === undefined ? {} : { completed_at: sql<Date | null>`case when ${change.completed}::boolean then coalesce(x.completed_at, now()) end` }),
+      })
+      .from('teams as t')
+      .leftJoin('team_members as tm', (join) => join.onRef('tm.team_id', '=', 't.id').on('tm.user_id', '=', change.userId))
+      .whereRef('t.id', '=', 'x.team_id')
+      .where('x.id', '=', change.taskId)
+      .where(changeGranted(change))
+      .$if(change.ownerId !== undefined, (query) => query.where(isMemberOfTeam(sql`x.team_id`, change.ownerId!)))
+      .returning(changedItem(shape, sql`t.org_id`)),
+  );
+  return (db: Db, taskId: string, change: TaskChange, guard: ChangeGuard, event: EventStamp) =>
+    run(db, { taskId, title: change.title, ownerId: change.ownerId, dueDate: change.dueDate, completed: change.completed, ...guardValues(guard) }, event);
 }
 
 /**

@@ -18,7 +18,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import type { Listen } from '../db/listen.js';
-import { horizonPlace, logChannel, type LogPosition } from '../db/queries/events.js';
+import { compareLogPositions, horizonPlace, logChannel, type LogPosition } from '../db/queries/events.js';
 import { loggableError } from '../logger.js';
 
 export const knownLogEndDefaults = {
@@ -41,11 +41,6 @@ export interface KnownLogEndOptions {
   refreshMs?: number;
 }
 
-const after = (a: LogPosition, b: LogPosition): boolean => {
-  const byTxid = BigInt(a.txid) - BigInt(b.txid);
-  return byTxid !== 0n ? byTxid > 0n : BigInt(a.position) > BigInt(b.position);
-};
-
 /** Reads the log's end once (the first read's position), then keeps it in the background. */
 export async function startKnownLogEnd(options: KnownLogEndOptions): Promise<KnownLogEnd> {
   const { db, logger } = options;
@@ -64,7 +59,7 @@ export async function startKnownLogEnd(options: KnownLogEndOptions): Promise<Kno
       do {
         again = false;
         const place = await horizonPlace(db);
-        if (after(place, known)) known = place;
+        if (compareLogPositions(place, known) > 0) known = place;
       } while (again && !closed);
     })()
       .catch((error: unknown) => logger.warn({ err: loggableError(error) }, 'could not read the end of the event log; positions lag until the next refresh'))

@@ -56,7 +56,7 @@ import { currentStreamAccess, learnsOfNewTeam, openingStreamAccess, organization
 import type { Database } from '../db/database.js';
 import type { Listen } from '../db/listen.js';
 import { standingsOf } from '../db/queries/access.js';
-import { EVENT_MAX_BYTES, eventPosition, keptAfter, logAfter, logChannel, logEnd, type LogEvent, type LogPosition } from '../db/queries/events.js';
+import { compareLogPositions, EVENT_MAX_BYTES, eventPosition, keptAfter, logAfter, logChannel, logEnd, type LogEvent, type LogPosition } from '../db/queries/events.js';
 import { EventsExpired, Forbidden, RateLimited } from '../errors.js';
 import type { LogPositions, PositionSource } from '../events/positions.js';
 import { loggableError } from '../logger.js';
@@ -93,6 +93,9 @@ const keepAliveComment = createEventBuffer().comment().dispatch();
 const sharedReadLimit = 1_000;
 const catchUpLimit = 500;
 
+/** The most a stream's one write joins of the messages a read brought it (`take`). */
+const writeBytes = 64 * 1024;
+
 export interface StreamRequest {
   caller: Caller;
   teamIds: readonly string[] | undefined;
@@ -126,14 +129,7 @@ export interface LiveOptions {
   retryMs?: number;
 }
 
-const compare = (a: LogPosition, b: LogPosition): number => {
-  const byTxid = BigInt(a.txid) - BigInt(b.txid);
-  if (byTxid !== 0n) return byTxid < 0n ? -1 : 1;
-  const byPosition = BigInt(a.position) - BigInt(b.position);
-  return byPosition === 0n ? 0 : byPosition < 0n ? -1 : 1;
-};
-
-const later = (a: LogPosition, b: LogPosition | undefined): LogPosition => (b === undefined || compare(a, b) >= 0 ? a : b);
+const later = (a: LogPosition, b: LogPosition | undefined): LogPosition => (b === undefined || compareLogPositions(a, b) >= 0 ? a : b);
 
 /** Each event parsed once per read, however many streams judge it. */
 const parsedEvents = new WeakMap<LogEvent, LoggedEvent>();
@@ -262,13 +258,33 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
 
   const expired = (caller: Caller) => keyStatus({ revoked_at: null, expires_at: caller.keyExpiresAt }, now()) !== 'active';
 
-  /** Sends the events after the stream's place that its reader may see; `to` is where the read that brought them reached. */
+  /**
+   * Sends the events after the stream's place that its reader may see; `to` is where the read that
+   * brought them reached. What one read brings a stream is written at once, one write of one chunk
+   * (at most `writeBytes` but for one larger message): with 500 streams taking every change, a write
+   * per message cost the server more than framing them.
+   */
   const take = (stream: Stream, events: readonly LogEvent[], to: LogPosition) => {
     if (stream.ended) return;
     if (expired(stream.access.caller)) return end(stream, 'revoked');
+    const messages: Buffer[] = [];
+    let bytes = 0;
+    const send = () => {
+      if (messages.length === 0) return;
+      // An event seen as stored keeps its stored text, byte for byte. Written as better-sse's Node
+      // connection writes a message (`res.write`), the bytes shared with the other streams.
+      stream.res.write(messages.length === 1 ? messages[0] : Buffer.concat(messages));
+      metrics.live.eventsSent.inc(messages.length);
+      stream.sent += messages.length;
+      messages.length = 0;
+      bytes = 0;
+      if (stream.res.writableLength > bufferBytes) end(stream, 'slow');
+    };
     for (const event of events) {
-      if (compare(event, stream.position) <= 0) continue;
-      if (learnsOfNewTeam(stream.access, event) && (stream.learnedAt === undefined || compare(event, stream.learnedAt) > 0)) {
+      if (compareLogPositions(event, stream.position) <= 0) continue;
+      if (learnsOfNewTeam(stream.access, event) && (stream.learnedAt === undefined || compareLogPositions(event, stream.learnedAt) > 0)) {
+        send();
+        if (stream.ended) return;
         // The stream stays just before the team's creation, and reads on from there once its access knows the team.
         stream.learnedAt = event;
         return reconsider(stream);
@@ -278,14 +294,16 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
       const stored = parsed(event);
       const view = eventView(stream.access.reader, stored);
       if (view === undefined) continue;
-      // An event seen as stored keeps its stored text, byte for byte. Written as better-sse's Node
-      // connection writes a message (`res.write`), the bytes shared with the other streams.
-      stream.res.write(framed(event, view === stored ? event.event : JSON.stringify(view)));
-      metrics.live.eventsSent.inc();
-      stream.sent += 1;
-      if (stream.res.writableLength > bufferBytes) return end(stream, 'slow');
+      const message = framed(event, view === stored ? event.event : JSON.stringify(view));
+      if (bytes + message.length > writeBytes) {
+        send();
+        if (stream.ended) return;
+      }
+      messages.push(message);
+      bytes += message.length;
     }
     stream.position = later(to, stream.position);
+    send();
   };
 
   const standings = (caller: Caller, teamIds: readonly string[] | undefined) => standingsOf(db, caller.userId, teamIds ?? [], organizationsWithEveryTeam(caller));
@@ -326,7 +344,7 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
         if (stream.stale) continue;
         take(stream, events, reached(events, logEnd, full, from));
         if (stream.ended) return;
-        if (full || stream.behind || stream.stale || (shared && compare(shared, stream.position) > 0)) continue;
+        if (full || stream.behind || stream.stale || (shared && compareLogPositions(shared, stream.position) > 0)) continue;
         // Nothing awaited since the check: every shared read from now on reaches this stream.
         shared ??= stream.position;
         stream.live = listening;
@@ -354,7 +372,7 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
       while (shared && streams.size > 0 && !closed) {
         const from = shared;
         const { events, end: logEnd, full, cut } = await logAfter(db, { after: from, limit: sharedReadLimit });
-        if (!shared || compare(shared, from) !== 0) break;
+        if (!shared || compareLogPositions(shared, from) !== 0) break;
         const to = reached(events, logEnd, full, from);
         shared = to;
         for (const stream of streams) {

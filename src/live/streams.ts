@@ -93,9 +93,6 @@ const keepAliveComment = createEventBuffer().comment().dispatch();
 const sharedReadLimit = 1_000;
 const catchUpLimit = 500;
 
-/** The most a stream's one write joins of the messages a read brought it (`take`). */
-const writeBytes = 64 * 1024;
-
 export interface StreamRequest {
   caller: Caller;
   teamIds: readonly string[] | undefined;
@@ -258,33 +255,13 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
 
   const expired = (caller: Caller) => keyStatus({ revoked_at: null, expires_at: caller.keyExpiresAt }, now()) !== 'active';
 
-  /**
-   * Sends the events after the stream's place that its reader may see; `to` is where the read that
-   * brought them reached. What one read brings a stream is written at once, one write of one chunk
-   * (at most `writeBytes` but for one larger message): with 500 streams taking every change, a write
-   * per message cost the server more than framing them.
-   */
+  /** Sends the events after the stream's place that its reader may see; `to` is where the read that brought them reached. */
   const take = (stream: Stream, events: readonly LogEvent[], to: LogPosition) => {
     if (stream.ended) return;
     if (expired(stream.access.caller)) return end(stream, 'revoked');
-    const messages: Buffer[] = [];
-    let bytes = 0;
-    const send = () => {
-      if (messages.length === 0) return;
-      // An event seen as stored keeps its stored text, byte for byte. Written as better-sse's Node
-      // connection writes a message (`res.write`), the bytes shared with the other streams.
-      stream.res.write(messages.length === 1 ? messages[0] : Buffer.concat(messages));
-      metrics.live.eventsSent.inc(messages.length);
-      stream.sent += messages.length;
-      messages.length = 0;
-      bytes = 0;
-      if (stream.res.writableLength > bufferBytes) end(stream, 'slow');
-    };
     for (const event of events) {
       if (compareLogPositions(event, stream.position) <= 0) continue;
       if (learnsOfNewTeam(stream.access, event) && (stream.learnedAt === undefined || compareLogPositions(event, stream.learnedAt) > 0)) {
-        send();
-        if (stream.ended) return;
         // The stream stays just before the team's creation, and reads on from there once its access knows the team.
         stream.learnedAt = event;
         return reconsider(stream);
@@ -294,16 +271,14 @@ export async function startLiveStreams(options: LiveOptions): Promise<LiveStream
       const stored = parsed(event);
       const view = eventView(stream.access.reader, stored);
       if (view === undefined) continue;
-      const message = framed(event, view === stored ? event.event : JSON.stringify(view));
-      if (bytes + message.length > writeBytes) {
-        send();
-        if (stream.ended) return;
-      }
-      messages.push(message);
-      bytes += message.length;
+      // An event seen as stored keeps its stored text, byte for byte. Written as better-sse's Node
+      // connection writes a message (`res.write`), the bytes shared with the other streams.
+      stream.res.write(framed(event, view === stored ? event.event : JSON.stringify(view)));
+      metrics.live.eventsSent.inc();
+      stream.sent += 1;
+      if (stream.res.writableLength > bufferBytes) return end(stream, 'slow');
     }
     stream.position = later(to, stream.position);
-    send();
   };
 
   const standings = (caller: Caller, teamIds: readonly string[] | undefined) => standingsOf(db, caller.userId, teamIds ?? [], organizationsWithEveryTeam(caller));

@@ -7,7 +7,7 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Database, TeamRole } from './database.js';
 import { jsonRecord, type JsonShape } from './json.js';
-import { logRevision, changeWithEvent, type EventStamp } from './queries/events.js';
+import { changeWithEvent, logRevision, type EventStamp } from './queries/events.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 

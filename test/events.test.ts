@@ -334,7 +334,7 @@ describe(`the event feed (${databaseLabel})`, () => {
   });
 });
 
-describe.runIf(postgresUrl)(`the event feed while changes overlap (${databaseLabel})`, () => {
+describe.runIf(postgresUrl)(`the event feed while changes overlap (PostgreSQL only: PGlite runs one transaction at a time)`, () => {
   /** A change that began first and commits last: its event written in a transaction of its own session, not yet committed. */
   async function runningChange(o: Organization) {
     const session = new pg.Client({ connectionString: database.url });

@@ -33,6 +33,8 @@ const teamSize = 10;
 const perKey = 5;
 /** Teams whose streams the latency and change figures use (10 × 10 people × 5 = 500 streams). */
 const latencyTeams = 10;
+/** How long a side of the PATCH pairs waits after opening or closing the streams before it is measured. */
+const settleMs = 1_000;
 const idleStreams = teams * teamSize * perKey;
 
 /**
@@ -496,9 +498,15 @@ export async function benchStreams(stack: StreamsStack, results: Result[]): Prom
         paths,
         before,
       });
+      // Each side measured once the server has settled: opening 500 streams (their access decided,
+      // their first catch-up, the burst's garbage) is not what a change costs with them open.
+      const settled = async (change: () => Promise<unknown>) => {
+        await change();
+        await pause(settleMs);
+      };
       return loadPair(
-        target('no stream open', () => client.close()),
-        target(`${latencyStreams.length} streams open`, async () => void (await client.open(latencyStreams))),
+        target('no stream open', () => settled(() => client.close())),
+        target(`${latencyStreams.length} streams open`, () => settled(() => client.open(latencyStreams))),
         write,
         { serverPid: b!.pid, rounds: 3 },
       );

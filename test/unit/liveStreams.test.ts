@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { EVENT_MAX_BYTES, LOG_READ_BYTES, type LogEvent } from '../../src/db/queries/events.js';
-import { brought, judgedBy, liveDefaults, startLiveStreams, type LiveOptions } from '../../src/live/streams.js';
+import { brought, judgedBy, liveDefaults, readPauseMs, startLiveStreams, type LiveOptions } from '../../src/live/streams.js';
 
 describe("a live stream's buffer", () => {
   it('holds many of the largest events the log keeps by default, and twice a read of the log, so no one event or read drops a reader', () => {
@@ -36,5 +36,19 @@ describe('what a stream judges of a read', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('the pause after a shared read', () => {
+  it('is twenty times what handing the read out took, so a light load reads again almost at once', () => {
+    expect(readPauseMs(0)).toBe(0);
+    expect(readPauseMs(0.4)).toBeCloseTo(8);
+    expect(readPauseMs(3)).toBe(60);
+  });
+
+  it('is at most 100 ms, however long the hand-out took: no event waits longer for its read', () => {
+    expect(readPauseMs(5)).toBe(100);
+    expect(readPauseMs(30)).toBe(100);
+    fc.assert(fc.property(fc.double({ min: 0, max: 1e6, noNaN: true }), (handOutMs) => readPauseMs(handOutMs) <= 100 && readPauseMs(handOutMs) >= 0));
   });
 });

@@ -10,6 +10,8 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
+import type { Express } from 'express';
+import { createHttpServer } from '../../src/http/httpServer.js';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
@@ -92,9 +94,14 @@ export interface LoadOptions {
   duration?: number;
 }
 
-export async function listen(handler: RequestListener): Promise<{ url: string; close: () => Promise<unknown> }> {
+/**
+ * Serves a handler as the API's server does (`createHttpServer`: an Express app's requests and
+ * responses born with its prototypes), or as Express serves itself when `asExpressDoes` (its
+ * `app.listen`: Node's `createServer` around the app).
+ */
+export async function listen(handler: RequestListener | Express, { asExpressDoes = false } = {}): Promise<{ url: string; close: () => Promise<unknown> }> {
   const server: Server = await new Promise((ready) => {
-    const started = createServer(handler).listen(0, '127.0.0.1', () => ready(started));
+    const started = (asExpressDoes ? createServer(handler) : createHttpServer(handler)).listen(0, '127.0.0.1', () => ready(started));
   });
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

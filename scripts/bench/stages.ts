@@ -7,9 +7,11 @@
  * that stage (Node's own functions too), and what no stage called counts as Express's dispatch or
  * Node's HTTP. The profile gives the shares; the CPU per request measured without the profiler (it slows what it samples) turns them
  * into microseconds. Beside it, `GET /v1/me` against a bare Express route answering the same JSON from
- * memory, in A B B A rounds (target ≥ 0.8), whose profile is the table's last column; and against the
- * same route sending the API's header lines too (17 against 5, some 700 bytes more for the client to
- * read on the same two cores), reported: what the pipeline costs apart from what the contract sends.
+ * memory and served as Express serves itself (`app.listen`), in A B B A rounds (target ≥ 0.8), whose
+ * profile is the table's last column; against the same route sending the API's header lines too (17
+ * against 5, some 700 bytes more for the client to read on the same two cores), reported: what the
+ * pipeline costs apart from what the contract sends; and against the route served as the API is
+ * (src/http/httpServer.ts), reported: what the API's own steps cost apart from how Express is served.
  * And the task read against the Prism mock (`npm run mock`) answering it from the contract's example
  * (target ≥ 3×).
  *
@@ -167,17 +169,24 @@ export async function benchStages(stack: Stack, results: Result[]): Promise<Chec
   const me = await answer.text();
   // The answer's own header lines too, but those Node writes itself: what a client reads is then the same.
   const sameHeaders = [...answer.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length'].includes(name));
-  const bare = express();
-  bare.set('etag', false);
-  bare.disable('x-powered-by');
-  bare.get('/v1/me', (_req, res) => {
-    res.type('application/json').send(me);
-  });
-  bare.get('/v1/me/same-headers', (_req, res) => {
-    for (const [name, value] of sameHeaders) res.setHeader(name, value);
-    res.send(me);
-  });
-  const bareApi = await listen(bare);
+  const bareApp = () => {
+    const bare = express();
+    bare.set('etag', false);
+    bare.disable('x-powered-by');
+    bare.get('/v1/me', (_req, res) => {
+      res.type('application/json').send(me);
+    });
+    bare.get('/v1/me/same-headers', (_req, res) => {
+      for (const [name, value] of sameHeaders) res.setHeader(name, value);
+      res.send(me);
+    });
+    return bare;
+  };
+  // The bare route as Express serves itself (`app.listen`), the target's; and served as the API is
+  // (its requests and responses born with Express's prototypes, src/http/httpServer.ts), reported: what
+  // the API's own steps cost apart from how Express is served.
+  const bareApi = await listen(bareApp(), { asExpressDoes: true });
+  const bareServedAsApi = await listen(bareApp());
   const session = new Session();
   session.connect();
   try {
@@ -208,6 +217,12 @@ export async function benchStages(stack: Stack, results: Result[]): Promise<Chec
       headers,
       { rounds: 3 },
     );
+    const [bareAsApi, apiOnceMore] = await loadPair(
+      { name: `${stack.label}: bare Express route, the same JSON, served as the API is`, url: `${bareServedAsApi.url}/v1/me` },
+      { name: `${stack.label}: GET /v1/me (request log on, rate limit in memory)`, url: `${memoryApi.url}/v1/me` },
+      headers,
+      { rounds: 3 },
+    );
     // The item read against the Prism mock serving the contract's example: what a frontend team finds
     // when it moves from the mock to the server.
     const mock = await startMock(await freePort(), await freePort(), { corsOrigins: [] });
@@ -223,17 +238,18 @@ export async function benchStages(stack: Stack, results: Result[]): Promise<Chec
     } finally {
       await mock.stop();
     }
-    results.push(bareResult, api, sameAnswer, apiAgain, mocked, served);
+    results.push(bareResult, api, sameAnswer, apiAgain, bareAsApi, apiOnceMore, mocked, served);
     const rps = (result: Result) => result.requestsPerSecond;
     return [
       atLeast(`${stack.label}: GET /v1/me ÷ a bare Express route`, rps(api) / rps(bareResult), 0.8, `${rps(api).toFixed(0)} / ${rps(bareResult).toFixed(0)} req/s`),
       reported(`${stack.label}: GET /v1/me ÷ bare, the same header lines`, rps(apiAgain) / rps(sameAnswer), `${rps(apiAgain).toFixed(0)} / ${rps(sameAnswer).toFixed(0)} req/s`),
+      reported(`${stack.label}: GET /v1/me ÷ bare, served as the API is`, rps(apiOnceMore) / rps(bareAsApi), `${rps(apiOnceMore).toFixed(0)} / ${rps(bareAsApi).toFixed(0)} req/s`),
       atLeast(`${stack.label}: GET /v1/tasks/{id} ÷ the Prism mock's`, rps(served) / rps(mocked), 3, `${rps(served).toFixed(0)} / ${rps(mocked).toFixed(0)} req/s`),
       ...runs.slice(0, 3).map((run) => reported(`${run.label}: server CPU µs per request`, run.cpuMicroseconds)),
     ];
   } finally {
     session.disconnect();
-    await Promise.all([memoryApi.close(), sharedApi.close(), bareApi.close()]);
+    await Promise.all([memoryApi.close(), sharedApi.close(), bareApi.close(), bareServedAsApi.close()]);
     await Promise.all([memory.close(), shared.close()]);
   }
 }

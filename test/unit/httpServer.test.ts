@@ -45,7 +45,7 @@ describe("the API's HTTP server", () => {
   });
 
   it('serves a plain request listener as Node would', async () => {
-    server = createHttpServer((_req, res) => res.end('plain'));
+    server = createHttpServer((_req: IncomingMessage, res: ServerResponse) => res.end('plain'));
     await new Promise<void>((ready) => server!.listen(0, '127.0.0.1', ready));
     expect(await (await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`)).text()).toBe('plain');
   });

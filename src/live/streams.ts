@@ -100,7 +100,7 @@ export const liveDefaults = {
  * one write to a stream carries several events and one read of the log serves more changes: the
  * streams then take at most a twenty-first of the process's time until the pause reaches 100 ms,
  * and an event waits at most that long for its read. With 500 streams receiving each change, a
- * change kept 0.64 of its rate without the pause and 0.81–0.83 with it (docs/performance.md, "Live
+ * change kept 0.63–0.64 of its rate without the pause and 0.81–0.85 with it (docs/performance.md, "Live
  * streams").
  */
 export function readPauseMs(handOutMs: number): number {

@@ -42,7 +42,7 @@ import type { Tracing } from './observability/tracing.js';
 import { startDeliveryWorker, type DeliveryWorker, type WorkerOptions } from './webhooks/worker.js';
 import { startExportWorker, type ExportWorker, type ExportWorkerOptions } from './exports/worker.js';
 import { startLiveStreams, type LiveOptions, type LiveStreams } from './live/streams.js';
-import { startKnownLogEnd, type KnownLogEndOptions } from './events/knownLogEnd.js';
+import { startKnownLogEnd, type KnownLogEnd, type KnownLogEndOptions } from './events/knownLogEnd.js';
 import { logPositions } from './events/positions.js';
 
 export const contractDocument = JSON.parse(
@@ -65,6 +65,8 @@ export interface App {
   callers: CallerCache | undefined;
   /** The live event streams: `close()` ends them with a `retry:` (the server does so before it stops accepting). */
   live: LiveStreams;
+  /** The log's end this instance knows (src/events/knownLogEnd.ts): what reads state, and how far the feeds read at least. */
+  knownLogEnd: Pick<KnownLogEnd, 'at'>;
   /** The probes: `stop()` turns /readyz to 503 when the process is asked to stop. */
   probes: Pick<Probes, 'stop' | 'readinessAsked'>;
   close(): Promise<void>;
@@ -193,6 +195,7 @@ export async function createApp(options: {
     metrics,
     callers,
     live,
+    knownLogEnd,
     probes: probe,
     close: async () => {
       clearInterval(purge);

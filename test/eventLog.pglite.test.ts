@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretBox } from '../src/auth/secrets.js';
 import type { Database } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { eventPage } from '../src/db/queries/events.js';
+import { eventPage, horizonPlace } from '../src/db/queries/events.js';
 import { postgresUrl } from './support/database.js';
 import { createOrganization } from './support/factories.js';
 
@@ -31,9 +31,9 @@ describe.skipIf(postgresUrl)('the feed on PGlite reads below the horizon: a chan
 
   const eventJson = (id: string) => JSON.stringify({ id, type: 'task.created' });
 
-  /** The ids of the organization's feed, its first page, as the operation answers it. */
+  /** The ids of the organization's feed, its first page, as the operation answers it (with the log's end known just before). */
   async function feed(orgId: string): Promise<string[]> {
-    const page = await eventPage(db, orgId, {}, { limit: 100 }, createSecretBox(randomBytes(32)).tokens('feed cursor'));
+    const page = await eventPage(db, orgId, {}, { limit: 100 }, createSecretBox(randomBytes(32)).tokens('feed cursor'), await horizonPlace(db));
     return page!.events.map((event) => (JSON.parse(event) as { id: string }).id);
   }
 

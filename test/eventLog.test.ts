@@ -16,9 +16,9 @@ import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../src/db/database.js';
-import { belowHorizon, logHorizon } from '../src/db/queries/events.js';
+import { belowHorizon, eventPage, findEvent, insertEvents, logHorizon } from '../src/db/queries/events.js';
 import { fanOut, purgeEvents, purgeStatement } from '../src/db/queries/webhooks.js';
-import { deliveryBody } from '../src/events/outbox.js';
+import { deliveryBody, eventText } from '../src/events/outbox.js';
 import { purgeExpiredEvents } from '../src/webhooks/worker.js';
 import { createTask as createTaskHandler, deleteTask as deleteTaskHandler } from '../src/handlers/tasks.js';
 import type { Handler } from '../src/handlers/types.js';
@@ -488,6 +488,42 @@ describe.skipIf(!postgresUrl)('a writing transaction in another database of the 
         withinMs,
       );
     });
+  }, testMs);
+});
+
+describe.skipIf(!postgresUrl)('a page reads up to the log’s end its instance knows, however low its own statement’s horizon (PostgreSQL only: a transaction held open in a session of its own)', () => {
+  /**
+   * A statement's horizon can be lower than one its instance read before: another database's
+   * transaction that ends as the statement starts can no longer be left out. That moment cannot be
+   * made on purpose, so a transaction of this database, held open with an id, holds the statement's
+   * horizon back below two events instead, and the page is given a known end between them.
+   */
+  it('shows the events below the known end, not those at or past it, whichever way it reads them', async () => {
+    const { org } = await ownOrganization();
+    const held = new pg.Client({ connectionString: database.url });
+    await held.connect();
+    try {
+      await held.query('begin');
+      await held.query('select pg_current_xact_id()');
+      const ids = [randomUUID(), randomUUID()];
+      for (const id of ids) {
+        const at = now();
+        const event = eventText(id, 'task.deleted', at, { orgId: org.id, teamId: null, object: { id: randomUUID() } });
+        await app.db.transaction().execute((trx) => insertEvents(trx, [{ id, orgId: org.id, teamId: null, type: 'task.deleted', event }], at));
+      }
+      const second = await app.db.selectFrom('webhook_events').select(sql<string>`txid::text`.as('txid')).where('id', '=', ids[1]!).executeTakeFirstOrThrow();
+      const between = { txid: second.txid, position: '0' };
+      const cursors = app.secrets.tokens('feed cursor');
+      const pageIds = async (known: { txid: string; position: string }) =>
+        (await eventPage(app.db, org.id, {}, { limit: 100 }, cursors, known))!.events.map((event) => (JSON.parse(event) as { id: string }).id);
+
+      expect(await pageIds({ txid: '0', position: '0' }), 'the statement’s own horizon holds both back').toEqual([]);
+      expect(await pageIds(between)).toEqual([ids[0]]);
+      expect((await findEvent(app.db, ids[0]!, between))?.org_id).toBe(org.id);
+      expect(await findEvent(app.db, ids[1]!, between)).toBeUndefined();
+    } finally {
+      await held.query('rollback').finally(() => held.end());
+    }
   }, testMs);
 });
 

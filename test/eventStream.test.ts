@@ -40,7 +40,7 @@ const createTask = (teamId: string, key: string, ownerId: string, title: string)
 
 /** The organization's events as the feed answers them, oldest first. */
 async function feedOf(orgId: string, key: string) {
-  await feedShowsAll(app.db);
+  await feedShowsAll(app);
   return (await app.request('GET', `/v1/orgs/${orgId}/events?limit=200`, { key })).body.data as { id: string; type: string }[];
 }
 
@@ -117,28 +117,28 @@ describe(`the live event stream (${databaseLabel})`, () => {
 
   it('resumes right after Last-Event-ID with every later event once, and then goes on live', async () => {
     const { team, owner } = await newTeam();
-    const ids = await createEvents(app.db, team, 4);
+    const ids = await createEvents(app, team, 4);
 
     const stream = await open(`/v1/events/stream?teamId=${team.id}`, owner.key, { 'last-event-id': ids[1]! });
-    const later = await createEvents(app.db, team, 1);
+    const later = await createEvents(app, team, 1);
 
     const messages = await stream.waitForMessages(3);
     expect(messages.map((message) => message.id)).toEqual([ids[2], ids[3], later[0]]);
-    await createEvents(app.db, team, 1);
+    await createEvents(app, team, 1);
     await stream.waitForMessages(4);
     expect(new Set(stream.messages.map((message) => message.id)).size).toBe(stream.messages.length);
   });
 
   it('resumes after `after` as after Last-Event-ID', async () => {
     const { team, owner } = await newTeam();
-    const ids = await createEvents(app.db, team, 2);
+    const ids = await createEvents(app, team, 2);
     const stream = await open(`/v1/events/stream?after=${ids[0]}`, owner.key);
     expect((await stream.waitForMessages(1))[0]!.id).toBe(ids[1]);
   });
 
   it('resumes after Last-Event-ID when `after` is sent too: the header wins', async () => {
     const { team, owner } = await newTeam();
-    const ids = await createEvents(app.db, team, 3);
+    const ids = await createEvents(app, team, 3);
     const stream = await open(`/v1/events/stream?after=${ids[0]}`, owner.key, { 'last-event-id': ids[1]! });
     expect((await stream.waitForMessages(1))[0]!.id).toBe(ids[2]);
   });
@@ -151,7 +151,7 @@ describe(`the live event stream (${databaseLabel})`, () => {
 
   it('ends a stream whose place the log was purged past, rather than skip what it lost, and its resume from the last event it sent answers 410', async () => {
     const { team, owner } = await newTeam();
-    const [kept] = await createEvents(app.db, team, 1);
+    const [kept] = await createEvents(app, team, 1);
     const stream = await open(`/v1/events/stream?teamId=${team.id}`, owner.key, { 'last-event-id': kept! });
     expect(stream.status).toBe(200);
 
@@ -174,7 +174,7 @@ describe(`the live event stream (${databaseLabel})`, () => {
 
   it('answers 410 for the id of an event of another organization, as for one it never kept', async () => {
     const { team } = await newTeam();
-    const [otherId] = await createEvents(app.db, team, 1);
+    const [otherId] = await createEvents(app, team, 1);
     const { owner } = await newTeam();
     const stream = await open('/v1/events/stream', owner.key, { 'last-event-id': otherId! });
     expect(stream.status).toBe(410);
@@ -384,14 +384,14 @@ describe(`a stream that resumes while the shared read of the log is behind it ($
       // Opened at the log's end: the shared read starts there, before the events below.
       const first = await openStream(still.url, `/v1/events/stream?teamId=${team.id}`, owner.key);
       liveStreams.keep(first);
-      const ids = await createEvents(still.db, team, 3);
+      const ids = await createEvents(still, team, 3);
       const resumed = await openStream(still.url, `/v1/events/stream?teamId=${team.id}`, owner.key, { 'last-event-id': ids[1]! });
       liveStreams.keep(resumed);
       await resumed.waitForMessages(1);
 
       await wake();
       await first.waitForMessages(3);
-      const [later] = await createEvents(still.db, team, 1);
+      const [later] = await createEvents(still, team, 1);
       await wake();
       await waitFor('the later event on the resumed stream', () => resumed.messages.some((message) => message.id === later));
 

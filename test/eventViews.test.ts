@@ -567,7 +567,7 @@ async function readsOf(path: string): Promise<Record<ReaderName, { status: numbe
 
 /** The last event of `type` the organization's log stored, as the feeds answer it. */
 async function storedEvent(type: EventType): Promise<LoggedEvent> {
-  await feedShowsAll(app.db);
+  await feedShowsAll(app);
   const { rows } = await sql<{ event: string }>`
     select event from webhook_events where org_id = ${w.orgId} and type = ${type} order by txid desc, position desc limit 1
   `.execute(app.db);

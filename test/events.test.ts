@@ -5,8 +5,8 @@
  * tells the consumer to resync, never a shorter page. Every answer is checked against the contract.
  *
  * Changes are made over HTTP (their events written by the outbox, as in production) or written into
- * the log by `createEvents`. Nothing waits on time: before reading, a test waits until PostgreSQL says
- * every event lies below the horizon of running transactions (`feedShowsAll`).
+ * the log by `createEvents`. Nothing waits on time: before reading, a test waits until every event lies
+ * below the log's end the app knows, up to which its feeds always read (`feedShowsAll`).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
@@ -107,7 +107,7 @@ describe(`the event feed (${databaseLabel})`, () => {
     expect((await app.request('PATCH', `/v1/tasks/${task.id}`, { key: o.key, body: { completed: true } })).status).toBe(200);
     await createIssue(o);
     expect((await app.request('DELETE', `/v1/tasks/${task.id}`, { key: o.key })).status).toBe(204);
-    await feedShowsAll(app.db);
+    await feedShowsAll(app);
 
     const response = await feed(o);
 
@@ -121,7 +121,7 @@ describe(`the event feed (${databaseLabel})`, () => {
   it('writes every page byte for byte as the log rows mapped, whatever text the records hold', async () => {
     const o = await newOrganization();
     for (const title of trickyTexts) await createTask(o, title);
-    await feedShowsAll(app.db);
+    await feedShowsAll(app);
     const rows = await logOf(o.org.id);
     expect(rows).toHaveLength(trickyTexts.length);
 
@@ -135,7 +135,7 @@ describe(`the event feed (${databaseLabel})`, () => {
 
   it('resumes exactly after the event `after` names', async () => {
     const o = await newOrganization();
-    const ids = await createEvents(app.db, o.team, 5);
+    const ids = await createEvents(app, o.team, 5);
 
     for (const [index, id] of ids.entries()) {
       const response = await feed(o, `?after=${id}`);
@@ -147,7 +147,7 @@ describe(`the event feed (${databaseLabel})`, () => {
 
   it('gives every event once, in order, one page per event at limit 1', async () => {
     const o = await newOrganization();
-    const ids = await createEvents(app.db, o.team, 4);
+    const ids = await createEvents(app, o.team, 4);
 
     const { ids: walked, requests } = await walk(o, '?limit=1');
 
@@ -157,7 +157,7 @@ describe(`the event feed (${databaseLabel})`, () => {
 
   it('continues from the cursor, not from `after`, when a client keeps `after` in the query of every page', async () => {
     const o = await newOrganization();
-    const ids = await createEvents(app.db, o.team, 5);
+    const ids = await createEvents(app, o.team, 5);
 
     const { ids: walked } = await walk(o, `?after=${ids[1]}&limit=1`);
 
@@ -169,7 +169,7 @@ describe(`the event feed (${databaseLabel})`, () => {
     const task = await createTask(o);
     await createIssue(o);
     expect((await app.request('PATCH', `/v1/tasks/${task.id}`, { key: o.key, body: { completed: true } })).status).toBe(200);
-    await feedShowsAll(app.db);
+    await feedShowsAll(app);
 
     const tasks = await feed(o, '?types=task.created,task.updated');
     const issues = await feed(o, '?types=issue.created');
@@ -207,7 +207,7 @@ describe(`the event feed (${databaseLabel})`, () => {
     await createTask(o, 'Elsewhere', other.id);
     expect((await app.request('PATCH', `/v1/orgs/${o.org.id}`, { key: o.key, body: { name: 'Northwind Logistics' } })).status).toBe(200);
     await createIssue(o);
-    await feedShowsAll(app.db);
+    await feedShowsAll(app);
 
     const team = await feed(o, `?teamId=${o.team.id}`);
     const otherTeam = await feed(o, `?teamId=${other.id}&types=task.created`);
@@ -219,7 +219,7 @@ describe(`the event feed (${databaseLabel})`, () => {
 
   it('answers 410 eventsExpired for an `after` the retention removed from the log, never a shorter page', async () => {
     const o = await newOrganization();
-    const ids = await createEvents(app.db, o.team, 3);
+    const ids = await createEvents(app, o.team, 3);
     await purge(ids.slice(0, 1));
 
     const expired = await feed(o, `?after=${ids[0]}`);
@@ -232,8 +232,8 @@ describe(`the event feed (${databaseLabel})`, () => {
   it("answers 410 eventsExpired for an `after` that was never an event of the organization's log", async () => {
     const o = await newOrganization();
     const elsewhere = await newOrganization();
-    await createEvents(app.db, o.team, 1);
-    const [foreign] = await createEvents(app.db, elsewhere.team, 1);
+    await createEvents(app, o.team, 1);
+    const [foreign] = await createEvents(app, elsewhere.team, 1);
 
     for (const after of [randomUUID(), foreign!, 'not-an-event']) {
       const response = await feed(o, `?after=${after}`);
@@ -243,7 +243,7 @@ describe(`the event feed (${databaseLabel})`, () => {
 
   it('answers 410 eventsExpired for a cursor whose event the retention removed meanwhile', async () => {
     const o = await newOrganization();
-    const ids = await createEvents(app.db, o.team, 3);
+    const ids = await createEvents(app, o.team, 3);
     const first = await feed(o, '?limit=1');
     await purge(ids.slice(0, 1));
 
@@ -254,7 +254,7 @@ describe(`the event feed (${databaseLabel})`, () => {
 
   it('reads a cursor of the earlier form (an event id) as `after` it, and one sealed with another key as no cursor (422)', async () => {
     const o = await newOrganization();
-    const ids = await createEvents(app.db, o.team, 3);
+    const ids = await createEvents(app, o.team, 3);
     const earlier = encodeCursor([ids[0]!]);
     const foreign = createSecretBox(randomBytes(32)).tokens('feed cursor').seal(Buffer.alloc(16));
 
@@ -270,8 +270,8 @@ describe(`the event feed (${databaseLabel})`, () => {
     const elsewhere = await newOrganization();
     await createTask(elsewhere);
     await createTask(o);
-    await createEvents(app.db, elsewhere.team, 2);
-    await feedShowsAll(app.db);
+    await createEvents(app, elsewhere.team, 2);
+    await feedShowsAll(app);
 
     const response = await feed(o);
 
@@ -285,7 +285,7 @@ describe(`the event feed (${databaseLabel})`, () => {
     const created = await app.request('POST', `/v1/orgs/${o.org.id}/webhooks`, { key: o.key, body: { url: 'https://hooks.northwind.example/teamos', events: ['*'] } });
     expect(created.status).toBe(201);
     await createTask(o);
-    await feedShowsAll(app.db);
+    await feedShowsAll(app);
     const pings = await app.db.selectFrom('webhook_events').select('id').where('org_id', '=', o.org.id).where('type', '=', 'webhook.ping').execute();
     expect(pings).toHaveLength(1);
     const pingId = pings[0]!.id;
@@ -302,7 +302,7 @@ describe(`the event feed (${databaseLabel})`, () => {
   it('answers one event by id exactly as the feed lists it', async () => {
     const o = await newOrganization();
     await createTask(o, trickyTexts[0]);
-    await feedShowsAll(app.db);
+    await feedShowsAll(app);
     const [row] = await logOf(o.org.id);
 
     const response = await app.request('GET', `/v1/events/${row!.id}`, { key: o.key });
@@ -314,7 +314,7 @@ describe(`the event feed (${databaseLabel})`, () => {
   it("hides an event (404) from everyone but its organization's Owners and Admins", async () => {
     const o = await newOrganization();
     const elsewhere = await newOrganization();
-    const [id] = await createEvents(app.db, o.team, 1);
+    const [id] = await createEvents(app, o.team, 1);
     const admin = await o.person('ADMIN');
     const teamOwner = await o.person('MEMBER', 'OWNER');
     const implementer = await o.person('IMPLEMENTER');
@@ -348,14 +348,14 @@ describe.runIf(postgresUrl)(`the event feed while changes overlap (PostgreSQL on
 
   it('shows no event behind a change still running, and shows it in its place once that change commits', async () => {
     const o = await newOrganization();
-    const [seen] = await createEvents(app.db, o.team, 1);
+    const [seen] = await createEvents(app, o.team, 1);
     const running = await runningChange(o);
     try {
       const later = await createEventBesides(o);
 
       const meanwhile = await feed(o, `?after=${seen}`);
       await running.commit();
-      await feedShowsAll(app.db);
+      await feedShowsAll(app);
       const after = await feed(o, `?after=${seen}`);
 
       expect(meanwhile.body.data.map((event: { id: string }) => event.id)).toEqual([]);
@@ -373,7 +373,7 @@ describe.runIf(postgresUrl)(`the event feed while changes overlap (PostgreSQL on
 
       const meanwhile = await app.request('GET', `/v1/events/${later}`, { key: o.key });
       await running.commit();
-      await feedShowsAll(app.db);
+      await feedShowsAll(app);
       const after = await app.request('GET', `/v1/events/${later}`, { key: o.key });
 
       expect([meanwhile.status, after.status]).toEqual([404, 200]);
@@ -406,7 +406,7 @@ describe(`a meeting in an event (${databaseLabel})`, () => {
   }
 
   async function meetingEvents(o: Organization, type: string) {
-    await feedShowsAll(app.db);
+    await feedShowsAll(app);
     const page = await feed(o, `?types=${type}&limit=200`);
     expect(page.status, page.text).toBe(200);
     return page.body.data as { data: { object: Record<string, unknown> } }[];

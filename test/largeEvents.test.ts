@@ -55,7 +55,7 @@ async function largeMeeting(before: (world: { owner: { key: string }; teamId: st
   expect(Buffer.byteLength(notes.text)).toBeGreaterThan(pageBudget);
   const task = await app.request('POST', `/v1/teams/${team.id}/tasks`, { key: owner.key, body: { title: 'Send the quote', ownerId: owner.user.id, dueDate: '2026-12-02' } });
   expect(task.status, task.text).toBe(201);
-  await feedShowsAll(app.db);
+  await feedShowsAll(app);
   return { org, team, owner, members, meeting, streams, taskId: task.body.id as string };
 }
 
@@ -123,7 +123,7 @@ describe(`events larger than the log keeps (${databaseLabel})`, () => {
     const event = eventText(id, 'people_review.set', at, { orgId: team.org_id, teamId: team.id, object: review });
     expect(Buffer.byteLength(event)).toBeGreaterThan(eventLimit);
     await app.db.transaction().execute((trx) => insertEvents(trx, [{ id, orgId: team.org_id, teamId: team.id, type: 'people_review.set', event }], at));
-    await feedShowsAll(app.db);
+    await feedShowsAll(app);
 
     const shown = [];
     for (const reader of [viewer, member, teamAdmin, otherViewer]) {
@@ -150,7 +150,7 @@ describe(`events larger than the log keeps (${databaseLabel})`, () => {
       await app.db.transaction().execute((trx) => insertEvents(trx, [{ id, orgId: org.id, teamId: team.id, type: 'task.updated', event }], at));
       ids.push(id);
     }
-    await feedShowsAll(app.db);
+    await feedShowsAll(app);
 
     const read: string[] = [];
     const sizes: number[] = [];

@@ -4,7 +4,7 @@
  * organization's feed shows it; events they may not read are skipped while the cursor moves on; the
  * same `after`, cursor, `types` and 410 as the organization's feed; and who may read is judged on
  * every request. Changes are made over HTTP, their events written by the outbox as in production;
- * before reading, a test waits until every event lies below the horizon (`feedShowsAll`).
+ * before reading, a test waits until every event lies below the log's end the app knows (`feedShowsAll`).
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,7 +78,7 @@ async function teamWithEvents() {
   const message = await app.request('POST', `/v1/meetings/${meeting.id}/messages`, { key: teamAdmin.key, body: { content: 'Prices go up on 1 January.' } });
   expect(message.status, message.text).toBe(201);
   await change('acknowledgement', member.key, 'POST', '/v1/messages/acknowledge', { ids: [message.body.id] });
-  await feedShowsAll(app.db);
+  await feedShowsAll(app);
   const { rows } = await sql<{ id: string; type: string; event: string }>`
     select id, type, event from webhook_events where team_id = ${team.id} order by txid, position
   `.execute(app.db);
@@ -171,7 +171,7 @@ describe(`a team's feed (${databaseLabel})`, () => {
       await hide(hidden / 3);
       await review(member.key, viewer.user.id);
       await hide(hidden / 3);
-      await feedShowsAll(app.db);
+      await feedShowsAll(app);
       const { rows } = await sql<{ id: string }>`select id from webhook_events where team_id = ${team.id}`.execute(app.db);
       const answers: { shown: number; cursor: string | null }[] = [];
       let cursor: string | null = null;
@@ -197,7 +197,7 @@ describe(`a team's feed (${databaseLabel})`, () => {
   it('resumes exactly after the event `after` names', async () => {
     const { team, person } = await createTeamWorld(app.db);
     const member = await person('MEMBER', 'MEMBER');
-    const ids = await createEvents(app.db, team, 4);
+    const ids = await createEvents(app, team, 4);
 
     for (const [index, id] of ids.entries()) {
       const response = await teamFeed(team.id, member.key, `?after=${id}`);
@@ -208,7 +208,7 @@ describe(`a team's feed (${databaseLabel})`, () => {
   it('resumes from the cursor, not from `after`, when a client keeps `after` in the query of every page', async () => {
     const { team, person } = await createTeamWorld(app.db);
     const member = await person('MEMBER', 'MEMBER');
-    const ids = await createEvents(app.db, team, 5);
+    const ids = await createEvents(app, team, 5);
 
     const { shown, pages } = await walk(team.id, member.key, `?after=${ids[1]}&limit=1`);
 
@@ -229,9 +229,9 @@ describe(`a team's feed (${databaseLabel})`, () => {
   it("leaves out other teams' events and the organization's own", async () => {
     const t = await teamWithEvents();
     const other = await createTeam(app.db, t.org.id);
-    await createEvents(app.db, other, 2);
+    await createEvents(app, other, 2);
     expect((await app.request('PATCH', `/v1/orgs/${t.org.id}`, { key: t.owner.key, body: { name: 'Northwind Logistics' } })).status).toBe(200);
-    await feedShowsAll(app.db);
+    await feedShowsAll(app);
 
     const { shown } = await walk(t.team.id, t.owner.key);
 
@@ -241,7 +241,7 @@ describe(`a team's feed (${databaseLabel})`, () => {
   it('answers 410 eventsExpired for an `after` the retention removed from the log, never a shorter page', async () => {
     const { team, person } = await createTeamWorld(app.db);
     const member = await person('MEMBER', 'MEMBER');
-    const ids = await createEvents(app.db, team, 3);
+    const ids = await createEvents(app, team, 3);
     await app.db.updateTable('webhook_events').set({ created_at: new Date(Date.now() - 40 * day) }).where('id', '=', ids[0]!).execute();
     await purgeEvents(app.db, new Date(Date.now() - 30 * day), 500);
 

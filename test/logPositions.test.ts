@@ -46,7 +46,7 @@ const positionOf = (response: { headers: Headers }) => response.headers.get('log
 
 /** A team's task list and the position it states, once that position lies after every event the log holds now: the log's end moved past them. */
 async function listAfterTheLog(teamId: string, key: string) {
-  await feedShowsAll(app.db);
+  await feedShowsAll(app);
   let list: Awaited<ReturnType<typeof app.request<any>>> | undefined;
   await waitFor("a list's position past every event written so far", async () => {
     list = await app.request('GET', `/v1/teams/${teamId}/tasks?limit=200`, { key });
@@ -87,7 +87,7 @@ describe(`a read's log position (${databaseLabel})`, () => {
     const list = await listAfterTheLog(team.id, owner.key);
     expect((list.body.data as { title: string }[]).map((task) => task.title)).toEqual(['Before']);
     const after = (await createTask(team.id, owner.key, owner.user.id, 'After')).body.id as string;
-    await feedShowsAll(app.db);
+    await feedShowsAll(app);
 
     const teamFeed = await app.request('GET', `/v1/teams/${team.id}/events?after=${positionOf(list)}`, { key: owner.key });
     const orgFeed = await app.request('GET', `/v1/orgs/${org.id}/events?after=${positionOf(list)}`, { key: owner.key });
@@ -175,14 +175,14 @@ describe(`a log position the feeds and the stream refuse (${databaseLabel})`, ()
 
   it('answers 410 eventsExpired when the log no longer keeps events after the position, and 200 when only events before it went', async () => {
     const { org, team, owner } = await newTeam();
-    const before = await createEvents(app.db, team, 1);
+    const before = await createEvents(app, team, 1);
     const list = await listAfterTheLog(team.id, owner.key);
     await purge(before);
 
     const kept = await app.request('GET', `/v1/teams/${team.id}/events?after=${positionOf(list)}`, { key: owner.key });
     expect(kept.status).toBe(200);
 
-    const after = await createEvents(app.db, team, 2);
+    const after = await createEvents(app, team, 2);
     await purge(after.slice(0, 1));
     const answers = [
       await app.request('GET', `/v1/orgs/${org.id}/events?after=${positionOf(list)}`, { key: owner.key }),
@@ -204,7 +204,7 @@ describe(`a log position the feeds and the stream refuse (${databaseLabel})`, ()
       const fresh = await own.request('GET', `/v1/teams/${team.id}/events?after=${empty}`, { key: owner.key });
       expect([fresh.status, fresh.body.data]).toEqual([200, []]);
 
-      const events = await createEvents(own.db, team, 2);
+      const events = await createEvents(own, team, 2);
       await purge(events, own.db);
       const answers = [
         await own.request('GET', `/v1/orgs/${org.id}/events?after=${empty}`, { key: owner.key }),
@@ -220,7 +220,7 @@ describe(`a log position the feeds and the stream refuse (${databaseLabel})`, ()
 
   it('takes an id as before: an event id is no position, whatever it looks like', async () => {
     const { team, owner } = await newTeam();
-    const ids = await createEvents(app.db, team, 2);
+    const ids = await createEvents(app, team, 2);
 
     const feed = await app.request('GET', `/v1/teams/${team.id}/events?after=${ids[0]}`, { key: owner.key });
     const unknown = await app.request('GET', `/v1/teams/${team.id}/events?after=${randomUUID()}`, { key: owner.key });

@@ -1,6 +1,7 @@
 /**
  * This instance's known end of the event log: the place a read's `Log-Position` states
- * (src/http/router.ts), kept in memory so that a read pays no statement for it.
+ * (src/http/router.ts), kept in memory so that a read pays no statement for it, and the least the
+ * feeds read up to (`belowKnownHorizon`, src/db/queries/events.ts).
  *
  * The place is the log's horizon (`horizonPlace`, src/db/queries/events.ts): every event before it
  * was written by a transaction that had ended when it was read, so a read's query that starts after

@@ -29,16 +29,23 @@ function startOf(secrets: SecretBox, orgId: string, after: string | undefined, c
   return positions.isPosition(after) ? positions.open(after, orgId, { origin: 'query', name: 'after' }) : after;
 }
 
-export const listOrganizationEvents: Handler<'listOrganizationEvents'> = async ({ params, query }, { db, caller, secrets }) => {
+export const listOrganizationEvents: Handler<'listOrganizationEvents'> = async ({ params, query }, { db, caller, secrets, knownLogEnd }) => {
   await loadOrganizationAccess(db, caller, params.orgId, 'administration');
   const after = startOf(secrets, params.orgId, query.after, query.cursor);
-  const page = await eventPage(db, params.orgId, { after, types: query.types, teamId: query.teamId }, { limit: pageLimit(query.limit), cursor: query.cursor }, feedCursors(secrets));
+  const page = await eventPage(
+    db,
+    params.orgId,
+    { after, types: query.types, teamId: query.teamId },
+    { limit: pageLimit(query.limit), cursor: query.cursor },
+    feedCursors(secrets),
+    knownLogEnd.at(),
+  );
   if (!page) throw new EventsExpired();
   return { status: 200, body: pageText<Schemas['Event']>({ records: page.events.join(','), nextCursor: page.nextCursor }) };
 };
 
-export const getEvent: Handler<'getEvent'> = async ({ params }, { db, caller }) => {
-  const found = await findEvent(db, params.eventId);
+export const getEvent: Handler<'getEvent'> = async ({ params }, { db, caller, knownLogEnd }) => {
+  const found = await findEvent(db, params.eventId, knownLogEnd.at());
   eventAccess(caller, found?.org_id);
   return { status: 200, body: new JsonText<Schemas['Event']>(found!.event) };
 };
@@ -47,7 +54,7 @@ export const getEvent: Handler<'getEvent'> = async ({ params }, { db, caller }) 
  * The organization's feed narrowed to the team, each event in the caller's view: the page reads on
  * past those the caller may not read, and neither its events nor its cursor tell of them.
  */
-export const listTeamEvents: Handler<'listTeamEvents'> = async ({ params, query }, { db, caller, secrets }) => {
+export const listTeamEvents: Handler<'listTeamEvents'> = async ({ params, query }, { db, caller, secrets, knownLogEnd }) => {
   const { access } = await loadTeamAccess(db, caller, params.teamId, 'collection');
   const reader = eventReader(caller, [access]);
   const page = await eventPage(
@@ -56,6 +63,7 @@ export const listTeamEvents: Handler<'listTeamEvents'> = async ({ params, query 
     { after: startOf(secrets, access.orgId, query.after, query.cursor), types: query.types, teamId: access.teamId },
     { limit: pageLimit(query.limit), cursor: query.cursor },
     feedCursors(secrets),
+    knownLogEnd.at(),
     (event) => eventViewText(reader, event),
   );
   if (!page) throw new EventsExpired();

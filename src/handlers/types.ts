@@ -11,6 +11,7 @@ import type { Caller } from '../auth/caller.js';
 import type { SecretBox } from '../auth/secrets.js';
 import type { Database } from '../db/database.js';
 import type { EventStamp } from '../db/queries/events.js';
+import type { KnownLogEnd } from '../events/knownLogEnd.js';
 import type { LiveStreams } from '../live/streams.js';
 
 /** Operations anyone may call without a key (the contract gives them `security: []`). */
@@ -43,6 +44,8 @@ export interface RequestContext extends PublicContext {
   traceparent: string | null;
   /** The process's live event streams (src/live/streams.ts); absent only in a router built without the app (the bench's routing). */
   live?: LiveStreams;
+  /** The log's end this instance knows (src/events/knownLogEnd.ts): the feeds read at least up to it. */
+  knownLogEnd: Pick<KnownLogEnd, 'at'>;
 }
 
 type AsJsonText<R> = R extends { body: infer B } ? Omit<R, 'body'> & { body: JsonText<B> } : never;

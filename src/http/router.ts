@@ -311,7 +311,7 @@ export function operationRoutes(options: RouterOptions, publicOperations: readon
       const nulIssues = nulCharacterIssues({ path: params, query, body });
       if (nulIssues.length) return next(new FormatError(nulIssues));
 
-      const context = { db, logger, secrets, now, requestId: req.requestId, caller: req.caller, allowPrivateWebhookTargets, live: options.live, traceparent: traceparentOf(req.trace) };
+      const context = { db, logger, secrets, now, requestId: req.requestId, caller: req.caller, allowPrivateWebhookTargets, live: options.live, knownLogEnd: options.knownLogEnd, traceparent: traceparentOf(req.trace) };
       const request = { params: input.path, query: input.query, body };
       if (!isChange) {
         // Taken before the handler's first statement: the position is never newer than the answer.

@@ -6,16 +6,37 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../src/db/database.js';
-import { belowHorizon, insertEvents } from '../../src/db/queries/events.js';
+import { belowHorizon, insertEvents, type LogPosition } from '../../src/db/queries/events.js';
 import { eventText } from '../../src/events/outbox.js';
 import { waitFor } from './processes.js';
 
 /**
- * Resolves once every event of the log lies below the horizon of running transactions, so that the
- * feed shows all of them. A transaction of the test's own database that is still running (the
- * worker's, a test's hold) may hold it back for a while.
+ * Where a test reads the log: an app, whose feeds read at least up to the log's end it knows
+ * (`knownLogEnd`), or only its database.
  */
-export async function feedShowsAll(db: Kysely<Database>): Promise<void> {
+export type LogReaders = Kysely<Database> | { db: Kysely<Database>; knownLogEnd: { at(): LogPosition } };
+
+const databaseOf = (readers: LogReaders) => ('knownLogEnd' in readers ? readers.db : readers);
+
+/**
+ * Resolves once the feed shows every event of the log. For an app: once every event lies below the
+ * log's end the app knows, which only moves forward, so every later read of its feeds shows them all.
+ * For a database alone: once every event lies below the horizon of running transactions in this
+ * statement; a later statement's horizon can, rarely, be lower (another database's transaction that
+ * ends as it starts: `belowKnownHorizon`). A transaction of the test's own database that is still
+ * running (the worker's, a test's hold) may hold either back for a while.
+ */
+export async function feedShowsAll(readers: LogReaders): Promise<void> {
+  const db = databaseOf(readers);
+  if ('knownLogEnd' in readers) {
+    await waitFor('every event of the log below the log end the app knows', async () => {
+      const { rows } = await sql<{ held: boolean }>`
+        select exists (select 1 from webhook_events e where e.txid >= ${readers.knownLogEnd.at().txid}::xid8) as held
+      `.execute(db);
+      return !rows[0]!.held;
+    });
+    return;
+  }
   await waitFor('every event of the log below the horizon of running transactions', async () => {
     const { rows } = await sql<{ held: boolean }>`
       select exists (select 1 from webhook_events e where not (${belowHorizon(sql`e.txid`)})) as held
@@ -25,7 +46,8 @@ export async function feedShowsAll(db: Kysely<Database>): Promise<void> {
 }
 
 /** `count` `task.deleted` events of a team (the shortest body an event has), oldest first, once the feed shows them: their ids. */
-export async function createEvents(db: Kysely<Database>, team: { id: string; org_id: string }, count = 1): Promise<string[]> {
+export async function createEvents(readers: LogReaders, team: { id: string; org_id: string }, count = 1): Promise<string[]> {
+  const db = databaseOf(readers);
   const ids: string[] = [];
   for (let made = 0; made < count; made += 1) {
     const id = randomUUID();
@@ -34,6 +56,6 @@ export async function createEvents(db: Kysely<Database>, team: { id: string; org
     await db.transaction().execute((trx) => insertEvents(trx, [{ id, orgId: team.org_id, teamId: team.id, type: 'task.deleted', event, logRevision: true }], at));
     ids.push(id);
   }
-  await feedShowsAll(db);
+  await feedShowsAll(readers);
   return ids;
 }

@@ -89,6 +89,8 @@ export interface TestApp {
   callers: App['callers'];
   /** The webhook delivery worker, when `webhooks.deliver` asked for one. */
   worker: DeliveryWorker | undefined;
+  /** The log's end the app knows: its feeds read at least up to it. */
+  knownLogEnd: App['knownLogEnd'];
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   close(): Promise<void>;
 }
@@ -159,7 +161,7 @@ export async function startTestApp(
   const database = options.database ?? (await createTestDatabase());
   const logger = options.logger ?? pino({ level: 'silent' });
   const secrets = options.secrets ?? createSecretBox(randomBytes(32));
-  const { app, close, worker, metrics, callers } = await createApp({
+  const { app, close, worker, metrics, callers, knownLogEnd } = await createApp({
     db: database.db,
     config: { rateLimitPerMinute: options.rateLimitPerMinute ?? 10_000, redisUrl: options.redisUrl, corsOrigins: options.corsOrigins },
     logger,
@@ -185,6 +187,7 @@ export async function startTestApp(
     worker,
     metrics,
     callers,
+    knownLogEnd,
     request: async (method, path, requestOptions) => {
       const response = await send(url, method, path, requestOptions);
       assertMatchesContract(method, path, response);

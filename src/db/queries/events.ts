@@ -378,6 +378,16 @@ export const logHorizon = sql<string>`(
 export const belowHorizon = (txid: RawBuilder<unknown>) => sql`${txid} < ${logHorizon}`;
 
 /**
+ * Below the log's horizon or below a horizon read earlier (`known`, the instance's known end of the
+ * log: src/events/knownLogEnd.ts), whichever is greater. A horizon once read stays true: a transaction
+ * that gets its id later gets one above it. A statement's own horizon can be lower than one read
+ * before: another database's transaction that ends between the statement's snapshot and its reading of
+ * `pg_stat_activity` can no longer be left out, and holds the statement back below events an earlier
+ * read showed. With the known end, a page never shows less than what the instance already knew.
+ */
+export const belowKnownHorizon = (txid: RawBuilder<unknown>, known: string) => sql`${txid} < greatest(${logHorizon}, ${known}::xid8)`;
+
+/**
  * When the next event the log's readers wait for was written: the first committed event, in log
  * order, at or above the horizon (one probe of `webhook_events_txid_position_idx`); null when every
  * committed event is below it. Its age is how far the feed and the fan-out are behind.
@@ -462,6 +472,8 @@ interface FeedArgs extends Record<string, unknown> {
   sincePosition: string | undefined;
   types: string[] | undefined;
   teamId: string | undefined;
+  /** The transaction id of the instance's known end of the log: events below it are read whatever the statement's horizon. */
+  known: string;
   fetch: number;
   /** How many bytes of events the read may still bring (its first event whatever its size). */
   bytes: number;
@@ -507,7 +519,7 @@ const feedRows = prepared((db: Db, args: FeedArgs) => {
   const filters = [
     sql`e.org_id = ${args.orgId}`,
     notPing('e'),
-    belowHorizon(sql`e.txid`),
+    belowKnownHorizon(sql`e.txid`, args.known),
     ...(start ? [sql`(e.txid, e.position) > (select s.txid, s.position from start s)`] : []),
     ...(args.types !== undefined ? [sql`e.type = any(${args.types}::text[])`] : []),
     ...(args.teamId !== undefined ? [sql`e.team_id = ${args.teamId}`] : []),
@@ -562,6 +574,9 @@ export type FeedReader = (event: string) => string | undefined;
  * a cursor is sealed (`cursors`), never an event's id. A page is one statement when its first read
  * brings `limit` events the reader may read, or the log's end; each further one reads more, up to the
  * budget. No offset: each read starts after the last place read.
+ *
+ * The log is read below its horizon or below `known`, the instance's known end of the log
+ * (`belowKnownHorizon`), so a page never shows less than what an earlier read of the instance showed.
  */
 export async function eventPage(
   db: Db,
@@ -569,6 +584,7 @@ export async function eventPage(
   filter: FeedFilter,
   page: { limit: number; cursor?: string | undefined },
   cursors: CursorSeal,
+  known: LogPosition,
   reader: FeedReader = (event) => event,
 ): Promise<{ events: string[]; nextCursor: string | null } | undefined> {
   const opened = page.cursor === undefined ? undefined : openCursor(cursors, page.cursor);
@@ -597,6 +613,7 @@ export async function eventPage(
       sincePosition: from.since?.position,
       types,
       teamId: filter.teamId,
+      known: known.txid,
       fetch,
       bytes: FEED_PAGE_BYTES - read,
     });
@@ -627,11 +644,14 @@ export async function eventPage(
   }
 }
 
-/** One event of the feed by id, as JSON text, with its organization; undefined for a ping, an unknown id or one not yet below the horizon. */
-export async function findEvent(db: Db, id: string): Promise<{ org_id: string; event: string } | undefined> {
+/**
+ * One event of the feed by id, as JSON text, with its organization; undefined for a ping, an unknown id
+ * or one not yet below the horizon nor the instance's known end of the log (`known`), as a page reads.
+ */
+export async function findEvent(db: Db, id: string, known: LogPosition): Promise<{ org_id: string; event: string } | undefined> {
   const { rows } = await sql<{ org_id: string; event: string }>`
     select e.org_id, e.event from webhook_events e
-    where e.id = ${id} and ${notPing('e')} and ${belowHorizon(sql`e.txid`)}
+    where e.id = ${id} and ${notPing('e')} and ${belowKnownHorizon(sql`e.txid`, known.txid)}
   `.execute(db);
   return rows[0];
 }

@@ -134,7 +134,7 @@ export async function createApp(options: {
   const probe = probes(db);
   const callers = options.callerCache ? await startCallerCache({ ...options.callerCache, logger }) : undefined;
   observeWebhookBacklog(metrics, () => dueBacklog(db, now()), now);
-  observeEventLogLag(metrics, () => firstHeldEventAt(db), now);
+  observeEventLogLag(metrics, () => firstHeldEventAt(db, knownLogEnd.at()), now);
 
   const app = express();
   app.set('etag', false);

@@ -389,13 +389,14 @@ export const belowKnownHorizon = (txid: RawBuilder<unknown>, known: string) => s
 
 /**
  * When the next event the log's readers wait for was written: the first committed event, in log
- * order, at or above the horizon (one probe of `webhook_events_txid_position_idx`); null when every
- * committed event is below it. Its age is how far the feed and the fan-out are behind.
+ * order, at or above the horizon and the instance's known end (`known`), as the feed reads (one probe
+ * of `webhook_events_txid_position_idx`); null when every committed event is below them. Its age is
+ * how far the feed and the fan-out are behind.
  */
-export async function firstHeldEventAt(db: Db): Promise<Date | null> {
+export async function firstHeldEventAt(db: Db, known: LogPosition): Promise<Date | null> {
   const { rows } = await sql<{ created_at: Date }>`
     select e.created_at from webhook_events e
-    where not (${belowHorizon(sql`e.txid`)}) and e.type <> ${sql.lit(pingType)}
+    where not (${belowKnownHorizon(sql`e.txid`, known.txid)}) and e.type <> ${sql.lit(pingType)}
     order by e.txid, e.position
     limit 1
   `.execute(db);

@@ -151,7 +151,7 @@ function newTask(target: TestApp, owner: { key: string; user: { id: string } }, 
 beforeAll(async () => {
   database = await createTestDatabase();
   app = await startTestApp({ database });
-  world = await createWorld(app.db);
+  world = await createWorld(app);
 });
 
 afterAll(async () => {

@@ -275,7 +275,7 @@ describe('which reads state a position: every read of an organization, by the co
 describe(`every organization read answers its Log-Position, a position of its organization (${databaseLabel})`, () => {
   let world: World;
   beforeAll(async () => {
-    world = await createWorld(app.db);
+    world = await createWorld(app);
   });
 
   const stating = matrixRows.filter((row) => row.variant === undefined && declares(row.operationId));

@@ -24,8 +24,8 @@ let world: World;
 let suspendedWorld: World;
 beforeAll(async () => {
   app = await startTestApp();
-  world = await createWorld(app.db);
-  suspendedWorld = await createWorld(app.db, { suspended: true });
+  world = await createWorld(app);
+  suspendedWorld = await createWorld(app, { suspended: true });
 });
 afterAll(() => app.close());
 

@@ -87,7 +87,7 @@ beforeAll(async () => {
   database = await createTestDatabase();
   app = await startTestApp({ database, now, webhooks: { allowPrivateTargets: true, deliver: { listen: database.listen, pollMs: 50 } } });
   receiver = await startReceiver();
-  world = await createWorld(app.db);
+  world = await createWorld(app);
   ({ id: webhookId, secret } = await subscribe(world.keys.orgOwner!, world.org.id, receiver.url));
   await sent(webhookId);
 });
@@ -258,7 +258,7 @@ describe(`no server-side request forgery (${databaseLabel})`, () => {
 describe(`delivery (${databaseLabel})`, () => {
   /** A world of its own, subscribed to task.created at a receiver of its own. */
   async function subscribedWorld() {
-    const own = await createWorld(app.db);
+    const own = await createWorld(app);
     const ownReceiver = await startReceiver();
     const subscription = await subscribe(own.keys.orgOwner!, own.org.id, ownReceiver.url, ['task.created']);
     await sent(subscription.id);

@@ -4,10 +4,9 @@
  * parameter an existing item made afresh for the request, so that deletes and changes never wear the
  * world out and path ids hit real rows, not only unknown ones.
  */
-import type { Kysely } from 'kysely';
-import type { Database, MeetingStatus } from '../../src/db/database.js';
+import type { MeetingStatus } from '../../src/db/database.js';
 import { createDocument, createDocuments, createPeopleReview, createSeat, createWebhook, createWebhookWithDelivery } from '../support/areaFactories.js';
-import { createEvents } from '../support/eventFactories.js';
+import { createEvents, type AppLog } from '../support/eventFactories.js';
 import { createGoal, createGoals, createIssue, createIssues, createMilestone, createTask, createTasks } from '../support/executionFactories.js';
 import { createCaller, createOrganization } from '../support/factories.js';
 import { createMeetingIn, createMessage, createRating } from '../support/meetingFactories.js';
@@ -24,8 +23,10 @@ export interface FuzzWorld {
 
 const statuses: MeetingStatus[] = ['SCHEDULED', 'IN_PROGRESS', 'COMPLETED'];
 
-export async function createFuzzWorld(db: Kysely<Database>): Promise<FuzzWorld> {
-  const world = await createWorld(db);
+/** The fuzzer's world in the app's database; its events once the app's feeds show them. */
+export async function createFuzzWorld(app: AppLog): Promise<FuzzWorld> {
+  const { db } = app;
+  const world = await createWorld(app);
   const { team, org, users } = world;
   const members = [users.teamOwner, users.teamAdmin, users.teamMember, users.teamViewer, users.superadminMember].map((user) => user.id);
   const meeting = await createMeetingIn(db, team.id, users.teamAdmin.id, { status: 'IN_PROGRESS' });
@@ -50,7 +51,7 @@ export async function createFuzzWorld(db: Kysely<Database>): Promise<FuzzWorld> 
   await createPeopleReview(db, team.id, users.teamViewer.id, users.teamAdmin.id, { quarter: '2026-Q4' });
   await createWebhook(db, org.id, { isActive: false });
   await createWebhook(db, org.id, { isActive: false });
-  await createEvents(db, team, 2);
+  await createEvents(app, team, 2);
 
   const pool: IdPool = {
     any: [...members, meeting.id, message.id, seat.id, team.id, org.id],
@@ -114,7 +115,7 @@ export async function createFuzzWorld(db: Kysely<Database>): Promise<FuzzWorld> 
     '/webhooks/{webhookId}/ping': async () => ({ webhookId: (await createWebhook(db, org.id, { isActive: false })).id }),
     '/webhooks/{webhookId}/rotate-secret': async () => ({ webhookId: (await createWebhook(db, org.id, { isActive: false })).id }),
     '/webhooks/{webhookId}/deliveries': async () => ({ webhookId: (await createWebhookWithDelivery(db, org.id, 2)).webhook.id }),
-    '/events/{eventId}': async () => ({ eventId: (await createEvents(db, team))[0]! }),
+    '/events/{eventId}': async () => ({ eventId: (await createEvents(app, team))[0]! }),
     // COMPLETED (no worker runs in the fuzzer's app): its read and its archive (of no chunk) answer.
     '/orgs/{orgId}/exports/{exportId}': async () => ({ orgId: org.id, exportId: (await completedExport()).id }),
     '/orgs/{orgId}/exports/{exportId}/archive': async () => ({ orgId: org.id, exportId: (await completedExport()).id }),

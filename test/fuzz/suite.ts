@@ -220,7 +220,7 @@ export function fuzzOperations(part: number, parts: number) {
   describe(`the contract fuzzer, part ${part} of ${parts} (${databaseLabel}, seed ${seed}, ${runs} runs per operation)`, () => {
     it('the checksum of the tables sees a changed row, but not the last use of a key', async () => {
       await emptyDatabase(app.db);
-      const fuzz = await createFuzzWorld(app.db);
+      const fuzz = await createFuzzWorld(app);
       const before = await checksums(app.db);
       await app.db.updateTable('api_keys').set({ last_used_at: new Date() }).execute();
       expect(await checksums(app.db)).toEqual(before);
@@ -231,7 +231,7 @@ export function fuzzOperations(part: number, parts: number) {
 
     it.each(mine.map((op) => [op.operationId, op] as const))('%s answers every request within the contract', async (_id, op) => {
       await emptyDatabase(app.db);
-      const fuzz = await createFuzzWorld(app.db);
+      const fuzz = await createFuzzWorld(app);
       const cursor = await realCursor(op, fuzz);
       await fc.assert(
         fc.asyncProperty(requestArbitrary(op, fuzz.pool, cursor), (request) => check(op, fuzz, request)),

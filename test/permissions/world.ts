@@ -9,6 +9,7 @@ import type { OperationId, OperationOf, Tag } from '../../src/api/operations.js'
 import type { Scope } from '../../src/auth/scopes.js';
 import type { Database, OrganizationRole, OrganizationRow, TeamRole, TeamRow, UserRow } from '../../src/db/database.js';
 import { createDocument, createSeat } from '../support/areaFactories.js';
+import { databaseOf, type LogReaders } from '../support/eventFactories.js';
 import { createGoal, createIssue, createTask } from '../support/executionFactories.js';
 import { addOrganizationMember, addTeamMember, createKey, createOrganization, createTeam, createUser } from '../support/factories.js';
 import { createMeetingIn } from '../support/meetingFactories.js';
@@ -62,6 +63,8 @@ const people: Record<Exclude<CallerName, 'noKey'>, { orgRole?: OrganizationRole;
 
 export interface World {
   db: Kysely<Database>;
+  /** Where the world's events are read: its app, when it was given one, so that they are written once its feeds show them. */
+  log: LogReaders;
   org: OrganizationRow;
   /** The team every team-role caller belongs to. */
   team: TeamRow;
@@ -75,7 +78,8 @@ export interface World {
 
 export const unique = () => randomBytes(4).toString('hex');
 
-export async function createWorld(db: Kysely<Database>, options: { suspended?: boolean } = {}): Promise<World> {
+export async function createWorld(log: LogReaders, options: { suspended?: boolean } = {}): Promise<World> {
+  const db = databaseOf(log);
   const org = await createOrganization(db, { status: options.suspended ? 'SUSPENDED' : 'ACTIVE' });
   const elsewhere = await createOrganization(db);
   const team = await createTeam(db, org.id);
@@ -102,6 +106,7 @@ export async function createWorld(db: Kysely<Database>, options: { suspended?: b
   const teamRoles = Object.entries(people).filter(([, person]) => person.teamRole) as [Exclude<CallerName, 'noKey'>, { teamRole: TeamRole }][];
   return {
     db,
+    log,
     org,
     team,
     users,

@@ -10,13 +10,17 @@ import { belowHorizon, insertEvents, type LogPosition } from '../../src/db/queri
 import { eventText } from '../../src/events/outbox.js';
 import { waitFor } from './processes.js';
 
-/**
- * Where a test reads the log: an app, whose feeds read at least up to the log's end it knows
- * (`knownLogEnd`), or only its database.
- */
-export type LogReaders = Kysely<Database> | { db: Kysely<Database>; knownLogEnd: { at(): LogPosition } };
+/** An app as its log's readers: its database, and the log's end it knows, up to which its feeds always read. */
+export interface AppLog {
+  db: Kysely<Database>;
+  knownLogEnd: { at(): LogPosition };
+}
 
-const databaseOf = (readers: LogReaders) => ('knownLogEnd' in readers ? readers.db : readers);
+/** Where a test reads the log: an app, or only its database. */
+export type LogReaders = Kysely<Database> | AppLog;
+
+/** The database of the log's readers. */
+export const databaseOf = (readers: LogReaders): Kysely<Database> => ('knownLogEnd' in readers ? readers.db : readers);
 
 /**
  * Resolves once the feed shows every event of the log. For an app: once every event lies below the
